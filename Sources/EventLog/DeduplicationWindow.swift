@@ -1,0 +1,34 @@
+/// The ids of the most recent events and their positions, forgetting the oldest beyond a capacity.
+///
+/// This is what makes a retried append idempotent: the bus recognises a retry whose original
+/// is among the last `capacity` events (like NATS JetStream's duplicate window).
+public struct DeduplicationWindow: Sendable {
+    public let capacity: Int
+    private var positions: [EventID: UInt64] = [:]
+    private var ring: [EventID]
+    private var next = 0
+
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        ring = []
+        ring.reserveCapacity(min(self.capacity, 1 << 16))
+        positions.reserveCapacity(min(self.capacity, 1 << 16))
+    }
+
+    public func position(of id: EventID) -> UInt64? {
+        positions[id]
+    }
+
+    public mutating func insert(_ id: EventID, at position: UInt64) {
+        if ring.count < capacity {
+            ring.append(id)
+        } else {
+            positions.removeValue(forKey: ring[next])
+            ring[next] = id
+            next = (next + 1) % capacity
+        }
+        positions[id] = position
+    }
+
+    public var count: Int { positions.count }
+}

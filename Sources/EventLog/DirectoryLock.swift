@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An exclusive lock on a directory, held by one process at a time (`flock` on a `LOCK` file).
+///
+/// The lock file records the holder's pid and command line, so a refusal can say who holds
+/// it. The kernel releases the lock when the holder exits, however it exits.
+public final class DirectoryLock {
+    public let directory: String
+    private let file: PosixFile
+
+    /// Takes the lock or throws ``EventLogError/locked(directory:pid:command:)`` naming the holder.
+    public init(directory: String) throws {
+        self.directory = directory
+        let path = directory + "/LOCK"
+        file = try PosixFile(path: path, flags: O_RDWR | O_CREAT, mode: 0o600)
+        guard flock(file.descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            guard code == EWOULDBLOCK else { throw EventLogError.io(operation: "flock", path: path, errno: code) }
+            let holder = DirectoryLock.holder(of: directory)
+            throw EventLogError.locked(directory: directory, pid: holder.pid, command: holder.command)
+        }
+        let pid = getpid()
+        let text = "\(pid)\n\(DirectoryLock.commandLine(of: pid) ?? "")\n"
+        try file.truncate(to: 0)
+        try Array(text.utf8).withUnsafeBytes { try file.write($0, at: 0) }
+    }
+
+    /// Releases the lock.
+    public func release() {
+        file.close()
+    }
+
+    /// Who holds the lock on `directory`, if anyone: the pid and command it recorded.
+    public static func holder(of directory: String) -> (pid: Int32?, command: String?) {
+        guard let bytes = try? PosixFile.readAll(directory + "/LOCK") else { return (nil, nil) }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let pid = lines.first.flatMap { Int32($0) }
+        let recorded = lines.count > 1 && !lines[1].isEmpty ? String(lines[1]) : nil
+        return (pid, pid.flatMap { commandLine(of: $0) } ?? recorded)
+    }
+
+    /// Whether some process holds the lock on `directory` now.
+    public static func isHeld(_ directory: String) -> Bool {
+        guard let file = try? PosixFile(path: directory + "/LOCK", flags: O_RDONLY) else { return false }
+        if flock(file.descriptor, LOCK_SH | LOCK_NB) == 0 {
+            flock(file.descriptor, LOCK_UN)
+            return false
+        }
+        return errno == EWOULDBLOCK
+    }
+
+    /// The command line of a running process, from /proc.
+    static func commandLine(of pid: Int32) -> String? {
+        guard let bytes = try? PosixFile.readAll("/proc/\(pid)/cmdline"), !bytes.isEmpty else { return nil }
+        return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,82 @@
+/// The 16-byte identity of an event. Appends are idempotent by it.
+///
+/// Printed and parsed in the UUID text form (`8-4-4-4-12` hex digits).
+public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let high: UInt64
+    public let low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// The id whose big-endian bytes these are; nil unless there are exactly 16.
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == 16 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (index, byte) in bytes.enumerated() {
+            if index < 8 {
+                high = high << 8 | UInt64(byte)
+            } else {
+                low = low << 8 | UInt64(byte)
+            }
+        }
+        self.init(high: high, low: low)
+    }
+
+    /// Parses the UUID text form; nil if it is not 32 hex digits with optional dashes in the usual places.
+    public init?(_ text: String) {
+        let hex = text.filter { $0 != "-" }
+        guard hex.count == 32, text.count == 32 || text.count == 36 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        self.init(bytes: bytes)
+    }
+
+    /// A random (version 4) id.
+    public static func random() -> EventID {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    /// A random (version 4) id from the given generator.
+    public static func random(using generator: inout some RandomNumberGenerator) -> EventID {
+        let high = (generator.next() & ~UInt64(0xF000)) | 0x4000
+        let low = (generator.next() & ~(UInt64(0xC) << 60)) | (UInt64(0x8) << 60)
+        return EventID(high: high, low: low)
+    }
+
+    /// The 16 bytes, big-endian.
+    public var bytes: [UInt8] {
+        var result = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            result[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(index)))
+            result[8 + index] = UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(index)))
+        }
+        return result
+    }
+
+    public var description: String {
+        let hex = bytes.map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+        let characters = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+    }
+
+    public static func < (lhs: EventID, rhs: EventID) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
+
+    /// The all-zero id, used where no id applies.
+    public static let zero = EventID(high: 0, low: 0)
+}

@@ -1,0 +1,32 @@
+/// An append-only, position-ordered store of events with one writer.
+///
+/// Positions start at 1 and have no holes. Appends are made durable by ``commit()`` as the
+/// implementation's durability policy says. Ids of recent appends are remembered, so that a
+/// retried append can be recognised (see ``position(of:)``).
+///
+/// ``FileEventLog`` keeps segment files on disk; ``InMemoryEventLog`` is its twin for tests.
+/// Both pass the same contract suite.
+public protocol EventLog: AnyObject {
+    /// The position of the last record; 0 when the log is empty.
+    var head: UInt64 { get }
+    /// The last record, if any.
+    var lastRecord: LogRecord? { get }
+    /// The position of the event with this id, if it is among the recent ones remembered.
+    func position(of id: EventID) -> UInt64?
+    /// Appends records whose positions continue the log (head + 1, head + 2, …).
+    func append(_ records: [LogRecord]) throws
+    /// Makes what was appended durable as the policy says; called once per batch.
+    func commit() throws
+    /// Makes what was appended durable if the policy's interval has passed; called on a timer.
+    func syncIfDue() throws
+    /// Makes everything durable and releases the log.
+    func close() throws
+    /// A reader for another thread; it sees records once they are appended.
+    func makeReader() throws -> any EventLogReader
+}
+
+/// Reads an ``EventLog`` from a thread other than the writer's.
+public protocol EventLogReader: AnyObject {
+    /// Records after `position` and at most `through`, up to `limit` records and about `maxBytes` of bodies.
+    func read(after position: UInt64, through: UInt64, limit: Int, maxBytes: Int) throws -> [LogRecord]
+}

@@ -1,0 +1,25 @@
+/// Reads a log directory for the bus's catch-up server, keeping its place between requests.
+public final class FileLogReader: EventLogReader {
+    public let directory: String
+    private var cursor: LogCursor?
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    public func read(after position: UInt64, through: UInt64, limit: Int, maxBytes: Int) throws -> [LogRecord] {
+        guard position < through else { return [] }
+        // Reading on from where the last request ended is the common case: keep that cursor.
+        if cursor?.nextPosition != position + 1 {
+            cursor = try LogCursor(directory: directory, after: position, limit: nil)
+        }
+        guard let cursor else { return [] }
+        var records: [LogRecord] = []
+        var bytes = 0
+        while records.count < limit, bytes < maxBytes, cursor.nextPosition <= through, let record = try cursor.next() {
+            records.append(record)
+            bytes += record.body.count
+        }
+        return records
+    }
+}

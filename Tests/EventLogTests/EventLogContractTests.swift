@@ -1,0 +1,101 @@
+import EventLog
+import Foundation
+import TestSupport
+import Testing
+
+/// The behaviour every ``EventLog`` must have, run against the file log and its in-memory twin.
+struct EventLogContractTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case file, memory
+        var testDescription: String { rawValue }
+    }
+
+    /// A log of the given kind, with what keeps it alive.
+    final class Subject {
+        let log: any EventLog
+        let directory: TemporaryDirectory?
+        init(_ kind: Kind) throws {
+            switch kind {
+            case .file:
+                let directory = try TemporaryDirectory("log")
+                self.directory = directory
+                log = try FileEventLog(directory: directory.file("log"))
+            case .memory:
+                directory = nil
+                log = InMemoryEventLog()
+            }
+        }
+    }
+
+    static func records(_ positions: ClosedRange<UInt64>) -> [LogRecord] {
+        positions.map { LogRecord(position: $0, id: EventID.random(), body: Data("event \($0)".utf8)) }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aNewLogIsEmpty(kind: Kind) throws {
+        let subject = try Subject(kind)
+        #expect(subject.log.head == 0)
+        #expect(subject.log.lastRecord == nil)
+        #expect(try subject.log.makeReader().read(after: 0, through: 100, limit: 10, maxBytes: 1000).isEmpty)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func appendedRecordsAreReadBackInOrder(kind: Kind) throws {
+        let subject = try Subject(kind)
+        let records = Self.records(1...50)
+        try subject.log.append(Array(records[0..<20]))
+        try subject.log.append(Array(records[20...]))
+        try subject.log.commit()
+        #expect(subject.log.head == 50)
+        #expect(subject.log.lastRecord == records.last)
+        let reader = try subject.log.makeReader()
+        #expect(try reader.read(after: 0, through: 50, limit: 100, maxBytes: 1 << 20) == records)
+        #expect(try reader.read(after: 10, through: 50, limit: 5, maxBytes: 1 << 20) == Array(records[10..<15]))
+        #expect(try reader.read(after: 40, through: 45, limit: 100, maxBytes: 1 << 20) == Array(records[40..<45]))
+    }
+
+    @Test(arguments: Kind.allCases)
+    func readsStopAtTheByteBudget(kind: Kind) throws {
+        let subject = try Subject(kind)
+        try subject.log.append(Self.records(1...10))
+        let read = try subject.log.makeReader().read(after: 0, through: 10, limit: 100, maxBytes: 1)
+        #expect(read.count == 1)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func anAppendThatDoesNotContinueThePositionsIsRefused(kind: Kind) throws {
+        let subject = try Subject(kind)
+        try subject.log.append(Self.records(1...3))
+        #expect(throws: EventLogError.positionOutOfOrder(expected: 4, got: 5)) {
+            try subject.log.append(Self.records(5...5))
+        }
+        #expect(subject.log.head == 3)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func recentIDsAreRememberedWithTheirPositions(kind: Kind) throws {
+        let subject = try Subject(kind)
+        let records = Self.records(1...5)
+        try subject.log.append(records)
+        #expect(subject.log.position(of: records[3].id) == 4)
+        #expect(subject.log.position(of: EventID.random()) == nil)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aReaderSeesRecordsAppendedAfterItWasMade(kind: Kind) throws {
+        let subject = try Subject(kind)
+        let reader = try subject.log.makeReader()
+        try subject.log.append(Self.records(1...3))
+        #expect(try reader.read(after: 0, through: 3, limit: 10, maxBytes: 1 << 20).map(\.position) == [1, 2, 3])
+        try subject.log.append(Self.records(4...6))
+        #expect(try reader.read(after: 3, through: 6, limit: 10, maxBytes: 1 << 20).map(\.position) == [4, 5, 6])
+    }
+
+    @Test(arguments: Kind.allCases)
+    func anOversizedRecordIsRefused(kind: Kind) throws {
+        let subject = try Subject(kind)
+        let big = LogRecord(position: 1, id: .random(), body: Data(count: (16 << 20) + 1))
+        #expect(throws: EventLogError.self) { try subject.log.append([big]) }
+        #expect(subject.log.head == 0)
+    }
+}
