@@ -76,9 +76,15 @@ let package = Package(
             dependencies: ["BureauCLI"],
             swiftSettings: strict
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport",
+            dependencies: ["Bus", "EventLog", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "BusTests", dependencies: ["Bus", "EventLog", "BureauSchemas"], swiftSettings: strict),
+        .testTarget(
+            name: "BusTests", dependencies: ["Bus", "EventLog", "BureauSchemas", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -156,6 +156,9 @@ public nonisolated struct Bureau_Bus_Heartbeat: Sendable {
   /// Random per daemon start; a change tells clients the daemon restarted.
   public var epoch: UInt64 = 0
 
+  /// The heartbeat interval: a client that hears nothing for three of them may call the bus gone.
+  public var intervalMs: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -375,7 +378,7 @@ nonisolated extension Bureau_Bus_ReadReply: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Bureau_Bus_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Heartbeat"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}head\0\u{3}epoch_start\0\u{3}package_heads\0\u{1}epoch\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}head\0\u{3}epoch_start\0\u{3}package_heads\0\u{1}epoch\0\u{3}interval_ms\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -387,6 +390,7 @@ nonisolated extension Bureau_Bus_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.epochStart) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.packageHeads) }()
       case 4: try { try decoder.decodeSingularFixed64Field(value: &self.epoch) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.intervalMs) }()
       default: break
       }
     }
@@ -405,6 +409,9 @@ nonisolated extension Bureau_Bus_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf
     if self.epoch != 0 {
       try visitor.visitSingularFixed64Field(value: self.epoch, fieldNumber: 4)
     }
+    if self.intervalMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.intervalMs, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -413,6 +420,7 @@ nonisolated extension Bureau_Bus_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.epochStart != rhs.epochStart {return false}
     if lhs.packageHeads != rhs.packageHeads {return false}
     if lhs.epoch != rhs.epoch {return false}
+    if lhs.intervalMs != rhs.intervalMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

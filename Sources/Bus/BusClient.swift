@@ -1,0 +1,179 @@
+import BureauSchemas
+import EventLog
+import Logging
+import ZeroMQ
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What every process uses to talk to the bus: publish with acknowledgement, subscribe without gaps.
+///
+/// Thread-safe; share one per process. The client's sockets live on a thread of its own
+/// (libzmq sockets must stay on one thread); calls hand it work and await the answer.
+public final class BusClient: Sendable {
+    public struct Options: Sendable {
+        /// The process name stamped on every envelope as its producer.
+        public var process: String
+        /// How long a publish waits for an acknowledgement, over all its retries.
+        public var publishTimeout: Duration = .seconds(10)
+        /// The first retry of an unanswered publish; later ones double, up to ``maxRetry``.
+        public var firstRetry: Duration = .milliseconds(250)
+        public var maxRetry: Duration = .seconds(2)
+        /// An unanswered catch-up read is sent again after this long.
+        public var readTimeout: Duration = .seconds(2)
+        /// Publications a subscriber socket queues before libzmq drops them (the log fills the gap).
+        public var subscriberHighWaterMark: Int32 = 10_000
+        /// Set to reach a daemon over CURVE-encrypted TCP.
+        public var curve: Curve?
+
+        public struct Curve: Sendable {
+            public var serverKey: String
+            public var keys: CurveKeyPair
+
+            public init(serverKey: String, keys: CurveKeyPair) {
+                self.serverKey = serverKey
+                self.keys = keys
+            }
+        }
+
+        public init(process: String) {
+            self.process = process
+        }
+    }
+
+    public let endpoints: BusEndpoints
+    public let options: Options
+    private let loop: ClientLoop
+
+    public init(endpoints: BusEndpoints, options: Options, logger: Logger = Logger(label: "bureau.bus.client")) throws {
+        self.endpoints = endpoints
+        self.options = options
+        loop = try ClientLoop(endpoints: endpoints, options: options, logger: logger)
+    }
+
+    /// A client of the bus of the deployment at `location`.
+    public convenience init(location: BusLocation, options: Options, logger: Logger = Logger(label: "bureau.bus.client"))
+        throws
+    {
+        if let problem = location.socketPathProblem { throw BusError.unusableLocation(problem) }
+        try self.init(endpoints: location.endpoints(), options: options, logger: logger)
+    }
+
+    deinit {
+        loop.close()
+    }
+
+    /// Stops the client: pending calls fail with ``BusError/closed`` and subscriptions end.
+    public func close() {
+        loop.close()
+    }
+
+    // MARK: Publishing
+
+    /// Publishes events and returns, in the same order, what the bus did with each.
+    ///
+    /// Unanswered requests are sent again with the same ids, so an event is committed at most
+    /// once however many times it is sent. Throws ``BusError/noAnswer(endpoint:seconds:)`` if
+    /// no daemon answers within ``Options/publishTimeout``.
+    public func publish(_ events: [OutgoingEvent]) async throws -> [PublishOutcome] {
+        var outcomes: [PublishOutcome] = []
+        outcomes.reserveCapacity(events.count)
+        var start = 0
+        while start < events.count {
+            let end = min(start + WireProtocol.maxEnvelopesPerPublish, events.count)
+            let envelopes = try events[start..<end].map { try $0.envelopeBytes(process: options.process) }
+            let ack = try await send(envelopes)
+            guard ack.results.count == end - start else {
+                throw BusError.refused(
+                    code: "bad-ack", message: "the bus answered \(ack.results.count) results for \(end - start) events")
+            }
+            outcomes += ack.results.map { result in
+                switch result.status {
+                case .committed: .committed(result.position)
+                case .duplicate: .duplicate(result.position)
+                default: .rejected(result.reason)
+                }
+            }
+            start = end
+        }
+        return outcomes
+    }
+
+    /// Publishes one event; see ``publish(_:)-(OutgoingEvent)``.
+    public func publish(_ event: OutgoingEvent) async throws -> PublishOutcome {
+        try await publish([event])[0]
+    }
+
+    /// Sends producer envelopes as they are, for tools that relay bytes.
+    public func publish(envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
+        try await send(envelopes)
+    }
+
+    private func send(_ envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
+        let id = loop.nextRequestID()
+        let frames =
+            [Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(id)] + envelopes
+        let deadline = ContinuousClock.now + options.publishTimeout
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let pending = ClientLoop.PendingPublish(
+                    requestID: id, frames: frames, deadline: deadline, continuation: continuation)
+                if !loop.send(.publish(pending)) { continuation.resume(throwing: BusError.closed) }
+            }
+        } onCancel: {
+            loop.send(.cancelPublish(id))
+        }
+    }
+
+    // MARK: Status
+
+    /// Asks the daemon whether it is up; throws ``BusError/noAnswer(endpoint:seconds:)`` after `timeout`.
+    public func ping(timeout: Duration = .seconds(2)) async throws -> BusStatus {
+        let id = loop.nextRequestID()
+        let deadline = ContinuousClock.now + timeout
+        do {
+            let pong = try await withCheckedThrowingContinuation { continuation in
+                let pending = ClientLoop.PendingPing(requestID: id, deadline: deadline, continuation: continuation)
+                if !loop.send(.ping(pending)) { continuation.resume(throwing: BusError.closed) }
+            }
+            return BusStatus(head: pong.head, epoch: pong.epoch, pid: Int32(bitPattern: pong.pid), version: pong.version)
+        } catch BusError.noAnswer(let endpoint, _) {
+            throw BusError.noAnswer(endpoint: endpoint, seconds: timeout.seconds)
+        }
+    }
+
+    // MARK: Subscribing
+
+    /// Every committed event that matches `filter` with a position after `position`, in order and
+    /// exactly once: first read from the log, then followed live; a gap is filled from the log
+    /// before anything newer is delivered.
+    ///
+    /// - Parameter bufferCapacity: how many events may wait for the consumer before the client
+    ///   stops reading for it (it then catches up from the log when the consumer has room).
+    public func subscribe(_ filter: EventFilter = .all, after position: UInt64 = 0, bufferCapacity: Int = 8192)
+        -> EventSubscription
+    {
+        let id = loop.nextSubscriptionID()
+        let loop = self.loop
+        let channel = SubscriptionChannel(capacity: max(1, bufferCapacity)) { loop.send(.resume) }
+        let request = ClientLoop.SubscriptionRequest(id: id, filter: filter, after: position, channel: channel)
+        if !loop.send(.subscribe(request)) {
+            channel.push([.failure(.closed)])
+            channel.finish()
+        }
+        return EventSubscription(channel: channel) { loop.send(.unsubscribe(id)) }
+    }
+}
+
+/// What a daemon said about itself in answer to a ping.
+public struct BusStatus: Sendable, Equatable {
+    /// The last published position.
+    public var head: UInt64
+    /// Random per daemon start.
+    public var epoch: UInt64
+    public var pid: Int32
+    public var version: String
+}

@@ -1,0 +1,53 @@
+import EventLog
+import ZeroMQ
+
+extension BusDaemon {
+    /// How a bus daemon runs; the defaults are those of `bureau bus`.
+    public struct Configuration: Sendable {
+        public var location: BusLocation
+        public var durability: Durability = .always
+        /// How often the daemon publishes a heartbeat; a subscriber notices a lost last message within one.
+        public var heartbeatInterval: Duration = .milliseconds(500)
+        public var segmentSize: Int64 = 64 << 20
+        /// How many recent event ids are remembered to recognise retried publishes.
+        public var deduplicationWindow = 100_000
+        /// Publications queued per subscriber before the PUB socket drops (subscribers then read the log).
+        public var publishHighWaterMark: Int32 = 10_000
+        public var maxEnvelopeBytes = WireProtocol.maxEnvelopeBytes
+        /// Also listen on TCP, for processes on other machines.
+        public var tcp: TCPListener?
+
+        public init(location: BusLocation) {
+            self.location = location
+        }
+    }
+
+    /// TCP endpoints: `port` for ingress, `port + 1` for reads, `port + 2` for events.
+    public struct TCPListener: Sendable {
+        public enum Security: Sendable {
+            /// CURVE encryption; only clients whose public keys are listed may connect.
+            case curve(server: CurveKeyPair, allowedClients: Set<String>)
+            /// Plain TCP: anyone who can reach the port can publish. Only with `--insecure`.
+            case insecure
+        }
+
+        public var host: String
+        public var port: Int
+        public var security: Security
+
+        public init(host: String, port: Int, security: Security) {
+            self.host = host
+            self.port = port
+            self.security = security
+        }
+
+        var endpoints: BusEndpoints {
+            var endpoints = BusEndpoints(
+                ingress: "tcp://\(host):\(port)", read: "tcp://\(host):\(port + 1)", events: "tcp://\(host):\(port + 2)")
+            if case .curve(let server, _) = security {
+                endpoints.serverKey = server.publicKey
+            }
+            return endpoints
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import BureauSchemas
+import EventLog
+import Logging
+import ServiceLifecycle
+import ZeroMQ
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The bus daemon: the only writer of the log, the sequencer and publisher of every event.
+///
+/// As a ``Service`` it runs until graceful shutdown (SIGTERM, SIGINT), then stops taking
+/// requests, makes everything durable and releases the log. ``start()`` runs it without a
+/// service group, for tests.
+public struct BusDaemon: Service {
+    public static let version = "0.1.0"
+
+    public let configuration: Configuration
+    private let logger: Logger
+
+    public init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let running = try start()
+        try await withGracefulShutdownHandler {
+            try await running.waitUntilStopped()
+        } onGracefulShutdown: {
+            running.requestStop()
+        }
+        running.stop()
+    }
+
+    /// Takes the log, binds the sockets, writes bus.json and starts the loop threads.
+    public func start() throws -> RunningBusDaemon {
+        let location = configuration.location
+        if let problem = location.socketPathProblem { throw BusError.unusableLocation(problem) }
+        try Self.prepareDirectories(location)
+
+        var options = FileEventLog.Options()
+        options.durability = configuration.durability
+        options.segmentSize = configuration.segmentSize
+        options.deduplicationWindow = configuration.deduplicationWindow
+        let log = try FileEventLog(directory: location.logDirectory, options: options, logger: logger)
+        do {
+            return try RunningBusDaemon(configuration: configuration, log: log, logger: logger)
+        } catch {
+            try? log.close()
+            throw error
+        }
+    }
+
+    /// Creates the data directory and the owner-only run directory.
+    static func prepareDirectories(_ location: BusLocation) throws {
+        for (path, mode) in [(location.dataDirectory, mode_t(0o755)), (location.runDirectory, mode_t(0o700))] {
+            if mkdir(path, mode) != 0 && errno != EEXIST {
+                throw BusError.unusableLocation(
+                    "cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        var info = stat()
+        guard stat(location.runDirectory, &info) == 0, info.st_uid == geteuid() else {
+            throw BusError.unusableLocation(
+                "\(location.runDirectory) belongs to another user; the run directory must be its owner's alone")
+        }
+        // An existing directory keeps its mode on mkdir; make sure only the owner can enter it.
+        guard chmod(location.runDirectory, 0o700) == 0 else {
+            throw BusError.unusableLocation(
+                "cannot make \(location.runDirectory) owner-only: \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// A started bus daemon: its threads, sockets and log.
+public final class RunningBusDaemon: Sendable {
+    public let info: BusInfo
+    public let recovery: RecoveryReport
+    private let state: DaemonState
+    private let stopSignal: WakeSignal
+    private let threads: [SocketThread]
+    private let zap: ZAPHandler?
+    private let context: ZMQContext
+    private let infoFile: String
+    private let logger: Logger
+
+    init(configuration: BusDaemon.Configuration, log: FileEventLog, logger: Logger) throws {
+        self.logger = logger
+        recovery = log.recovery
+        let context = try ZMQContext(ioThreads: 1)
+        self.context = context
+        var zap: ZAPHandler?
+        if case .curve(_, let allowed)? = configuration.tcp?.security {
+            let handlerLogger = logger
+            let handler = try ZAPHandler(context: context, allowedKeys: allowed) { decision in
+                if !decision.allowed {
+                    handlerLogger.warning(
+                        "refused a TCP client",
+                        metadata: ["address": "\(decision.address)", "key": "\(decision.clientKey ?? "none")"])
+                }
+            }
+            try handler.start()
+            zap = handler
+        }
+        self.zap = zap
+        let sockets: DaemonSockets
+        do {
+            sockets = try DaemonSockets(context: context, configuration: configuration)
+        } catch {
+            zap?.stop()
+            throw error
+        }
+        var generator = SystemRandomNumberGenerator()
+        let epoch = generator.next()
+        let state = DaemonState(head: log.head, epoch: epoch, pid: getpid(), version: BusDaemon.version)
+        self.state = state
+        let stopSignal = try WakeSignal()
+        self.stopSignal = stopSignal
+
+        info = BusInfo(
+            pid: getpid(), epoch: epoch, startedAt: Date().formatted(.iso8601), version: BusDaemon.version,
+            endpoints: configuration.location.ipcEndpoints, tcpEndpoints: configuration.tcp?.endpoints)
+        infoFile = configuration.location.infoFile
+        try RunningBusDaemon.write(info, to: infoFile)
+
+        let lastCommitTime = RunningBusDaemon.commitTime(of: log.lastRecord)
+        let sequencer = Sequencer(
+            maxEnvelopeBytes: configuration.maxEnvelopeBytes, epochStart: log.head, lastCommitTime: lastCommitTime)
+        let reader = try log.makeReader()
+        let catchUp = ReaderBox(
+            CatchUpServer(sockets: sockets.read, reader: reader, state: state, stop: stopSignal, logger: logger))
+        let ingress = ReaderBox(
+            IngressLoop(
+                ingress: sockets.ingress, events: sockets.events, log: log, sequencer: sequencer, state: state,
+                stop: stopSignal, configuration: configuration, logger: logger))
+        let logBox = ReaderBox(log)
+        let loopLogger = logger
+        threads = [
+            try SocketThread(name: "bureau-ingress") {
+                var failure: (any Error)?
+                do {
+                    try ingress.value.run()
+                } catch {
+                    failure = error
+                    loopLogger.critical("the bus stops", metadata: ["error": "\(error)"])
+                }
+                do {
+                    try logBox.value.close()
+                } catch {
+                    failure = failure ?? error
+                    loopLogger.critical("could not close the log", metadata: ["error": "\(error)"])
+                }
+                // The catch-up thread stops with the sequencer.
+                stopSignal.ring()
+                state.finish(error: failure)
+            },
+            try SocketThread(name: "bureau-catchup") { catchUp.value.run() },
+        ]
+        logger.info(
+            "the bus is up",
+            metadata: [
+                "data": "\(configuration.location.dataDirectory)", "head": "\(log.head)",
+                "durability": "\(configuration.durability)", "pid": "\(getpid())",
+            ])
+        if recovery.truncatedSegment != nil {
+            logger.warning("the log's tail was repaired", metadata: ["recovery": "\(recovery)"])
+        }
+    }
+
+    /// The last position published to subscribers.
+    public var head: UInt64 { state.publishedHead.load(ordering: .acquiring) }
+
+    /// Asks the loops to stop; returns at once.
+    public func requestStop() {
+        stopSignal.ring()
+    }
+
+    /// Stops the loops, makes the log durable and releases it; returns when all is done.
+    public func stop() {
+        stopSignal.ring()
+        for thread in threads { thread.join() }
+        zap?.stop()
+        // Leave bus.json to a daemon that has since taken over, if any.
+        if let data = FileManager.default.contents(atPath: infoFile),
+            let current = try? JSONDecoder().decode(BusInfo.self, from: data), current.epoch == info.epoch
+        {
+            unlink(infoFile)
+        }
+        logger.info("the bus stopped", metadata: ["head": "\(head)"])
+    }
+
+    /// Returns when the daemon has stopped; throws what stopped it, if it failed.
+    public func waitUntilStopped() async throws {
+        try await state.waitUntilFinished()
+    }
+
+    static func write(_ info: BusInfo, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(info)
+        let temporary = path + ".new"
+        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
+            throw BusError.unusableLocation("cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
+        guard rename(temporary, path) == 0 else {
+            throw BusError.unusableLocation("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The commit time of the last record, so that commit times never go back across restarts.
+    static func commitTime(of record: LogRecord?) -> (seconds: Int64, nanos: Int32) {
+        guard let record, let envelope = try? Bureau_Envelope(serializedBytes: record.body) else { return (0, 0) }
+        return (envelope.commitTime.seconds, envelope.commitTime.nanos)
+    }
+}
+
+/// Moves a value that is confined to one thread into that thread's closure.
+final class ReaderBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

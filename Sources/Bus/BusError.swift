@@ -1,0 +1,32 @@
+/// What went wrong talking to the bus.
+public enum BusError: Error, CustomStringConvertible, Equatable {
+    /// No daemon answered a request in time.
+    case noAnswer(endpoint: String, seconds: Double)
+    /// The daemon refused the request as a whole.
+    case refused(code: String, message: String)
+    /// Bytes that should be an envelope are not one.
+    case malformedEnvelope(String)
+    /// The client was closed while the request was waiting.
+    case closed
+    /// The data directory or its sockets cannot be used.
+    case unusableLocation(String)
+    /// A socket call failed.
+    case socket(String)
+
+    public var description: String {
+        switch self {
+        case .noAnswer(let endpoint, let seconds):
+            "no bus answered at \(endpoint) within \(BusError.format(seconds)) s; "
+                + "is `bureau bus` running for this data directory?"
+        case .refused(let code, let message): "the bus refused the request (\(code)): \(message)"
+        case .malformedEnvelope(let reason): "malformed envelope: \(reason)"
+        case .closed: "the bus client was closed"
+        case .unusableLocation(let reason): reason
+        case .socket(let reason): reason
+        }
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}

@@ -1,0 +1,75 @@
+import Logging
+import ZeroMQ
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The sockets of a daemon: made and bound on the thread that starts it, then handed to the
+/// two loop threads (libzmq allows moving a socket to another thread across a memory barrier).
+///
+/// The ipc endpoints are always bound; TCP ones get sockets of their own, because CURVE is a
+/// property of a socket, not of an endpoint.
+final class DaemonSockets: @unchecked Sendable {
+    let ingress: [ZMQSocket]
+    let read: [ZMQSocket]
+    let events: [ZMQSocket]
+
+    init(context: ZMQContext, configuration: BusDaemon.Configuration) throws {
+        let ipc = configuration.location.ipcEndpoints
+        var ingress = [try DaemonSockets.router(context, configuration)]
+        var read = [try DaemonSockets.router(context, configuration)]
+        var events = [try DaemonSockets.publisher(context, configuration)]
+        try ingress[0].bind(ipc.ingress)
+        try read[0].bind(ipc.read)
+        try events[0].bind(ipc.events)
+        // Owner-only, as the run directory is: the mode of the socket files says so too.
+        for endpoint in [ipc.ingress, ipc.read, ipc.events] {
+            chmod(String(endpoint.dropFirst("ipc://".count)), 0o600)
+        }
+        if let tcp = configuration.tcp {
+            let endpoints = tcp.endpoints
+            let sockets = [
+                try DaemonSockets.router(context, configuration), try DaemonSockets.router(context, configuration),
+                try DaemonSockets.publisher(context, configuration),
+            ]
+            if case .curve(let server, _) = tcp.security {
+                for socket in sockets {
+                    try socket.setZAPDomain("bureau")
+                    try socket.setCurveServer(secretKey: server.secretKey)
+                }
+            }
+            try sockets[0].bind(endpoints.ingress)
+            try sockets[1].bind(endpoints.read)
+            try sockets[2].bind(endpoints.events)
+            ingress.append(sockets[0])
+            read.append(sockets[1])
+            events.append(sockets[2])
+        }
+        self.ingress = ingress
+        self.read = read
+        self.events = events
+    }
+
+    private static func router(_ context: ZMQContext, _ configuration: BusDaemon.Configuration) throws -> ZMQSocket {
+        let socket = try context.socket(.router)
+        try socket.setLinger(milliseconds: 0)
+        try socket.setSendHighWaterMark(100_000)
+        try socket.setReceiveHighWaterMark(100_000)
+        // libzmq disconnects a peer that sends a frame this large; smaller oversized envelopes
+        // are rejected with a reason instead.
+        try socket.setMaxMessageSize(Int64(configuration.maxEnvelopeBytes) * 64)
+        return socket
+    }
+
+    private static func publisher(_ context: ZMQContext, _ configuration: BusDaemon.Configuration) throws -> ZMQSocket {
+        let socket = try context.socket(.pub)
+        try socket.setLinger(milliseconds: 0)
+        try socket.setSendHighWaterMark(configuration.publishHighWaterMark)
+        return socket
+    }
+
+    func closeAll() {
+        for socket in ingress + read + events { socket.close() }
+    }
+}

@@ -1,0 +1,71 @@
+import BureauSchemas
+
+/// Which events a subscription wants: every event, or those whose type starts with one of some prefixes.
+///
+/// A prefix is a type name ("bureau.rates.RatesPublished"), a package with its dot
+/// ("bureau.watchlist."), or any start of a type name. The filter also decides how gaps are
+/// detected (see ``chain``).
+public struct EventFilter: Sendable, Equatable, CustomStringConvertible {
+    public let prefixes: [String]
+
+    /// Every event.
+    public static let all = EventFilter(prefixes: [])
+
+    public init(prefixes: [String]) {
+        self.prefixes = prefixes.contains("") ? [] : Array(Set(prefixes)).sorted()
+    }
+
+    /// Events whose type is one of these.
+    public static func types(_ names: [String]) -> EventFilter { EventFilter(prefixes: names) }
+
+    public func matches(_ type: String) -> Bool {
+        prefixes.isEmpty || prefixes.contains { type.hasPrefix($0) }
+    }
+
+    /// Which sequence of positions proves that nothing matching was missed.
+    public enum Chain: Sendable, Equatable {
+        /// Every event: positions must follow one another.
+        case global
+        /// Events of one package: each publication names the previous event of its package.
+        case package(String)
+    }
+
+    /// The package chain if every prefix falls within one package, else the global chain.
+    ///
+    /// A prefix "bureau.watchlist." or "bureau.watchlist.PairAdded" falls within the package
+    /// "bureau.watchlist"; a prefix such as "bureau.watch" could match several packages.
+    public var chain: Chain {
+        var packages = Set<String>()
+        for prefix in prefixes {
+            guard let package = EventFilter.package(within: prefix) else { return .global }
+            packages.insert(package)
+        }
+        return packages.count == 1 ? .package(packages.first ?? "") : .global
+    }
+
+    /// The ZeroMQ subscription prefix that selects what the chain needs.
+    var subscriptionPrefix: String {
+        switch chain {
+        case .global: ""
+        case .package(let package): package + "."
+        }
+    }
+
+    /// The package every type starting with `prefix` belongs to, if there is exactly one.
+    ///
+    /// Packages are lower-case and messages start with a capital letter (protobuf style), so a
+    /// prefix ending in "." names a package, and one whose last part starts with a capital
+    /// letter is within the package before it.
+    static func package(within prefix: String) -> String? {
+        if prefix.hasSuffix(".") {
+            let package = String(prefix.dropLast())
+            return TypeName.problem(with: package + ".X") == nil ? package : nil
+        }
+        let last = TypeName.shortName(of: prefix)
+        guard let first = last.first, first.isUppercase else { return nil }
+        let package = String(TypeName.package(of: prefix))
+        return package.isEmpty ? nil : package
+    }
+
+    public var description: String { prefixes.isEmpty ? "all events" : prefixes.joined(separator: ", ") }
+}

@@ -1,0 +1,76 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What a subscription yields: committed events in order, and news about the stream itself.
+public enum SubscriptionEvent: Sendable, Equatable {
+    /// The next matching event; never one already delivered, never out of order.
+    case event(StoredEvent)
+    /// The subscription has read the log up to the head at that moment and now follows live.
+    /// Sent each time it catches up, after starting and after filling a gap.
+    case caughtUp(head: UInt64)
+    /// The bus's heartbeat was heard again (true), or not for three intervals (false).
+    case connection(isConnected: Bool)
+}
+
+/// A gap-free stream of the events that match a filter: first from the log, then live.
+///
+/// Iterate it once. Cancelling the iterating task, calling ``cancel()`` or releasing the
+/// subscription ends it.
+public final class EventSubscription: AsyncSequence, Sendable {
+    public typealias Element = SubscriptionEvent
+
+    private let channel: SubscriptionChannel
+    private let onCancel: @Sendable () -> Void
+
+    init(channel: SubscriptionChannel, onCancel: @escaping @Sendable () -> Void) {
+        self.channel = channel
+        self.onCancel = onCancel
+    }
+
+    deinit {
+        onCancel()
+    }
+
+    /// Stops the subscription; iteration ends after what is already buffered.
+    public func cancel() {
+        onCancel()
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(subscription: self)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        // Holding the subscription keeps it alive while it is iterated.
+        let subscription: EventSubscription
+        var buffer: [SubscriptionChannel.Item] = []
+        var index = 0
+
+        public mutating func next() async throws -> SubscriptionEvent? {
+            if index == buffer.count {
+                guard let items = await subscription.channel.take() else { return nil }
+                buffer = items
+                index = 0
+            }
+            let item = buffer[index]
+            index += 1
+            switch item {
+            case .event(_, let envelope): return .event(try StoredEvent(envelopeBytes: envelope))
+            case .caughtUp(let head): return .caughtUp(head: head)
+            case .connection(let connected): return .connection(isConnected: connected)
+            case .failure(let error): throw error
+            }
+        }
+    }
+
+    /// Only the events, for consumers that do not care about catch-up and connection news.
+    public var events: AsyncThrowingCompactMapSequence<EventSubscription, StoredEvent> {
+        compactMap { item in
+            if case .event(let event) = item { return event }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import BureauSchemas
+import EventLog
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The daemon's decisions for a batch of publish requests, without any socket: check each
+/// envelope, recognise retries by id, assign positions, stamp the commit time.
+///
+/// Kept apart from the socket loop so that it can be tested against an in-memory log.
+struct Sequencer {
+    /// One event committed by a batch, ready to publish.
+    struct Publication {
+        let position: UInt64
+        let type: Data
+        let previousInPackage: UInt64
+        let body: Data
+    }
+
+    struct Batch {
+        /// One result list per request, in request order.
+        var results: [[Bureau_Bus_PublishResult]] = []
+        var records: [LogRecord] = []
+        var publications: [Publication] = []
+    }
+
+    let maxEnvelopeBytes: Int
+    /// The head when the daemon started; chains of packages not seen since begin there.
+    let epochStart: UInt64
+    private(set) var lastCommitTime: (seconds: Int64, nanos: Int32)
+    /// The last position of each package that published since the daemon started.
+    private(set) var packageHeads: [String: UInt64] = [:]
+
+    init(maxEnvelopeBytes: Int, epochStart: UInt64, lastCommitTime: (seconds: Int64, nanos: Int32)) {
+        self.maxEnvelopeBytes = maxEnvelopeBytes
+        self.epochStart = epochStart
+        self.lastCommitTime = lastCommitTime
+    }
+
+    /// Decides every envelope of `requests` against `log` and returns the records to append.
+    /// The caller appends them, makes them durable, then publishes and acknowledges.
+    mutating func sequence(_ requests: [[Data]], log: any EventLog, now: (seconds: Int64, nanos: Int32)) -> Batch {
+        var batch = Batch()
+        // Commit times never go backwards, even when the wall clock does.
+        let time = now < lastCommitTime ? lastCommitTime : now
+        lastCommitTime = time
+        var next = log.head + 1
+        var inBatch: [EventID: UInt64] = [:]
+        for envelopes in requests {
+            var results: [Bureau_Bus_PublishResult] = []
+            results.reserveCapacity(envelopes.count)
+            for envelope in envelopes {
+                let checked = check(envelope)
+                guard case .success(let accepted) = checked else {
+                    if case .failure(let reason) = checked { results.append(.rejected(reason.text)) }
+                    continue
+                }
+                if let position = inBatch[accepted.id] ?? log.position(of: accepted.id) {
+                    results.append(.duplicate(position))
+                    continue
+                }
+                var body = envelope
+                body.append(contentsOf: EnvelopeStamp.fields(position: next, seconds: time.seconds, nanos: time.nanos))
+                let package = String(TypeName.package(of: accepted.type))
+                let previous = packageHeads[package] ?? epochStart
+                packageHeads[package] = next
+                batch.records.append(LogRecord(position: next, id: accepted.id, body: body))
+                batch.publications.append(
+                    Publication(position: next, type: Data(accepted.type.utf8), previousInPackage: previous, body: body))
+                inBatch[accepted.id] = next
+                results.append(.committed(next))
+                next += 1
+            }
+            batch.results.append(results)
+        }
+        return batch
+    }
+
+    struct Accepted {
+        let id: EventID
+        let type: String
+    }
+
+    struct Rejection: Error {
+        let text: String
+    }
+
+    /// Checks one producer envelope: size, wire format, id, type, and no bus-assigned fields.
+    func check(_ envelope: Data) -> Result<Accepted, Rejection> {
+        guard envelope.count <= maxEnvelopeBytes else {
+            return .failure(Rejection(text: "envelope of \(envelope.count) bytes is over the limit of \(maxEnvelopeBytes)"))
+        }
+        let header: EnvelopeHeader
+        do {
+            header = try EnvelopeScanner.scan(envelope)
+        } catch {
+            return .failure(Rejection(text: error.description))
+        }
+        let start = envelope.startIndex
+        guard let idRange = header.idRange,
+            let id = EventID(bytes: envelope[start + idRange.lowerBound..<start + idRange.upperBound])
+        else {
+            let count = header.idRange?.count ?? 0
+            return .failure(Rejection(text: "the envelope's id must be 16 bytes, not \(count)"))
+        }
+        guard id != .zero else { return .failure(Rejection(text: "the envelope's id is all zeros")) }
+        guard let typeRange = header.typeRange else {
+            return .failure(Rejection(text: "the envelope has no type name"))
+        }
+        let type = String(decoding: envelope[start + typeRange.lowerBound..<start + typeRange.upperBound], as: UTF8.self)
+        if let problem = TypeName.problem(with: type) {
+            return .failure(Rejection(text: problem))
+        }
+        guard header.position == nil || header.position == 0 else {
+            return .failure(Rejection(text: "the envelope sets a position; the bus assigns positions"))
+        }
+        guard !header.hasCommitTime else {
+            return .failure(Rejection(text: "the envelope sets a commit time; the bus assigns commit times"))
+        }
+        return .success(Accepted(id: id, type: type))
+    }
+}
+
+extension Bureau_Bus_PublishResult {
+    static func committed(_ position: UInt64) -> Self {
+        var result = Self()
+        result.status = .committed
+        result.position = position
+        return result
+    }
+
+    static func duplicate(_ position: UInt64) -> Self {
+        var result = Self()
+        result.status = .duplicate
+        result.position = position
+        return result
+    }
+
+    static func rejected(_ reason: String) -> Self {
+        var result = Self()
+        result.status = .rejected
+        result.reason = reason
+        return result
+    }
+}

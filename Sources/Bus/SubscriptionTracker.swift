@@ -1,0 +1,87 @@
+import BureauSchemas
+
+/// Decides, for one subscription, whether a message can be delivered or a gap must be filled
+/// from the log first. Pure: the client loop feeds it and does what it says.
+///
+/// Its invariant: every matching event at or before ``cursor`` has been delivered, in order,
+/// once. A live publication names the previous event of its chain (the position before it
+/// for the global chain, the previous event of its package for a package chain); if that is
+/// after the cursor, something was lost and the tracker asks for a read of the log instead.
+/// A heartbeat names the head of every chain, so a lost last message is noticed within one
+/// heartbeat interval.
+struct SubscriptionTracker {
+    enum Action: Equatable {
+        /// Deliver this event.
+        case deliver
+        /// Nothing to deliver (a duplicate, an event the filter does not want, a heartbeat).
+        case skip
+        /// Something may be missing: stop reading live and read the log after ``cursor``.
+        case fetch
+    }
+
+    let filter: EventFilter
+    let chain: EventFilter.Chain
+    private(set) var cursor: UInt64
+    /// Live once a read of the log has reached the head; until then publications are not read.
+    private(set) var isLive = false
+
+    init(filter: EventFilter, after position: UInt64) {
+        self.filter = filter
+        chain = filter.chain
+        cursor = position
+    }
+
+    /// A publication `[type][position, previous in package][envelope]` arrived.
+    mutating func publication(position: UInt64, previousInPackage: UInt64, type: String) -> Action {
+        guard isLive, position > cursor else { return .skip }
+        let previous: UInt64
+        switch chain {
+        case .global:
+            previous = position - 1
+        case .package(let package):
+            // A longer package that shares the prefix ("bureau.watchlist.more") has a chain of its own.
+            guard TypeName.package(of: type) == package else { return .skip }
+            previous = previousInPackage
+        }
+        guard previous <= cursor else {
+            isLive = false
+            return .fetch
+        }
+        cursor = position
+        return filter.matches(type) ? .deliver : .skip
+    }
+
+    /// A heartbeat arrived.
+    mutating func heartbeat(head: UInt64, epochStart: UInt64, packageHeads: [String: UInt64]) -> Action {
+        guard isLive else { return .skip }
+        let last: UInt64
+        switch chain {
+        case .global: last = head
+        // A package absent from the heartbeat last published at or before the daemon started.
+        case .package(let package): last = packageHeads[package] ?? min(epochStart, head)
+        }
+        guard last <= cursor else {
+            isLive = false
+            return .fetch
+        }
+        cursor = max(cursor, head)
+        return .skip
+    }
+
+    /// A read of the log answered: `positions` are the events it returned (already filtered
+    /// by the daemon), every event up to `scannedTo` was considered, and `head` was the head.
+    /// Returns which of the events to deliver (by index), and whether the read reached the head.
+    mutating func readReply(positions: [UInt64], scannedTo: UInt64, head: UInt64) -> (deliver: [Int], caughtUp: Bool) {
+        guard !isLive else { return ([], true) }
+        var deliver: [Int] = []
+        for (index, position) in positions.enumerated() where position > cursor {
+            deliver.append(index)
+            cursor = position
+        }
+        cursor = max(cursor, scannedTo)
+        if cursor >= head {
+            isLive = true
+        }
+        return (deliver, isLive)
+    }
+}
