@@ -73,7 +73,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bureau",
-            dependencies: ["BureauCLI"],
+            dependencies: ["BureauCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         .target(
@@ -85,6 +85,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "BusTests", dependencies: ["Bus", "EventLog", "BureauSchemas", "TestSupport"], swiftSettings: strict),
+            name: "BusTests", dependencies: ["Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport"],
+            swiftSettings: strict),
     ]
 )

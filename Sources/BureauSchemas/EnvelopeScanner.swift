@@ -73,7 +73,8 @@ public enum EnvelopeScanner {
                 }
                 offset += 4
             default:
-                throw EnvelopeScanError(offset: fieldStart, reason: "wire type \(wireType) of field \(field) is not valid")
+                throw EnvelopeScanError(
+                    offset: fieldStart, reason: "wire type \(wireType) of field \(field) is not valid")
             }
         }
         return header
@@ -92,7 +93,8 @@ public enum EnvelopeScanner {
     /// The type name in `data`, if it has one.
     public static func typeName(in data: Data) -> String? {
         guard let header = try? scan(data), let range = header.typeRange else { return nil }
-        return String(decoding: data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound], as: UTF8.self)
+        return String(
+            decoding: data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound], as: UTF8.self)
     }
 
     static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) throws(EnvelopeScanError) -> UInt64 {

@@ -25,7 +25,8 @@ public enum TypeName {
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
                 previousWasDot = false
             default:
-                return "the type name '\(String(decoding: bytes, as: UTF8.self))' has a character other than letters, digits, '_' and '.'"
+                return
+                    "the type name '\(String(decoding: bytes, as: UTF8.self))' has a character other than letters, digits, '_' and '.'"
             }
         }
         if previousWasDot { return "the type name '\(name)' ends with '.'" }

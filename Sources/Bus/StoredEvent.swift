@@ -14,7 +14,7 @@ public struct StoredEvent: Sendable, Equatable {
     public var id: EventID
     /// The payload's full protobuf name, e.g. "bureau.watchlist.PairAdded".
     public var type: String
-    public var commitTime: Date
+    public var commitTime: CommitTime
     public var producerProcess: String
     public var producerModule: String
     /// The position of the event that caused this one; 0 for none.
@@ -24,7 +24,7 @@ public struct StoredEvent: Sendable, Equatable {
     public var payload: Data
 
     public init(
-        position: UInt64, id: EventID, type: String, commitTime: Date, producerProcess: String = "",
+        position: UInt64, id: EventID, type: String, commitTime: CommitTime, producerProcess: String = "",
         producerModule: String = "", causation: UInt64 = 0, correlation: EventID = .zero, payload: Data
     ) {
         self.position = position
@@ -50,7 +50,7 @@ public struct StoredEvent: Sendable, Equatable {
             position: envelope.position,
             id: EventID(bytes: envelope.id) ?? .zero,
             type: envelope.type,
-            commitTime: envelope.commitTime.date,
+            commitTime: CommitTime(seconds: envelope.commitTime.seconds, nanos: envelope.commitTime.nanos),
             producerProcess: envelope.producer.process,
             producerModule: envelope.producer.module,
             causation: envelope.causation,
@@ -73,7 +73,7 @@ public struct StoredEvent: Sendable, Equatable {
         envelope.position = position
         envelope.id = Data(id.bytes)
         envelope.type = type
-        envelope.commitTime = Google_Protobuf_Timestamp(date: commitTime)
+        envelope.commitTime = Google_Protobuf_Timestamp(seconds: commitTime.seconds, nanos: commitTime.nanos)
         envelope.producer.process = producerProcess
         envelope.producer.module = producerModule
         envelope.causation = causation
@@ -113,7 +113,8 @@ public struct OutgoingEvent: Sendable, Equatable {
         correlation: EventID? = nil
     ) throws {
         self.init(
-            id: id, type: Swift.type(of: message).protoMessageName, payload: try message.serializedData(), module: module,
+            id: id, type: Swift.type(of: message).protoMessageName, payload: try message.serializedData(),
+            module: module,
             causation: causation, correlation: correlation)
     }
 

@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// The `bureau` command: one binary, a subcommand per process and tool.
+public struct Bureau: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "bureau",
+        abstract: "A bureau de change that runs as cooperating processes on an event bus.",
+        discussion: """
+            Every process finds the bus through the data directory: --data DIR, else the
+            BUREAU_DATA environment variable, else .bureau in the working directory.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            BusCommand.self,
+            PublishCommand.self,
+            LogCommand.self,
+            KeygenCommand.self,
+        ]
+    )
+
+    public init() {}
+}

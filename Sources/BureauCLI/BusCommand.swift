@@ -1,0 +1,131 @@
+import ArgumentParser
+import Bus
+import EventLog
+import Logging
+import ServiceLifecycle
+import ZeroMQ
+
+import Foundation
+
+struct BusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bus",
+        abstract: "Run the bus daemon: sequence, store and publish every event.",
+        discussion: """
+            The daemon is the only writer of the log in <data>/log and serves the bus on ipc
+            sockets in <data>/run (owner-only). It stops cleanly on SIGTERM or SIGINT, with
+            everything it acknowledged made durable.
+
+            Durability policies:
+              always        fdatasync before acknowledging; events that arrive together share
+                            one fdatasync (group commit). Acknowledged events survive a power cut.
+              interval=MS   acknowledge once written; fdatasync at most every MS milliseconds.
+              never         leave writing back to the operating system.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("always, interval=<ms> or never.", valueName: "policy"))
+    var durability: String = "always"
+
+    @Option(help: "Milliseconds between heartbeats; a lost last event is noticed within one.")
+    var heartbeatMs: Int = 500
+
+    @Option(help: "Segment size in MiB.")
+    var segmentMib: Int = 64
+
+    @Option(help: "Publications queued per subscriber before the PUB socket drops them.")
+    var publishHwm: Int32 = 10_000
+
+    @Option(
+        help: ArgumentHelp(
+            "Also listen on TCP: HOST:PORT for ingress, PORT+1 for reads, PORT+2 for events.", valueName: "host:port"))
+    var listen: String?
+
+    @Option(help: ArgumentHelp("The daemon's CURVE secret key file (from `bureau keygen`).", valueName: "file"))
+    var curveSecretFile: String?
+
+    @Option(help: ArgumentHelp("Public keys of the TCP clients to let in, one per line.", valueName: "file"))
+    var allowKeys: String?
+
+    @Flag(help: "Allow plain TCP without CURVE: anyone who reaches the port can publish.")
+    var insecure = false
+
+    func validate() throws {
+        guard heartbeatMs > 0 else { throw ValidationError("--heartbeat-ms must be positive") }
+        guard segmentMib > 0 else { throw ValidationError("--segment-mib must be positive") }
+        guard publishHwm > 0 else { throw ValidationError("--publish-hwm must be positive") }
+        do {
+            _ = try Durability(parsing: durability)
+        } catch {
+            throw ValidationError("--durability: \(error)")
+        }
+        if listen == nil && (curveSecretFile != nil || allowKeys != nil || insecure) {
+            throw ValidationError("--curve-secret-file, --allow-keys and --insecure apply only with --listen")
+        }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        let logger = global.logger("bureau.bus")
+        var configuration = BusDaemon.Configuration(location: global.location)
+        configuration.durability = try Durability(parsing: durability)
+        configuration.heartbeatInterval = .milliseconds(heartbeatMs)
+        configuration.segmentSize = Int64(segmentMib) << 20
+        configuration.publishHighWaterMark = publishHwm
+        configuration.tcp = try tcpListener()
+        let daemon = BusDaemon(configuration: configuration, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: daemon)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    private func tcpListener() throws -> BusDaemon.TCPListener? {
+        guard let listen else { return nil }
+        let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65533).contains(port) else {
+            throw ValidationError("--listen takes HOST:PORT with a port from 1 to 65533, not '\(listen)'")
+        }
+        let host = String(parts[0])
+        if insecure {
+            return .init(host: host, port: port, security: .insecure)
+        }
+        guard let curveSecretFile, let allowKeys else {
+            throw ValidationError(
+                "TCP needs CURVE: give --curve-secret-file and --allow-keys (see `bureau keygen`), or --insecure")
+        }
+        let secret = try KeyFiles.readKey(curveSecretFile)
+        let server = try CurveKeyPair(secretKey: secret)
+        let allowed = try KeyFiles.readKeyList(allowKeys)
+        return .init(host: host, port: port, security: .curve(server: server, allowedClients: allowed))
+    }
+}
+
+/// Reads CURVE keys from files: one Z85 key per line, `#` comments allowed.
+enum KeyFiles {
+    static func readKeyList(_ path: String) throws -> Set<String> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError("cannot read the key file \(path)")
+        }
+        var keys = Set<String>()
+        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.isEmpty || text.hasPrefix("#") { continue }
+            guard CurveKeyPair.isValidKey(text) else {
+                throw CLIError("\(path):\(number + 1): not a 40-character Z85 CURVE key")
+            }
+            keys.insert(text)
+        }
+        return keys
+    }
+
+    static func readKey(_ path: String) throws -> String {
+        let keys = try readKeyList(path)
+        guard keys.count == 1, let key = keys.first else {
+            throw CLIError("\(path) should hold exactly one key, not \(keys.count)")
+        }
+        return key
+    }
+}

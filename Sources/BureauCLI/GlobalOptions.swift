@@ -1,0 +1,44 @@
+import ArgumentParser
+import Bus
+import Logging
+
+import Foundation
+
+/// Options every command that touches a deployment takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The deployment's data directory (default: $BUREAU_DATA, else .bureau).", valueName: "dir"))
+    var data: String?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    var location: BusLocation { BusLocation.resolve(data: data) }
+
+    /// Sends log lines to stderr at the chosen level. Called once per process.
+    func bootstrapLogging() {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    func logger(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = logLevel
+        return logger
+    }
+
+    /// A bus client for a short-lived command.
+    func client(process: String, timeout: Duration = .seconds(10)) throws -> BusClient {
+        var options = BusClient.Options(process: process)
+        options.publishTimeout = timeout
+        return try BusClient(location: location, options: options, logger: logger("bureau.client"))
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

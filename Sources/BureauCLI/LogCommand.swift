@@ -1,0 +1,169 @@
+import ArgumentParser
+import BureauSchemas
+import Bus
+import EventLog
+
+import Foundation
+
+struct LogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Inspect the event log.",
+        discussion: """
+            show, stats and verify read the segment files directly: they work with or without a
+            running bus, and see only records whose checksum holds. tail follows the live bus.
+            """,
+        subcommands: [LogShow.self, LogTail.self, LogStats.self, LogVerify.self]
+    )
+}
+
+struct LogShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print events from the log, one per line.",
+        discussion: """
+            Lines read: position, commit time, type, payload. With --json each line is a JSON
+            object: position, id, type, time, producer, causation, correlation, and the payload
+            in protobuf's JSON mapping (an unknown type has "unknown": true and "payloadBase64").
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The first position to show.") var from: UInt64 = 1
+    @Option(help: "The last position to show.") var to: UInt64?
+    @Option(help: ArgumentHelp("Only types starting with this, e.g. bureau.watchlist.", valueName: "prefix"))
+    var type: [String] = []
+    @Flag(help: "One JSON object per line.") var json = false
+
+    func validate() throws {
+        guard from >= 1 else { throw ValidationError("--from starts at 1") }
+        if let to, to < from { throw ValidationError("--to (\(to)) is before --from (\(from))") }
+    }
+
+    func run() async throws {
+        let filter = EventFilter(prefixes: type)
+        try LogFiles.forEach(in: global.location, from: from, to: to) { event in
+            guard filter.matches(event.type) else { return }
+            print(json ? event.jsonLine : event.line)
+        }
+    }
+}
+
+struct LogTail: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tail",
+        abstract: "Follow events as the bus commits them (Ctrl-C to stop).",
+        discussion: "Starts at the head of the log, or after --after; needs a running bus."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("Only types starting with this, e.g. bureau.watchlist.", valueName: "prefix"))
+    var type: [String] = []
+    @Option(help: "Start after this position instead of at the head.") var after: UInt64?
+    @Flag(help: "One JSON object per line.") var json = false
+
+    func run() async throws {
+        let client = try global.client(process: "log-tail")
+        let start: UInt64
+        if let after {
+            start = after
+        } else {
+            start = try await client.ping(timeout: .seconds(5)).head
+        }
+        for try await item in client.subscribe(EventFilter(prefixes: type), after: start) {
+            switch item {
+            case .event(let event):
+                print(json ? event.jsonLine : event.line)
+                fflush(nil)
+            case .connection(let connected):
+                FileHandle.standardError.write(Data((connected ? "bus: connected\n" : "bus: not heard from\n").utf8))
+            case .caughtUp:
+                break
+            }
+        }
+    }
+}
+
+struct LogStats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Count the log's events: in all, per type, first and last position and time, bytes."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print the statistics as JSON.") var json = false
+
+    func run() async throws {
+        var count: UInt64 = 0
+        var first: StoredEvent?
+        var last: StoredEvent?
+        var perType: [String: UInt64] = [:]
+        let progress = Progress(label: "reading the log")
+        try LogFiles.forEach(in: global.location) { event in
+            count += 1
+            if first == nil { first = event }
+            last = event
+            perType[event.type, default: 0] += 1
+            progress.update(event.position)
+        }
+        progress.finish()
+        let bytes = LogFiles.bytes(in: global.location)
+        if json {
+            let types = perType.sorted { $0.key < $1.key }.map { "\(StoredEventQuoting.quoted($0.key)):\($0.value)" }
+            print(
+                "{\"count\":\(count),\"first\":\(first?.position ?? 0),\"last\":\(last?.position ?? 0),"
+                    + "\"firstTime\":\(first.map { "\"\($0.commitTime)\"" } ?? "null"),"
+                    + "\"lastTime\":\(last.map { "\"\($0.commitTime)\"" } ?? "null"),"
+                    + "\"bytes\":\(bytes),\"types\":{\(types.joined(separator: ","))}}")
+            return
+        }
+        print("events     \(count)")
+        if let first, let last {
+            print("first      \(first.position)  \(first.commitTime)")
+            print("last       \(last.position)  \(last.commitTime)")
+        }
+        print("bytes      \(bytes)")
+        guard !perType.isEmpty else { return }
+        print("per type")
+        let width = perType.keys.map(\.count).max() ?? 0
+        for (type, number) in perType.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+            print("  " + type.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(number)")
+        }
+    }
+}
+
+struct LogVerify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check every record's framing and checksum, and that positions have no holes.",
+        discussion: "Exits 1 naming the first bad position, its segment and byte offset."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let directory = global.location.logDirectory
+        guard FileManager.default.fileExists(atPath: directory) else {
+            throw CLIError("there is no log in \(directory)")
+        }
+        let progress = Progress(label: "verifying")
+        let report = try LogVerifier.verify(directory: directory) { progress.update($0) }
+        progress.finish()
+        if let problem = report.problem {
+            print("bad: \(problem)")
+            throw ExitCode.failure
+        }
+        var line = "ok: \(report.records) records in \(report.segments) segment(s), \(report.bytes) bytes"
+        if report.records > 0 { line += "; positions 1…\(report.records)" }
+        if report.writeInProgress { line += " (the bus is writing the next record)" }
+        print(line)
+    }
+}
+
+/// JSON quoting for the CLI's own JSON output.
+enum StoredEventQuoting {
+    static func quoted(_ text: String) -> String {
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\"" + escaped + "\""
+    }
+}

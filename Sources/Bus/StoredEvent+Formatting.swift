@@ -1,0 +1,74 @@
+import BureauSchemas
+import SwiftProtobuf
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension StoredEvent {
+    /// The payload in protobuf's JSON mapping, or nil if the type is unknown or the bytes do not decode.
+    public var payloadJSON: String? {
+        guard let messageType = SchemaRegistry.messageType(named: type),
+            let message = try? messageType.init(serializedBytes: payload)
+        else { return nil }
+        return try? message.jsonString()
+    }
+
+    /// One line for people: position, time, type and the payload.
+    ///
+    ///     42 2026-11-22T02:20:42.350123Z bureau.watchlist.PairAdded {"base":"EUR","quote":"USD"}
+    public var line: String {
+        "\(position) \(commitTime) \(type) \(summary)"
+    }
+
+    /// The payload for people: its JSON, or what is known of it when the type is unknown.
+    public var summary: String {
+        if let json = payloadJSON { return json }
+        return "(unknown type, \(payload.count) bytes: \(payload.base64EncodedString()))"
+    }
+
+    /// One JSON object: the envelope's fields and the payload in protobuf's JSON mapping.
+    ///
+    /// An event of a type this build does not know has `"unknown": true` and the payload's
+    /// bytes in `"payloadBase64"`.
+    public var jsonLine: String {
+        var fields = [
+            "\"position\":\(position)",
+            "\"id\":\"\(id)\"",
+            "\"type\":\(Self.quoted(type))",
+            "\"time\":\"\(commitTime)\"",
+            "\"producer\":{\"process\":\(Self.quoted(producerProcess)),\"module\":\(Self.quoted(producerModule))}",
+            "\"causation\":\(causation)",
+            "\"correlation\":\"\(correlation)\"",
+        ]
+        if let json = payloadJSON {
+            fields.append("\"payload\":\(json)")
+        } else {
+            fields.append("\"payload\":null")
+            fields.append("\"unknown\":true")
+            fields.append("\"payloadBase64\":\"\(payload.base64EncodedString())\"")
+        }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// `text` as a JSON string literal.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case let control where control.value < 0x20:
+                let hex = String(control.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
