@@ -55,7 +55,9 @@ public final class BusClient: Sendable {
     }
 
     /// A client of the bus of the deployment at `location`.
-    public convenience init(location: BusLocation, options: Options, logger: Logger = Logger(label: "bureau.bus.client"))
+    public convenience init(
+        location: BusLocation, options: Options, logger: Logger = Logger(label: "bureau.bus.client")
+    )
         throws
     {
         if let problem = location.socketPathProblem { throw BusError.unusableLocation(problem) }
@@ -139,7 +141,8 @@ public final class BusClient: Sendable {
                 let pending = ClientLoop.PendingPing(requestID: id, deadline: deadline, continuation: continuation)
                 if !loop.send(.ping(pending)) { continuation.resume(throwing: BusError.closed) }
             }
-            return BusStatus(head: pong.head, epoch: pong.epoch, pid: Int32(bitPattern: pong.pid), version: pong.version)
+            return BusStatus(
+                head: pong.head, epoch: pong.epoch, pid: Int32(bitPattern: pong.pid), version: pong.version)
         } catch BusError.noAnswer(let endpoint, _) {
             throw BusError.noAnswer(endpoint: endpoint, seconds: timeout.seconds)
         }
@@ -153,7 +156,9 @@ public final class BusClient: Sendable {
     ///
     /// - Parameter bufferCapacity: how many events may wait for the consumer before the client
     ///   stops reading for it (it then catches up from the log when the consumer has room).
-    public func subscribe(_ filter: EventFilter = .all, after position: UInt64 = 0, bufferCapacity: Int = 8192)
+    public func subscribe(
+        _ filter: EventFilter = .all, after position: UInt64 = 0, bufferCapacity: Int = 8192
+    )
         -> EventSubscription
     {
         let id = loop.nextSubscriptionID()

@@ -22,7 +22,8 @@ extension BusDaemon {
         }
     }
 
-    /// TCP endpoints: `port` for ingress, `port + 1` for reads, `port + 2` for events.
+    /// TCP endpoints: `port` for ingress, `port + 1` for reads, `port + 2` for events; port 0
+    /// lets the system choose three free ports (bus.json then names them).
     public struct TCPListener: Sendable {
         public enum Security: Sendable {
             /// CURVE encryption; only clients whose public keys are listed may connect.
@@ -42,8 +43,8 @@ extension BusDaemon {
         }
 
         var endpoints: BusEndpoints {
-            var endpoints = BusEndpoints(
-                ingress: "tcp://\(host):\(port)", read: "tcp://\(host):\(port + 1)", events: "tcp://\(host):\(port + 2)")
+            func endpoint(_ offset: Int) -> String { port == 0 ? "tcp://\(host):*" : "tcp://\(host):\(port + offset)" }
+            var endpoints = BusEndpoints(ingress: endpoint(0), read: endpoint(1), events: endpoint(2))
             if case .curve(let server, _) = security {
                 endpoints.serverKey = server.publicKey
             }

@@ -126,7 +126,7 @@ public final class RunningBusDaemon: Sendable {
 
         info = BusInfo(
             pid: getpid(), epoch: epoch, startedAt: Date().formatted(.iso8601), version: BusDaemon.version,
-            endpoints: configuration.location.ipcEndpoints, tcpEndpoints: configuration.tcp?.endpoints)
+            endpoints: configuration.location.ipcEndpoints, tcpEndpoints: sockets.tcpEndpoints)
         infoFile = configuration.location.infoFile
         try RunningBusDaemon.write(info, to: infoFile)
 
@@ -168,6 +168,7 @@ public final class RunningBusDaemon: Sendable {
             metadata: [
                 "data": "\(configuration.location.dataDirectory)", "head": "\(log.head)",
                 "durability": "\(configuration.durability)", "pid": "\(getpid())",
+                "ingress": "\(info.endpoints.ingress)",
             ])
         if recovery.truncatedSegment != nil {
             logger.warning("the log's tail was repaired", metadata: ["recovery": "\(recovery)"])
@@ -203,7 +204,7 @@ public final class RunningBusDaemon: Sendable {
 
     static func write(_ info: BusInfo, to path: String) throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(info)
         let temporary = path + ".new"
         guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])

@@ -27,7 +27,9 @@ public struct BusLocation: Sendable, Equatable {
     }
 
     /// `--data` if given, else `BUREAU_DATA`, else `.bureau` in the working directory.
-    public static func resolve(data: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    public static func resolve(
+        data: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    )
         -> BusLocation
     {
         let chosen = data ?? environment[environmentVariable].flatMap { $0.isEmpty ? nil : $0 } ?? defaultDataDirectory

@@ -64,7 +64,9 @@ final class CatchUpServer {
         switch RequestFrames.parse(frames) {
         case .failure(let problem):
             badInput.record(problem.message, socket: "read")
-            send(on: socket, frames.first ?? Data(), WireProtocol.error, problem.requestID, [errorReply(problem.code, problem.message)])
+            send(
+                on: socket, frames.first ?? Data(), WireProtocol.error, problem.requestID,
+                [errorReply(problem.code, problem.message)])
         case .success(let request):
             switch request.verb {
             case WireProtocol.read:
@@ -73,12 +75,16 @@ final class CatchUpServer {
                 else {
                     let message = "a read request carries one ReadRequest frame"
                     badInput.record(message, socket: "read")
-                    send(on: socket, request.identity, WireProtocol.error, request.requestID, [errorReply("malformed-request", message)])
+                    send(
+                        on: socket, request.identity, WireProtocol.error, request.requestID,
+                        [errorReply("malformed-request", message)])
                     return
                 }
                 do {
                     let (header, bodies) = try answer(read)
-                    send(on: socket, request.identity, WireProtocol.events, request.requestID, [try header.serializedData()] + bodies)
+                    send(
+                        on: socket, request.identity, WireProtocol.events, request.requestID,
+                        [try header.serializedData()] + bodies)
                 } catch {
                     logger.error("could not read the log", metadata: ["error": "\(error)"])
                     send(
@@ -86,12 +92,15 @@ final class CatchUpServer {
                         [errorReply("read-failed", "could not read the log: \(error)")])
                 }
             case WireProtocol.ping:
-                let pong = (try? state.pong(head: state.publishedHead.load(ordering: .acquiring)).serializedData()) ?? Data()
+                let pong =
+                    (try? state.pong(head: state.publishedHead.load(ordering: .acquiring)).serializedData()) ?? Data()
                 send(on: socket, request.identity, WireProtocol.pong, request.requestID, [pong])
             default:
                 let message = "unknown verb '\(request.verb)' on the read socket: use read or ping"
                 badInput.record(message, socket: "read")
-                send(on: socket, request.identity, WireProtocol.error, request.requestID, [errorReply("unknown-verb", message)])
+                send(
+                    on: socket, request.identity, WireProtocol.error, request.requestID,
+                    [errorReply("unknown-verb", message)])
             }
         }
     }
@@ -99,8 +108,11 @@ final class CatchUpServer {
     /// Reads what a request asks for, filtering by type if it names prefixes.
     func answer(_ request: Bureau_Bus_ReadRequest) throws -> (Bureau_Bus_ReadReply, [Data]) {
         let through = state.publishedHead.load(ordering: .acquiring)
-        let maxEvents = request.maxEvents == 0 ? WireProtocol.maxReadEvents : min(Int(request.maxEvents), WireProtocol.maxReadEvents)
-        let maxBytes = request.maxBytes == 0 ? WireProtocol.maxReadBytes : min(Int(request.maxBytes), WireProtocol.maxReadBytes)
+        let maxEvents =
+            request.maxEvents == 0
+            ? WireProtocol.maxReadEvents : min(Int(request.maxEvents), WireProtocol.maxReadEvents)
+        let maxBytes =
+            request.maxBytes == 0 ? WireProtocol.maxReadBytes : min(Int(request.maxBytes), WireProtocol.maxReadBytes)
         let filter = EventFilter(prefixes: request.typePrefixes)
         var reply = Bureau_Bus_ReadReply()
         reply.head = through

@@ -61,7 +61,8 @@ final class ClientLoop: Sendable {
         var generator = SystemRandomNumberGenerator()
         requestIDs = Atomic(generator.next() >> 1)
         let context = try ZMQContext(ioThreads: 1)
-        let worker = ReaderBox(try ClientWorker(context: context, endpoints: endpoints, options: options, logger: logger))
+        let worker = ReaderBox(
+            try ClientWorker(context: context, endpoints: endpoints, options: options, logger: logger))
         let started = try SocketThread(name: "bureau-client") { [self] in
             worker.value.run(loop: self)
         }
@@ -144,7 +145,10 @@ final class ClientWorker {
         var heartbeatInterval: Duration = .milliseconds(500)
         var connected: Bool?
 
-        init(id: Int, socket: ZMQSocket, channel: SubscriptionChannel, tracker: SubscriptionTracker, now: ContinuousClock.Instant) {
+        init(
+            id: Int, socket: ZMQSocket, channel: SubscriptionChannel, tracker: SubscriptionTracker,
+            now: ContinuousClock.Instant
+        ) {
             self.id = id
             self.socket = socket
             self.channel = channel
@@ -219,14 +223,16 @@ final class ClientWorker {
         switch command {
         case .publish(let pending):
             let interval = options.firstRetry
-            publishes[pending.requestID] = Publish(pending: pending, interval: interval, nextAttempt: clock.now + interval)
+            publishes[pending.requestID] = Publish(
+                pending: pending, interval: interval, nextAttempt: clock.now + interval)
             _ = try? ingress.send(multipart: pending.frames, wait: false)
         case .cancelPublish(let id):
             publishes.removeValue(forKey: id)?.pending.continuation.resume(throwing: CancellationError())
         case .ping(let pending):
             pings[pending.requestID] = pending
             let frames = [
-                Data(WireProtocol.version.utf8), Data(WireProtocol.ping.utf8), WireProtocol.requestID(pending.requestID),
+                Data(WireProtocol.version.utf8), Data(WireProtocol.ping.utf8),
+                WireProtocol.requestID(pending.requestID),
             ]
             _ = try? reader.send(multipart: frames, wait: false)
         case .subscribe(let request):
@@ -335,7 +341,10 @@ final class ClientWorker {
                     heartbeat.packageHeads.map { ($0.package, $0.position) }, uniquingKeysWith: { max($0, $1) })
                 let action = subscription.tracker.heartbeat(
                     head: heartbeat.head, epochStart: heartbeat.epochStart, packageHeads: heads)
-                if action == .fetch { return }
+                if action == .fetch {
+                    subscription.channel.gaps.add(1, ordering: .relaxed)
+                    return
+                }
                 continue
             }
             guard frames.count == 3, let meta = WireProtocol.parseMeta(frames[1]) else { continue }
@@ -349,6 +358,7 @@ final class ClientWorker {
             case .skip:
                 continue
             case .fetch:
+                subscription.channel.gaps.add(1, ordering: .relaxed)
                 return
             }
         }

@@ -1,3 +1,4 @@
+import BureauSchemas
 import Logging
 import ZeroMQ
 
@@ -14,6 +15,8 @@ final class DaemonSockets: @unchecked Sendable {
     let ingress: [ZMQSocket]
     let read: [ZMQSocket]
     let events: [ZMQSocket]
+    /// The TCP endpoints as bound (a port of 0 resolved to the ports the system chose).
+    let tcpEndpoints: BusEndpoints?
 
     init(context: ZMQContext, configuration: BusDaemon.Configuration) throws {
         let ipc = configuration.location.ipcEndpoints
@@ -45,6 +48,11 @@ final class DaemonSockets: @unchecked Sendable {
             ingress.append(sockets[0])
             read.append(sockets[1])
             events.append(sockets[2])
+            tcpEndpoints = BusEndpoints(
+                ingress: try sockets[0].lastEndpoint, read: try sockets[1].lastEndpoint,
+                events: try sockets[2].lastEndpoint, serverKey: endpoints.serverKey)
+        } else {
+            tcpEndpoints = nil
         }
         self.ingress = ingress
         self.read = read
@@ -62,8 +70,11 @@ final class DaemonSockets: @unchecked Sendable {
         return socket
     }
 
+    /// The PUB socket. Subscriptions longer than any type name are refused (libzmq drops the
+    /// peer), which bounds the memory one subscriber's subscriptions can take.
     private static func publisher(_ context: ZMQContext, _ configuration: BusDaemon.Configuration) throws -> ZMQSocket {
         let socket = try context.socket(.pub)
+        try socket.setMaxMessageSize(Int64(TypeName.maxLength + 1))
         try socket.setLinger(milliseconds: 0)
         try socket.setSendHighWaterMark(configuration.publishHighWaterMark)
         return socket

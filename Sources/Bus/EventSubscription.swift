@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -33,6 +35,10 @@ public final class EventSubscription: AsyncSequence, Sendable {
     deinit {
         onCancel()
     }
+
+    /// How many times the subscription noticed that publications were lost (dropped at a
+    /// high-water mark, or missed while the bus restarted) and filled the gap from the log.
+    public var gapsFilled: Int { channel.gaps.load(ordering: .relaxed) }
 
     /// Stops the subscription; iteration ends after what is already buffered.
     public func cancel() {

@@ -32,6 +32,9 @@ final class IngressLoop {
 
     /// The most events one wake-up takes in; more waiting requests are taken next time.
     private let maxEventsPerBatch = 32_768
+    /// The most messages one wake-up reads from a socket, whatever they hold, so that a flood
+    /// of bad input cannot hold back the batch that valid requests wait in.
+    private let maxMessagesPerDrain = 4096
 
     init(
         ingress: [ZMQSocket], events: [ZMQSocket], log: any EventLog, sequencer: Sequencer, state: DaemonState,
@@ -72,9 +75,9 @@ final class IngressLoop {
             if case .interval(let milliseconds) = durability { wait = min(wait, milliseconds) }
             try poller.poll(timeout: wait)
             if poller.isReadable(stopItem) { break }
-            var events = 0
+            var taken = 0
             for (index, item) in ingressItems.enumerated() where poller.isReadable(item) {
-                events += try drain(socket: index, into: &pending, budget: maxEventsPerBatch - events)
+                taken += try drain(socket: index, into: &pending, budget: maxEventsPerBatch - taken)
             }
             if !pending.isEmpty {
                 try process(pending)
@@ -93,7 +96,9 @@ final class IngressLoop {
     private func drain(socket index: Int, into pending: inout [Request], budget: Int) throws -> Int {
         let socket = ingress[index]
         var taken = 0
-        while taken < budget, let frames = try socket.receiveMessage(wait: false) {
+        var messages = 0
+        while taken < budget, messages < maxMessagesPerDrain, let frames = try socket.receiveMessage(wait: false) {
+            messages += 1
             switch RequestFrames.parse(frames) {
             case .failure(let problem):
                 badInput.record(problem.message, socket: "ingress")
@@ -183,7 +188,9 @@ final class IngressLoop {
     private func acknowledge(_ requests: [Request], _ results: [[Bureau_Bus_PublishResult]]) {
         let head = log.head
         for (request, list) in zip(requests, results) {
-            reply(on: ingress[request.socket], to: request.identity, verb: WireProtocol.ack, requestID: request.requestID) {
+            reply(
+                on: ingress[request.socket], to: request.identity, verb: WireProtocol.ack, requestID: request.requestID
+            ) {
                 var ack = Bureau_Bus_PublishAck()
                 ack.results = list
                 ack.head = head
@@ -247,7 +254,8 @@ struct RequestFrames {
             return .failure(
                 Problem(
                     code: "malformed-request",
-                    message: "a request has at least 3 frames (version, verb, request id); got \(max(0, frames.count - 1))",
+                    message:
+                        "a request has at least 3 frames (version, verb, request id); got \(max(0, frames.count - 1))",
                     requestID: requestID))
         }
         let version = String(decoding: frames[1], as: UTF8.self)

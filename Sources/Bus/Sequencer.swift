@@ -69,7 +69,8 @@ struct Sequencer {
                 packageHeads[package] = next
                 batch.records.append(LogRecord(position: next, id: accepted.id, body: body))
                 batch.publications.append(
-                    Publication(position: next, type: Data(accepted.type.utf8), previousInPackage: previous, body: body))
+                    Publication(position: next, type: Data(accepted.type.utf8), previousInPackage: previous, body: body)
+                )
                 inBatch[accepted.id] = next
                 results.append(.committed(next))
                 next += 1
@@ -91,7 +92,8 @@ struct Sequencer {
     /// Checks one producer envelope: size, wire format, id, type, and no bus-assigned fields.
     func check(_ envelope: Data) -> Result<Accepted, Rejection> {
         guard envelope.count <= maxEnvelopeBytes else {
-            return .failure(Rejection(text: "envelope of \(envelope.count) bytes is over the limit of \(maxEnvelopeBytes)"))
+            return .failure(
+                Rejection(text: "envelope of \(envelope.count) bytes is over the limit of \(maxEnvelopeBytes)"))
         }
         let header: EnvelopeHeader
         do {
@@ -110,7 +112,8 @@ struct Sequencer {
         guard let typeRange = header.typeRange else {
             return .failure(Rejection(text: "the envelope has no type name"))
         }
-        let type = String(decoding: envelope[start + typeRange.lowerBound..<start + typeRange.upperBound], as: UTF8.self)
+        let type = String(
+            decoding: envelope[start + typeRange.lowerBound..<start + typeRange.upperBound], as: UTF8.self)
         if let problem = TypeName.problem(with: type) {
             return .failure(Rejection(text: problem))
         }

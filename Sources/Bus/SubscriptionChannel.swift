@@ -28,6 +28,8 @@ final class SubscriptionChannel: Sendable {
     }
 
     let capacity: Int
+    /// How many times the subscription noticed a gap and read the log to fill it.
+    let gaps = Atomic<Int>(0)
     private let state = Mutex(State())
     private let onRoom: @Sendable () -> Void
 

@@ -10,10 +10,11 @@ public final class FileLogReader: EventLogReader {
     public func read(after position: UInt64, through: UInt64, limit: Int, maxBytes: Int) throws -> [LogRecord] {
         guard position < through else { return [] }
         // Reading on from where the last request ended is the common case: keep that cursor.
-        if cursor?.nextPosition != position + 1 {
-            cursor = try LogCursor(directory: directory, after: position, limit: nil)
+        let cursor = try self.cursor ?? LogCursor(directory: directory, after: position)
+        self.cursor = cursor
+        if cursor.nextPosition != position + 1 {
+            try cursor.seek(after: position)
         }
-        guard let cursor else { return [] }
         var records: [LogRecord] = []
         var bytes = 0
         while records.count < limit, bytes < maxBytes, cursor.nextPosition <= through, let record = try cursor.next() {

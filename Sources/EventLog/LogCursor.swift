@@ -50,18 +50,34 @@ public final class LogCursor {
     ///
     /// A limit the caller knows is committed (the bus's published head) lets the cursor move
     /// to the next segment without listing the directory at every end of data.
-    public init(directory: String, after position: UInt64, limit: UInt64? = nil, bufferSize: Int = 1 << 20) throws {
+    public init(directory: String, after position: UInt64, limit: UInt64? = nil, bufferSize: Int = 256 << 10) throws {
         self.directory = directory
         self.limit = limit
         nextPosition = position + 1
-        buffer = [UInt8](repeating: 0, count: max(bufferSize, 64 << 10))
+        buffer = [UInt8](repeating: 0, count: max(bufferSize, 4 << 10))
         segments = try SegmentFile.list(in: directory)
         segmentIndex = 0
-        if let index = segments.lastIndex(where: { $0.firstPosition <= nextPosition }) {
-            segmentIndex = index
+        try seek(after: position)
+    }
+
+    /// Moves the cursor so that ``next()`` returns the record after `position`, reusing its
+    /// buffer (and the open segment when the position is in it).
+    public func seek(after position: UInt64) throws {
+        nextPosition = position + 1
+        end = .clean
+        if segments.isEmpty || segments.last.map({ $0.firstPosition < nextPosition }) != true {
+            segments = try SegmentFile.list(in: directory)
         }
-        if !segments.isEmpty {
-            try open(segmentIndex, seekingTo: nextPosition)
+        guard !segments.isEmpty else {
+            file = nil
+            return
+        }
+        let index = segments.lastIndex(where: { $0.firstPosition <= nextPosition }) ?? 0
+        if index != segmentIndex || file == nil {
+            file = nil
+            try open(index, seekingTo: nextPosition)
+        } else {
+            try reposition(in: segments[index], seekingTo: nextPosition)
         }
     }
 
@@ -193,6 +209,13 @@ public final class LogCursor {
         }
         segmentIndex = index
         self.file = file
+        try reposition(in: segment, seekingTo: position)
+        return true
+    }
+
+    /// Starts reading the open segment at the index entry nearest before `position`.
+    private func reposition(in segment: SegmentFile, seekingTo position: UInt64) throws {
+        guard let file else { return }
         start = 0
         count = 0
         bufferFileOffset = Int64(SegmentFile.headerSize)
@@ -202,7 +225,6 @@ public final class LogCursor {
         {
             bufferFileOffset = entry.offset
         }
-        return true
     }
 
     /// Whether a valid record with `position` starts at `offset` (an index entry is only a hint).

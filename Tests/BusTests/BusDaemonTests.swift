@@ -4,6 +4,7 @@ import EventLog
 import Foundation
 import TestSupport
 import Testing
+import ZeroMQ
 
 @Suite(.timeLimit(.minutes(2)))
 struct BusDaemonTests {
@@ -56,5 +57,199 @@ struct BusDaemonTests {
             if positions.count == 60 { break }
         }
         #expect(positions == Array(1...60))
+    }
+}
+
+extension BusDaemonTests {
+    /// Publishes `count` events in batches, returns the last position.
+    static func publish(
+        _ count: Int, with client: BusClient, batch: Int = 4096, type: String = "bureau.test.Happened"
+    )
+        async throws
+    {
+        var sent = 0
+        while sent < count {
+            let size = min(batch, count - sent)
+            let outcomes = try await client.publish((0..<size).map { Self.event(sent + $0, type: type) })
+            #expect(outcomes.allSatisfy { $0.position != nil })
+            sent += size
+        }
+    }
+
+    /// Collects positions from a subscription until `count` events have arrived.
+    static func collect(
+        _ subscription: EventSubscription, count: Int, onCaughtUp: () async throws -> Void = {}
+    )
+        async throws -> [UInt64]
+    {
+        var positions: [UInt64] = []
+        positions.reserveCapacity(count)
+        var caughtUpOnce = false
+        for try await item in subscription {
+            switch item {
+            case .event(let event): positions.append(event.position)
+            case .caughtUp:
+                if !caughtUpOnce {
+                    caughtUpOnce = true
+                    try await onCaughtUp()
+                }
+            case .connection: break
+            }
+            if positions.count >= count { break }
+        }
+        return positions
+    }
+
+    @Test func aSubscriberStartedAfter100000EventsReceivesThemAllThenTheLiveOnesInOrderOnce() async throws {
+        let bus = try TestBus()
+        let producer = try bus.client("producer")
+        try await Self.publish(100_000, with: producer)
+        let consumer = try bus.client("consumer")
+        let positions = try await Self.collect(consumer.subscribe(), count: 101_000) {
+            try await Self.publish(1000, with: producer, batch: 100)
+        }
+        #expect(positions.count == 101_000)
+        #expect(positions == Array(1...101_000))
+    }
+
+    @Test func aSlowSubscriberFarPastTheHighWaterMarkReceivesEveryEventOnceInOrder() async throws {
+        let bus = try TestBus { $0.publishHighWaterMark = 50 }
+        let producer = try bus.client("producer")
+        let consumer = try bus.client("slow") { $0.subscriberHighWaterMark = 50 }
+        let subscription = consumer.subscribe(bufferCapacity: 64)
+        let total = 20_000
+        var positions: [UInt64] = []
+        var started = false
+        var producing: Task<Void, any Error>?
+        for try await item in subscription {
+            switch item {
+            case .event(let event):
+                positions.append(event.position)
+                // Slow on purpose: a pause every 100 events lets the publisher run far ahead.
+                if positions.count % 100 == 0 { try await Task.sleep(for: .milliseconds(2)) }
+            case .caughtUp:
+                if !started {
+                    started = true
+                    producing = Task { try await Self.publish(total, with: producer, batch: 500) }
+                }
+            case .connection: break
+            }
+            if positions.count == total { break }
+        }
+        try await producing?.value
+        #expect(positions == Array(1...UInt64(total)))
+        // Publications were dropped for this subscriber and the log filled the gaps.
+        #expect(subscription.gapsFilled > 0)
+    }
+
+    @Test func aPackageSubscriptionGetsOnlyThatPackageInOrder() async throws {
+        let bus = try TestBus()
+        let client = try bus.client()
+        for round in 0..<20 {
+            _ = try await client.publish([
+                Self.event(round, type: "bureau.a.X"), Self.event(round, type: "bureau.b.Y"),
+                Self.event(round, type: "bureau.a.Z"),
+            ])
+        }
+        var types: [String] = []
+        var positions: [UInt64] = []
+        for try await event in client.subscribe(EventFilter(prefixes: ["bureau.a."])).events {
+            types.append(event.type)
+            positions.append(event.position)
+            if positions.count == 40 { break }
+        }
+        #expect(Set(types) == ["bureau.a.X", "bureau.a.Z"])
+        let expected: [UInt64] = (0..<20).flatMap { round -> [UInt64] in
+            let first = UInt64(round * 3 + 1)
+            return [first, first + 2]
+        }
+        #expect(positions == expected)
+    }
+
+    @Test func aSubscriptionContinuesWithoutGapsAcrossADaemonRestart() async throws {
+        let bus = try TestBus()
+        let client = try bus.client()
+        let subscription = client.subscribe(EventFilter(prefixes: ["bureau.a."]))
+        var iterator = subscription.events.makeAsyncIterator()
+        _ = try await client.publish([Self.event(1, type: "bureau.a.X"), Self.event(2, type: "bureau.b.X")])
+        #expect(try await iterator.next()?.position == 1)
+        bus.stop()
+        try bus.start()
+        _ = try await client.publish([Self.event(3, type: "bureau.a.X"), Self.event(4, type: "bureau.a.Y")])
+        #expect(try await iterator.next()?.position == 3)
+        #expect(try await iterator.next()?.position == 4)
+    }
+
+    @Test func aSecondDaemonOnTheSameDataDirectoryRefusesAndNamesTheHolder() throws {
+        let bus = try TestBus()
+        var configuration = BusDaemon.Configuration(location: bus.location)
+        configuration.heartbeatInterval = .milliseconds(100)
+        #expect {
+            _ = try BusDaemon(configuration: configuration, logger: TestLogging.logger("second")).start()
+        } throws: { error in
+            "\(error)".contains("in use by process \(getpid())")
+        }
+        // The first daemon's sockets and bus.json are untouched.
+        #expect(FileManager.default.fileExists(atPath: bus.location.infoFile))
+    }
+
+    @Test func theRunDirectoryAndItsSocketsAreForTheOwnerOnly() throws {
+        let bus = try TestBus()
+        #expect(Files.mode(bus.location.runDirectory) == 0o700)
+        for name in ["ingress.sock", "read.sock", "events.sock", "bus.json"] {
+            #expect(Files.mode(bus.location.runDirectory + "/" + name) == 0o600, "\(name)")
+        }
+    }
+
+    @Test func aDataDirectoryWhoseSocketPathsAreTooLongIsRefusedClearly() throws {
+        let directory = try TemporaryDirectory("long")
+        let location = BusLocation(dataDirectory: directory.file(String(repeating: "d", count: 100)))
+        #expect {
+            _ = try BusDaemon(configuration: .init(location: location), logger: TestLogging.logger("long")).start()
+        } throws: { error in
+            "\(error)".contains("over Linux's limit of 107")
+        }
+    }
+
+    @Test func publishingWithNoDaemonFailsWithAClearErrorAfterTheTimeout() async throws {
+        let directory = try TemporaryDirectory("none")
+        var options = BusClient.Options(process: "test")
+        options.publishTimeout = .milliseconds(600)
+        let client = try BusClient(location: BusLocation(dataDirectory: directory.file("data")), options: options)
+        await #expect {
+            _ = try await client.publish(Self.event(1))
+        } throws: { error in
+            "\(error)".contains("no bus answered at ipc://") && "\(error)".contains("within 0.6 s")
+        }
+    }
+}
+
+extension BusDaemonTests {
+    @Test func overTCPOnlyClientsWithAnAllowedCurveKeyGetIn() async throws {
+        let server = try CurveKeyPair.generate()
+        let allowed = try CurveKeyPair.generate()
+        let stranger = try CurveKeyPair.generate()
+        let bus = try TestBus {
+            $0.tcp = .init(
+                host: "127.0.0.1", port: 0, security: .curve(server: server, allowedClients: [allowed.publicKey]))
+        }
+        let info = try bus.location.readInfo()
+        let endpoints = try #require(info?.tcpEndpoints)
+        #expect(endpoints.serverKey == server.publicKey)
+        #expect(endpoints.ingress.hasPrefix("tcp://127.0.0.1:"))
+
+        var options = BusClient.Options(process: "remote")
+        options.curve = .init(serverKey: server.publicKey, keys: allowed)
+        let remote = try BusClient(endpoints: endpoints, options: options)
+        #expect(try await remote.publish(Self.event(1)) == .committed(1))
+        var received = remote.subscribe().events.makeAsyncIterator()
+        #expect(try await received.next()?.position == 1)
+
+        var strangerOptions = BusClient.Options(process: "stranger")
+        strangerOptions.curve = .init(serverKey: server.publicKey, keys: stranger)
+        strangerOptions.publishTimeout = .milliseconds(700)
+        let intruder = try BusClient(endpoints: endpoints, options: strangerOptions)
+        await #expect(throws: BusError.self) { _ = try await intruder.publish(Self.event(2)) }
+        #expect(try await bus.client().ping().head == 1)
     }
 }

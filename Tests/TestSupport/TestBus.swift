@@ -34,7 +34,9 @@ public final class TestBus: @unchecked Sendable {
         daemon = nil
     }
 
-    public func client(_ process: String = "test", configure: (inout BusClient.Options) -> Void = { _ in }) throws
+    public func client(
+        _ process: String = "test", configure: (inout BusClient.Options) -> Void = { _ in }
+    ) throws
         -> BusClient
     {
         var options = BusClient.Options(process: process)

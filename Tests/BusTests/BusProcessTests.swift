@@ -1,0 +1,129 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Tests that run `bureau bus` as a separate process, so that it can be killed.
+@Suite(.timeLimit(.minutes(3)))
+struct BusProcessTests {
+    @Test func killNineWhilePublishingLosesNoAcknowledgedEventAndDuplicatesNone() async throws {
+        let directory = try TemporaryDirectory("kill")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        var options = BusClient.Options(process: "producer")
+        options.publishTimeout = .seconds(60)
+        let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("producer"))
+        let acknowledged = Locked<[EventID]>([])
+        let stop = StopFlag()
+        let (progress, progressed) = AsyncStream.makeStream(of: Int.self)
+        // Four producers publishing batches as fast as the bus acknowledges them.
+        let producers = (0..<4).map { _ in
+            Task {
+                while !stop.isSet {
+                    let batch = (0..<100).map { _ in
+                        OutgoingEvent(type: "bureau.test.Happened", payload: Data(repeating: 7, count: 100))
+                    }
+                    let outcomes = try await client.publish(batch)
+                    for outcome in outcomes where outcome.position == nil {
+                        throw TestSupportError("rejected: \(outcome)")
+                    }
+                    let total = acknowledged.withLock { list in
+                        list += batch.map(\.id)
+                        return list.count
+                    }
+                    progressed.yield(total)
+                }
+            }
+        }
+        var progressIterator = progress.makeAsyncIterator()
+        func waitForAcknowledged(atLeast count: Int) async {
+            while let total = await progressIterator.next(), total < count {}
+        }
+        for round in 1...3 {
+            await waitForAcknowledged(atLeast: round * 3000)
+            await bus.stop(SIGKILL)
+            try await bus.start()
+        }
+        await waitForAcknowledged(atLeast: 12_000)
+        stop.set()
+        for producer in producers { try await producer.value }
+        client.close()
+        #expect(await bus.stop(SIGTERM) == 0)
+
+        let records = try bus.records()
+        let ids = records.map(\.id)
+        #expect(records.map(\.position) == Array(1...UInt64(records.count)), "positions run from 1 without holes")
+        #expect(Set(ids).count == ids.count, "no event id appears twice")
+        let missing = Set(acknowledged.withLock { $0 }).subtracting(ids)
+        #expect(missing.isEmpty, "\(missing.count) acknowledged events are missing")
+        let verify = try await bus.run(["log", "verify"])
+        #expect(verify.code == 0, "\(verify.out)\(verify.err)")
+    }
+
+    @Test(arguments: ["cut", "garbage"])
+    func theDaemonRepairsADamagedTailAndVerifyPassesAfterwards(damage: String) async throws {
+        let directory = try TemporaryDirectory("tail")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start(["--segment-mib", "1"])
+        let client = try BusClient(location: bus.location, options: .init(process: "test"))
+        for _ in 0..<10 {
+            _ = try await client.publish(
+                (0..<1000).map { _ in OutgoingEvent(type: "bureau.test.Happened", payload: Data(repeating: 1, count: 120)) })
+        }
+        client.close()
+        await bus.stop()
+        let segments = Files.list(bus.location.logDirectory).filter { $0.hasSuffix(".seg") }
+        #expect(segments.count > 1)
+        let newest = bus.location.logDirectory + "/" + (segments.last ?? "")
+        let size = Files.size(newest)
+        if damage == "cut" {
+            try Files.truncate(newest, to: Int64.random(in: (size / 2)..<size))
+        } else {
+            try Files.overwrite(newest, at: size - 50, with: (0..<50).map { _ in UInt8.random(in: 0...255) })
+        }
+        let before = try await bus.run(["log", "verify"])
+        #expect(before.code == 1)
+        #expect(before.out.contains("bad: position"))
+
+        let restarted = try await bus.start()
+        let head = try bus.records().count
+        await bus.stop()
+        #expect(restarted.standardError.contains("repaired"), "\(restarted.standardError)")
+        #expect(restarted.standardError.contains("dropped"))
+        #expect(head < 10_000)
+        let after = try await bus.run(["log", "verify"])
+        #expect(after.code == 0, "\(after.out)\(after.err)")
+        #expect(after.out.contains("ok: \(head) records"))
+    }
+
+    @Test func aSecondDaemonProcessRefusesAndNamesTheFirst() async throws {
+        let directory = try TemporaryDirectory("two")
+        let bus = BusProcess(directory: directory.path)
+        let first = try await bus.start()
+        let second = try ChildProcess(
+            BureauExecutable.path, ["bus", "--data", bus.location.dataDirectory], directory: directory.path,
+            name: "second")
+        #expect(await second.exitCode() == 1)
+        #expect(second.standardError.contains("in use by process \(first.pid)"), "\(second.standardError)")
+        #expect(second.standardError.contains("bureau bus"))
+        // The first one still answers.
+        try await BusProcess.waitUntilReady(bus.location, child: first, timeout: .seconds(5))
+        #expect(await bus.stop() == 0)
+    }
+
+    @Test func sigtermStopsTheDaemonCleanlyWithEverythingDurable() async throws {
+        let directory = try TemporaryDirectory("term")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        let client = try BusClient(location: bus.location, options: .init(process: "test"))
+        let outcomes = try await client.publish(
+            (0..<500).map { _ in OutgoingEvent(type: "bureau.test.Happened", payload: Data("x".utf8)) })
+        client.close()
+        #expect(await bus.stop(SIGTERM) == 0)
+        #expect(try bus.records().count == outcomes.count)
+        #expect(!FileManager.default.fileExists(atPath: bus.location.infoFile), "bus.json is removed")
+    }
+}

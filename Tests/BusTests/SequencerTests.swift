@@ -1,0 +1,90 @@
+import BureauSchemas
+import EventLog
+import Foundation
+import Testing
+
+@testable import Bus
+
+struct SequencerTests {
+    static func envelope(
+        id: EventID? = .random(), type: String? = "bureau.test.Happened", configure: (inout Bureau_Envelope) -> Void = { _ in }
+    ) -> Data {
+        var envelope = Bureau_Envelope()
+        if let id { envelope.id = Data(id.bytes) }
+        if let type { envelope.type = type }
+        envelope.payload = Data("x".utf8)
+        configure(&envelope)
+        return (try? envelope.serializedData()) ?? Data()
+    }
+
+    static func sequencer() -> Sequencer {
+        Sequencer(maxEnvelopeBytes: 1024, epochStart: 0, lastCommitTime: (0, 0))
+    }
+
+    @Test func eachValidEnvelopeGetsTheNextPositionAndTheBusFields() throws {
+        var sequencer = Self.sequencer()
+        let log = InMemoryEventLog()
+        let batch = sequencer.sequence([[Self.envelope(), Self.envelope()], [Self.envelope()]], log: log, now: (100, 5))
+        #expect(batch.results.map { $0.map(\.position) } == [[1, 2], [3]])
+        #expect(batch.records.map(\.position) == [1, 2, 3])
+        let stored = try Bureau_Envelope(serializedBytes: batch.records[1].body)
+        #expect(stored.position == 2)
+        #expect(stored.commitTime.seconds == 100 && stored.commitTime.nanos == 5)
+        #expect(stored.payload == Data("x".utf8))
+    }
+
+    @Test func aRetryIsADuplicateOfTheCommittedEventInTheSameBatchOrALaterOne() throws {
+        var sequencer = Self.sequencer()
+        let log = InMemoryEventLog()
+        let id = EventID.random()
+        let first = sequencer.sequence([[Self.envelope(id: id), Self.envelope(id: id)]], log: log, now: (1, 0))
+        #expect(first.results[0].map(\.status) == [.committed, .duplicate])
+        #expect(first.results[0].map(\.position) == [1, 1])
+        try log.append(first.records)
+        let second = sequencer.sequence([[Self.envelope(id: id)]], log: log, now: (2, 0))
+        #expect(second.results[0][0].status == .duplicate)
+        #expect(second.results[0][0].position == 1)
+        #expect(second.records.isEmpty)
+    }
+
+    @Test(arguments: [
+        (Data([0xFF, 0xFF, 0xFF]), "malformed envelope"),
+        (SequencerTests.envelope(id: nil), "id must be 16 bytes, not 0"),
+        (SequencerTests.envelope(id: .zero), "all zeros"),
+        (SequencerTests.envelope(type: nil), "has no type name"),
+        (SequencerTests.envelope(type: "NoPackage"), "has no package"),
+        (SequencerTests.envelope(type: "_heartbeat.X"), "reserved"),
+        (SequencerTests.envelope(type: "bureau.bad name"), "has a character"),
+        (SequencerTests.envelope { $0.position = 7 }, "the bus assigns positions"),
+        (SequencerTests.envelope { $0.commitTime.seconds = 7 }, "the bus assigns commit times"),
+        (SequencerTests.envelope { $0.payload = Data(count: 2000) }, "over the limit of 1024"),
+    ])
+    func anInvalidEnvelopeIsRejectedWithItsReasonAndTheRestGoOn(envelope: Data, reason: String) {
+        var sequencer = Self.sequencer()
+        let batch = sequencer.sequence([[envelope, Self.envelope()]], log: InMemoryEventLog(), now: (1, 0))
+        #expect(batch.results[0][0].status == .rejected)
+        #expect(batch.results[0][0].reason.contains(reason), "\(batch.results[0][0].reason)")
+        #expect(batch.results[0][1].status == .committed && batch.results[0][1].position == 1)
+    }
+
+    @Test func commitTimesNeverGoBackwards() throws {
+        var sequencer = Sequencer(maxEnvelopeBytes: 1024, epochStart: 0, lastCommitTime: (500, 0))
+        let batch = sequencer.sequence([[Self.envelope()]], log: InMemoryEventLog(), now: (400, 0))
+        #expect(try Bureau_Envelope(serializedBytes: batch.records[0].body).commitTime.seconds == 500)
+    }
+
+    @Test func eachPublicationNamesThePreviousEventOfItsPackage() {
+        var sequencer = Sequencer(maxEnvelopeBytes: 1024, epochStart: 10, lastCommitTime: (0, 0))
+        let log = InMemoryEventLog()
+        let batch = sequencer.sequence(
+            [
+                [
+                    Self.envelope(type: "bureau.a.X"), Self.envelope(type: "bureau.b.Y"),
+                    Self.envelope(type: "bureau.a.Z"),
+                ]
+            ], log: log, now: (1, 0))
+        // Positions 1, 2, 3; the first of each package points at the epoch's start.
+        #expect(batch.publications.map(\.previousInPackage) == [10, 10, 1])
+        #expect(sequencer.packageHeads == ["bureau.a": 3, "bureau.b": 2])
+    }
+}

@@ -1,0 +1,67 @@
+import Testing
+
+@testable import Bus
+
+struct SubscriptionTrackerTests {
+    static func live(_ filter: EventFilter = .all, at cursor: UInt64) -> SubscriptionTracker {
+        var tracker = SubscriptionTracker(filter: filter, after: cursor)
+        _ = tracker.readReply(positions: [], scannedTo: cursor, head: cursor)
+        return tracker
+    }
+
+    @Test func itReadsTheLogUntilItReachesTheHeadThenGoesLive() {
+        var tracker = SubscriptionTracker(filter: .all, after: 0)
+        #expect(!tracker.isLive)
+        #expect(tracker.readReply(positions: [1, 2, 3], scannedTo: 3, head: 5) == ([0, 1, 2], false))
+        #expect(tracker.readReply(positions: [4, 5], scannedTo: 5, head: 5) == ([0, 1], true))
+        #expect(tracker.isLive && tracker.cursor == 5)
+    }
+
+    @Test func eventsAlreadyDeliveredAreDroppedWhereverTheyComeFrom() {
+        var tracker = Self.live(at: 5)
+        #expect(tracker.publication(position: 4, previousInPackage: 0, type: "bureau.a.X") == .skip)
+        #expect(tracker.publication(position: 6, previousInPackage: 0, type: "bureau.a.X") == .deliver)
+        #expect(tracker.publication(position: 6, previousInPackage: 0, type: "bureau.a.X") == .skip)
+    }
+
+    @Test func aHoleInGlobalPositionsIsAGap() {
+        var tracker = Self.live(at: 5)
+        #expect(tracker.publication(position: 7, previousInPackage: 0, type: "bureau.a.X") == .fetch)
+        #expect(!tracker.isLive)
+        // The read fills the hole; the publication that revealed it comes again from the log.
+        #expect(tracker.readReply(positions: [6, 7], scannedTo: 7, head: 7) == ([0, 1], true))
+    }
+
+    @Test func aPackageChainIgnoresOtherPackagesButCatchesItsOwnHoles() {
+        var tracker = Self.live(EventFilter(prefixes: ["bureau.a."]), at: 10)
+        #expect(tracker.chain == .package("bureau.a"))
+        #expect(tracker.publication(position: 15, previousInPackage: 10, type: "bureau.a.X") == .deliver)
+        #expect(tracker.publication(position: 20, previousInPackage: 15, type: "bureau.a.Y") == .deliver)
+        #expect(tracker.publication(position: 30, previousInPackage: 25, type: "bureau.a.X") == .fetch)
+    }
+
+    @Test func aLostLastMessageIsNoticedAtTheNextHeartbeat() {
+        var global = Self.live(at: 5)
+        #expect(global.heartbeat(head: 5, epochStart: 0, packageHeads: [:]) == .skip)
+        #expect(global.heartbeat(head: 6, epochStart: 0, packageHeads: [:]) == .fetch)
+
+        var package = Self.live(EventFilter(prefixes: ["bureau.a.X"]), at: 5)
+        // Other packages moved on: nothing missed, and the cursor moves to the head.
+        #expect(package.heartbeat(head: 9, epochStart: 0, packageHeads: ["bureau.a": 5, "bureau.b": 9]) == .skip)
+        #expect(package.cursor == 9)
+        #expect(package.heartbeat(head: 12, epochStart: 0, packageHeads: ["bureau.a": 11]) == .fetch)
+    }
+
+    @Test func afterADaemonRestartAnUnknownPackageHeadIsCheckedAgainstTheLog() {
+        var tracker = Self.live(EventFilter(prefixes: ["bureau.a."]), at: 5)
+        // The new daemon started at head 8 and has not seen bureau.a since: events 6…8 may hold some.
+        #expect(tracker.heartbeat(head: 8, epochStart: 8, packageHeads: [:]) == .fetch)
+    }
+
+    @Test func filtersThatSpanPackagesFollowTheGlobalChain() {
+        #expect(EventFilter(prefixes: ["bureau.a.X", "bureau.b.Y"]).chain == .global)
+        #expect(EventFilter(prefixes: ["bureau.a.X", "bureau.a.Y"]).chain == .package("bureau.a"))
+        #expect(EventFilter(prefixes: ["bureau.wat"]).chain == .global)
+        #expect(EventFilter.all.chain == .global)
+    }
+}

@@ -1,0 +1,166 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A process a test started, with its output in files; killed when released if still running.
+///
+/// Tests end only processes they started, by pid.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    public let stdoutPath: String
+    public let stderrPath: String
+    private let status = Mutex<Int32?>(nil)
+    private let waiters = Mutex<[@Sendable (Int32) -> Void]>([])
+    private var waiter: pthread_t?
+
+    /// Starts `executable` with `arguments`, stdout and stderr to files in `directory`.
+    public init(
+        _ executable: String, _ arguments: [String], directory: String, name: String = "child",
+        environment: [String: String] = [:]
+    ) throws {
+        stdoutPath = directory + "/\(name).out"
+        stderrPath = directory + "/\(name).err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        var merged = ProcessEnvironment.current
+        for (key, value) in environment { merged[key] = value }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard result == 0 else { throw TestSupportError("posix_spawn \(executable): errno \(result)") }
+        self.pid = pid
+        startWaiter()
+    }
+
+    /// Blocks a thread in waitpid so that ``exitStatus()`` can be awaited without polling.
+    private func startWaiter() {
+        let unmanaged = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        pthread_create(
+            &thread, nil,
+            { context in
+                guard let context else { return nil }
+                let child = Unmanaged<ChildProcess>.fromOpaque(context).takeRetainedValue()
+                var raw: Int32 = 0
+                while waitpid(child.pid, &raw, 0) < 0 && errno == EINTR {}
+                child.status.withLock { $0 = raw }
+                for waiter in child.waiters.withLock({ waiters in
+                    defer { waiters = [] }
+                    return waiters
+                }) {
+                    waiter(raw)
+                }
+                return nil
+            }, unmanaged.toOpaque())
+        pthread_detach(thread)
+    }
+
+    public func signal(_ signal: Int32) {
+        if status.withLock({ $0 }) == nil { kill(pid, signal) }
+    }
+
+    public var isRunning: Bool { status.withLock { $0 } == nil }
+
+    /// The raw wait status once the process has ended.
+    public func exitStatus() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            onExit { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Calls `body` with the raw wait status when the process ends (at once if it has).
+    private func onExit(_ body: @escaping @Sendable (Int32) -> Void) {
+        let known = status.withLock { status -> Int32? in
+            if let status { return status }
+            waiters.withLock { $0.append(body) }
+            return nil
+        }
+        if let known { body(known) }
+    }
+
+    /// The exit code, or 128 + the signal that ended it.
+    public func exitCode() async -> Int32 {
+        let raw = await exitStatus()
+        let signal = raw & 0x7F
+        return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+    }
+
+    /// Waits up to `timeout` for the process to end; nil if it is still running then.
+    public func exitCode(within timeout: Duration) async -> Int32? {
+        let raw: Int32? = await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            onExit { once.resume($0) }
+            Task {
+                try? await Task.sleep(for: timeout)
+                once.resume(nil)
+            }
+        }
+        guard let raw else { return nil }
+        let signal = raw & 0x7F
+        return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+    }
+
+    public var standardOutput: String { Files.read(stdoutPath) ?? "" }
+    public var standardError: String { Files.read(stderrPath) ?? "" }
+
+    deinit {
+        if status.withLock({ $0 }) == nil { kill(pid, SIGKILL) }
+    }
+}
+
+/// The test process's environment.
+public enum ProcessEnvironment {
+    public static var current: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}
+
+/// The `bureau` executable built beside the test bundle.
+public enum BureauExecutable {
+    public static var path: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let exe = String(decoding: buffer.prefix(max(0, count)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var directory = exe
+        // The test binary is <build>/<Package>PackageTests.xctest; the executable sits beside it.
+        while !directory.isEmpty {
+            directory = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
+            if access(directory + "/bureau", X_OK) == 0 { return directory + "/bureau" }
+        }
+        return "bureau"
+    }
+}
+
+/// Resumes a continuation with the first value given; later ones are ignored.
+final class ResumeOnce<Value: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Value, Never>?>(nil)
+    init(_ continuation: CheckedContinuation<Value, Never>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+    func resume(_ value: Value) {
+        continuation.withLock { stored in
+            stored?.resume(returning: value)
+            stored = nil
+        }
+    }
+}
