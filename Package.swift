@@ -72,6 +72,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "bureau-bench",
+            dependencies: [
+                "Bus", "EventLog", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/BureauBenchmarks",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "bureau",
             dependencies: ["BureauCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict

@@ -1,11 +1,10 @@
 import ArgumentParser
 import Bus
 import EventLog
+import Foundation
 import Logging
 import ServiceLifecycle
 import ZeroMQ
-
-import Foundation
 
 struct BusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,7 @@
 import ArgumentParser
 import Bus
-import Logging
-
 import Foundation
+import Logging
 
 /// Options every command that touches a deployment takes.
 struct GlobalOptions: ParsableArguments {

@@ -1,7 +1,6 @@
 import ArgumentParser
-import ZeroMQ
-
 import Foundation
+import ZeroMQ
 
 struct KeygenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,6 @@ import ArgumentParser
 import BureauSchemas
 import Bus
 import EventLog
-
 import Foundation
 
 struct LogCommand: AsyncParsableCommand {

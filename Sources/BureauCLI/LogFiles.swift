@@ -1,6 +1,5 @@
 import Bus
 import EventLog
-
 import Foundation
 
 /// Reads the log's segment files directly, without the bus.

@@ -2,9 +2,8 @@ import ArgumentParser
 import BureauSchemas
 import Bus
 import EventLog
-import SwiftProtobuf
-
 import Foundation
+import SwiftProtobuf
 
 struct PublishCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,10 +47,11 @@ struct PublishCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("--json is not a valid \(type): \(error)")
         }
-        let eventID = try id.map { text in
-            guard let parsed = EventID(text) else { throw CLIError("--id '\(text)' is not a UUID") }
-            return parsed
-        } ?? EventID.random()
+        let eventID =
+            try id.map { text in
+                guard let parsed = EventID(text) else { throw CLIError("--id '\(text)' is not a UUID") }
+                return parsed
+            } ?? EventID.random()
         let correlationID = try correlation.map { text in
             guard let parsed = EventID(text) else { throw CLIError("--correlation '\(text)' is not a UUID") }
             return parsed

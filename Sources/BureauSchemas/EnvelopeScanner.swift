@@ -24,57 +24,33 @@ public struct EnvelopeHeader: Equatable, Sendable {
 public struct EnvelopeScanError: Error, Equatable, CustomStringConvertible {
     public let offset: Int
     public let reason: String
+
+    public init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+
     public var description: String { "malformed envelope at byte \(offset): \(reason)" }
 }
 
 public enum EnvelopeScanner {
     public static func scan(_ bytes: UnsafeRawBufferPointer) throws(EnvelopeScanError) -> EnvelopeHeader {
         var header = EnvelopeHeader()
-        var offset = 0
-        while offset < bytes.count {
-            let fieldStart = offset
-            let tag = try varint(bytes, &offset)
-            let field = tag >> 3
-            let wireType = tag & 7
-            guard field > 0, field <= 536_870_911 else {
-                throw EnvelopeScanError(offset: fieldStart, reason: "field number \(field) is not valid")
-            }
-            switch wireType {
-            case 0:
-                let value = try varint(bytes, &offset)
-                if field == 1 { header.position = value }
-                if [2, 3, 4, 5, 7, 8].contains(field) {
-                    throw EnvelopeScanError(offset: fieldStart, reason: "field \(field) should be length-delimited")
-                }
-            case 1:
-                guard offset + 8 <= bytes.count else {
-                    throw EnvelopeScanError(offset: fieldStart, reason: "field \(field) is cut short")
-                }
-                offset += 8
-            case 2:
-                let length = try varint(bytes, &offset)
-                guard length <= UInt64(bytes.count - offset) else {
-                    throw EnvelopeScanError(
-                        offset: fieldStart,
-                        reason: "field \(field) claims \(length) bytes but \(bytes.count - offset) remain")
-                }
-                let range = offset..<offset + Int(length)
-                switch field {
-                case 1, 6: throw EnvelopeScanError(offset: fieldStart, reason: "field \(field) should be a varint")
-                case 2: header.idRange = range
-                case 3: header.typeRange = range
-                case 4: header.hasCommitTime = true
-                default: break
-                }
-                offset = range.upperBound
-            case 5:
-                guard offset + 4 <= bytes.count else {
-                    throw EnvelopeScanError(offset: fieldStart, reason: "field \(field) is cut short")
-                }
-                offset += 4
-            default:
-                throw EnvelopeScanError(
-                    offset: fieldStart, reason: "wire type \(wireType) of field \(field) is not valid")
+        var reader = WireReader(bytes)
+        while !reader.isAtEnd {
+            let start = reader.offset
+            let (field, value) = try reader.next()
+            switch (field, value) {
+            case (1, .varint(let position)): header.position = position
+            case (2, .bytes(let range)): header.idRange = range
+            case (3, .bytes(let range)): header.typeRange = range
+            case (4, .bytes): header.hasCommitTime = true
+            case (5, .bytes), (7, .bytes), (8, .bytes), (6, .varint): break
+            case (1, _), (6, _):
+                throw EnvelopeScanError(offset: start, reason: "field \(field) should be a varint")
+            case (2, _), (3, _), (4, _), (5, _), (7, _), (8, _):
+                throw EnvelopeScanError(offset: start, reason: "field \(field) should be length-delimited")
+            default: break
             }
         }
         return header
@@ -96,43 +72,62 @@ public enum EnvelopeScanner {
         return String(
             decoding: data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound], as: UTF8.self)
     }
-
-    static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) throws(EnvelopeScanError) -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        let start = offset
-        while true {
-            guard offset < bytes.count else { throw EnvelopeScanError(offset: start, reason: "varint is cut short") }
-            let byte = bytes[offset]
-            offset += 1
-            guard shift < 64 else { throw EnvelopeScanError(offset: start, reason: "varint is longer than 10 bytes") }
-            result |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return result }
-            shift += 7
-        }
-    }
 }
 
-/// Writes the fields the bus daemon adds to a producer's envelope.
-public enum EnvelopeStamp {
-    /// Field 1 (position) and field 4 (commit time), encoded to be appended to an envelope:
-    /// protobuf decoders read the concatenation as one message.
-    public static func fields(position: UInt64, seconds: Int64, nanos: Int32) -> [UInt8] {
-        var bytes: [UInt8] = [0x08]
-        appendVarint(position, to: &bytes)
-        var time: [UInt8] = []
+/// Writes the fields the bus daemon adds to a producer's envelope: position (field 1) and
+/// commit time (field 4). Appended to the producer's bytes, protobuf decoders read the
+/// concatenation as one message.
+///
+/// The commit time is encoded once per batch; only the position differs per event.
+public struct EnvelopeStamp: Sendable {
+    /// Field 4, encoded: tag, length, then the Timestamp's seconds and nanos.
+    private let time: [UInt8]
+
+    public init(seconds: Int64, nanos: Int32) {
+        var inner: [UInt8] = []
         if seconds != 0 {
-            time.append(0x08)
-            appendVarint(UInt64(bitPattern: seconds), to: &time)
+            inner.append(0x08)
+            EnvelopeStamp.appendVarint(UInt64(bitPattern: seconds), to: &inner)
         }
         if nanos != 0 {
-            time.append(0x10)
-            appendVarint(UInt64(bitPattern: Int64(nanos)), to: &time)
+            inner.append(0x10)
+            EnvelopeStamp.appendVarint(UInt64(bitPattern: Int64(nanos)), to: &inner)
         }
-        bytes.append(0x22)
-        appendVarint(UInt64(time.count), to: &bytes)
-        bytes += time
-        return bytes
+        var time: [UInt8] = [0x22]
+        EnvelopeStamp.appendVarint(UInt64(inner.count), to: &time)
+        self.time = time + inner
+    }
+
+    /// The envelope with the stamp for `position` appended, in one allocation.
+    public func stamped(_ envelope: Data, position: UInt64) -> Data {
+        var varint: (UInt64, UInt64) = (0, 0)
+        let varintLength = withUnsafeMutableBytes(of: &varint) { raw -> Int in
+            raw[0] = 0x08
+            var value = position
+            var index = 1
+            while value >= 0x80 {
+                raw[index] = UInt8(value & 0x7F) | 0x80
+                value >>= 7
+                index += 1
+            }
+            raw[index] = UInt8(value)
+            return index + 1
+        }
+        var result = Data(count: envelope.count + varintLength + time.count)
+        result.withUnsafeMutableBytes { target in
+            envelope.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: target[0..<source.count]).copyMemory(from: source)
+            }
+            withUnsafeBytes(of: &varint) { source in
+                UnsafeMutableRawBufferPointer(rebasing: target[envelope.count..<envelope.count + varintLength])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<varintLength]))
+            }
+            time.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: target[(envelope.count + varintLength)...]).copyMemory(
+                    from: source)
+            }
+        }
+        return result
     }
 
     static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {

@@ -178,6 +178,11 @@ public final class RunningBusDaemon: Sendable {
     /// The last position published to subscribers.
     public var head: UInt64 { state.publishedHead.load(ordering: .acquiring) }
 
+    /// How many batches the daemon has made durable, and how many events they held.
+    public var committed: (batches: Int, events: Int) {
+        (state.committedBatches.load(ordering: .relaxed), state.committedEvents.load(ordering: .relaxed))
+    }
+
     /// Asks the loops to stop; returns at once.
     public func requestStop() {
         stopSignal.ring()

@@ -137,6 +137,13 @@ final class CatchUpServer {
             }
             after = last.position
         }
+        // Everything up to the published head is in the log; a read that finds nothing there
+        // would have the subscriber ask again forever.
+        if reply.scannedTo == request.after {
+            throw EventLogError.corruptRecord(
+                segment: "", offset: 0, position: request.after + 1,
+                reason: "position \(request.after + 1) is committed but could not be read")
+        }
         return (reply, bodies)
     }
 

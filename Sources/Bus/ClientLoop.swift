@@ -312,6 +312,8 @@ final class ClientWorker {
                 logger.warning(
                     "a catch-up read failed; retrying",
                     metadata: ["code": "\(error?.code ?? verb)", "message": "\(error?.message ?? "")"])
+                // Ask again after the read timeout rather than at once.
+                subscription.readInFlight = (id, clock.now)
                 continue
             }
             let bodies = frames.dropFirst(4)
@@ -348,10 +350,11 @@ final class ClientWorker {
                 continue
             }
             guard frames.count == 3, let meta = WireProtocol.parseMeta(frames[1]) else { continue }
-            let type = String(decoding: frames[0], as: UTF8.self)
-            switch subscription.tracker.publication(
-                position: meta.position, previousInPackage: meta.previousInPackage, type: type)
-            {
+            let action = frames[0].withUnsafeBytes { type in
+                subscription.tracker.publication(
+                    position: meta.position, previousInPackage: meta.previousInPackage, type: type)
+            }
+            switch action {
             case .deliver:
                 items.append(.event(position: meta.position, envelope: frames[2]))
                 if items.count >= subscription.channel.capacity { return }

@@ -4,6 +4,9 @@ import Synchronization
 final class DaemonState: Sendable {
     /// The last position published: the catch-up server reads no further.
     let publishedHead: Atomic<UInt64>
+    /// Batches made durable (one fdatasync each with `always`) and the events they held.
+    let committedBatches = Atomic<Int>(0)
+    let committedEvents = Atomic<Int>(0)
     let epoch: UInt64
     let pid: Int32
     let version: String

@@ -1,5 +1,9 @@
 import BureauSchemas
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Which events a subscription wants: every event, or those whose type starts with one of some prefixes.
 ///
 /// A prefix is a type name ("bureau.rates.RatesPublished"), a package with its dot
@@ -7,12 +11,30 @@ import BureauSchemas
 /// detected (see ``chain``).
 public struct EventFilter: Sendable, Equatable, CustomStringConvertible {
     public let prefixes: [String]
+    /// The prefixes as bytes, for matching topic frames without making strings.
+    private let prefixBytes: [[UInt8]]
 
     /// Every event.
     public static let all = EventFilter(prefixes: [])
 
     public init(prefixes: [String]) {
         self.prefixes = prefixes.contains("") ? [] : Array(Set(prefixes)).sorted()
+        prefixBytes = self.prefixes.map { Array($0.utf8) }
+    }
+
+    public static func == (lhs: EventFilter, rhs: EventFilter) -> Bool { lhs.prefixes == rhs.prefixes }
+
+    /// Whether a type name given as bytes (a topic frame) matches.
+    func matches(bytes type: UnsafeRawBufferPointer) -> Bool {
+        prefixBytes.isEmpty || prefixBytes.contains { EventFilter.hasPrefix(type, $0) }
+    }
+
+    static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
+        guard bytes.count >= prefix.count else { return false }
+        return prefix.withUnsafeBytes { prefix in
+            guard let left = bytes.baseAddress, let right = prefix.baseAddress else { return prefix.isEmpty }
+            return memcmp(left, right, prefix.count) == 0
+        }
     }
 
     /// Events whose type is one of these.

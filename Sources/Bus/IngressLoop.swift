@@ -166,16 +166,20 @@ final class IngressLoop {
             // A failed fdatasync leaves the log's state unknown; stop, so that the next start
             // recovers it, rather than acknowledge what may not be durable.
             try log.commit()
+            var meta: (UInt64, UInt64) = (0, 0)
             for publication in batch.publications {
-                let meta = WireProtocol.meta(
-                    position: publication.position, previousInPackage: publication.previousInPackage)
-                for socket in events {
-                    _ = try? socket.send(publication.type, more: true, wait: false)
-                    _ = try? socket.send(meta, more: true, wait: false)
-                    _ = try? socket.send(publication.body, wait: false)
+                meta = (publication.position.littleEndian, publication.previousInPackage.littleEndian)
+                withUnsafeBytes(of: &meta) { meta in
+                    for socket in events {
+                        _ = try? socket.send(publication.type, more: true, wait: false)
+                        _ = try? socket.send(meta, more: true, wait: false)
+                        _ = try? socket.send(publication.body, wait: false)
+                    }
                 }
             }
             state.publishedHead.store(log.head, ordering: .releasing)
+            state.committedBatches.add(1, ordering: .relaxed)
+            state.committedEvents.add(batch.records.count, ordering: .relaxed)
         }
         for list in results {
             for result in list where result.status == .rejected {
@@ -188,16 +192,14 @@ final class IngressLoop {
     private func acknowledge(_ requests: [Request], _ results: [[Bureau_Bus_PublishResult]]) {
         let head = log.head
         for (request, list) in zip(requests, results) {
-            reply(
-                on: ingress[request.socket], to: request.identity, verb: WireProtocol.ack, requestID: request.requestID
-            ) {
-                var ack = Bureau_Bus_PublishAck()
-                ack.results = list
-                ack.head = head
-                return ack
-            }
+            let body = PublishAckEncoding.encode(list, head: head)
+            _ = try? ingress[request.socket].send(
+                multipart: [request.identity, version, ackVerb, request.requestID, body], wait: false)
         }
     }
+
+    private let version = Data(WireProtocol.version.utf8)
+    private let ackVerb = Data(WireProtocol.ack.utf8)
 
     private func publishHeartbeat() throws {
         var heartbeat = Bureau_Bus_Heartbeat()

@@ -33,6 +33,14 @@ struct Sequencer {
     private(set) var lastCommitTime: (seconds: Int64, nanos: Int32)
     /// The last position of each package that published since the daemon started.
     private(set) var packageHeads: [String: UInt64] = [:]
+    /// Type names already checked, by their bytes: most events repeat a few types.
+    private var knownTypes: [Data: KnownType] = [:]
+
+    struct KnownType {
+        let name: String
+        let package: String
+        let topic: Data
+    }
 
     init(maxEnvelopeBytes: Int, epochStart: UInt64, lastCommitTime: (seconds: Int64, nanos: Int32)) {
         self.maxEnvelopeBytes = maxEnvelopeBytes
@@ -47,8 +55,10 @@ struct Sequencer {
         // Commit times never go backwards, even when the wall clock does.
         let time = now < lastCommitTime ? lastCommitTime : now
         lastCommitTime = time
+        let stamp = EnvelopeStamp(seconds: time.seconds, nanos: time.nanos)
         var next = log.head + 1
         var inBatch: [EventID: UInt64] = [:]
+        inBatch.reserveCapacity(requests.reduce(0) { $0 + $1.count })
         for envelopes in requests {
             var results: [Bureau_Bus_PublishResult] = []
             results.reserveCapacity(envelopes.count)
@@ -62,15 +72,13 @@ struct Sequencer {
                     results.append(.duplicate(position))
                     continue
                 }
-                var body = envelope
-                body.append(contentsOf: EnvelopeStamp.fields(position: next, seconds: time.seconds, nanos: time.nanos))
-                let package = String(TypeName.package(of: accepted.type))
-                let previous = packageHeads[package] ?? epochStart
-                packageHeads[package] = next
+                let body = stamp.stamped(envelope, position: next)
+                let type = accepted.type
+                let previous = packageHeads[type.package] ?? epochStart
+                packageHeads[type.package] = next
                 batch.records.append(LogRecord(position: next, id: accepted.id, body: body))
                 batch.publications.append(
-                    Publication(position: next, type: Data(accepted.type.utf8), previousInPackage: previous, body: body)
-                )
+                    Publication(position: next, type: type.topic, previousInPackage: previous, body: body))
                 inBatch[accepted.id] = next
                 results.append(.committed(next))
                 next += 1
@@ -82,7 +90,7 @@ struct Sequencer {
 
     struct Accepted {
         let id: EventID
-        let type: String
+        let type: KnownType
     }
 
     struct Rejection: Error {
@@ -90,7 +98,7 @@ struct Sequencer {
     }
 
     /// Checks one producer envelope: size, wire format, id, type, and no bus-assigned fields.
-    func check(_ envelope: Data) -> Result<Accepted, Rejection> {
+    mutating func check(_ envelope: Data) -> Result<Accepted, Rejection> {
         guard envelope.count <= maxEnvelopeBytes else {
             return .failure(
                 Rejection(text: "envelope of \(envelope.count) bytes is over the limit of \(maxEnvelopeBytes)"))
@@ -112,10 +120,18 @@ struct Sequencer {
         guard let typeRange = header.typeRange else {
             return .failure(Rejection(text: "the envelope has no type name"))
         }
-        let type = String(
-            decoding: envelope[start + typeRange.lowerBound..<start + typeRange.upperBound], as: UTF8.self)
-        if let problem = TypeName.problem(with: type) {
-            return .failure(Rejection(text: problem))
+        let typeBytes = envelope[start + typeRange.lowerBound..<start + typeRange.upperBound]
+        let type: KnownType
+        if let known = knownTypes[typeBytes] {
+            type = known
+        } else {
+            let name = String(decoding: typeBytes, as: UTF8.self)
+            if let problem = TypeName.problem(with: name) {
+                return .failure(Rejection(text: problem))
+            }
+            type = KnownType(name: name, package: String(TypeName.package(of: name)), topic: Data(typeBytes))
+            // Bounded, so that a producer inventing types cannot grow it without end.
+            if knownTypes.count < 4096 { knownTypes[Data(typeBytes)] = type }
         }
         guard header.position == nil || header.position == 0 else {
             return .failure(Rejection(text: "the envelope sets a position; the bus assigns positions"))

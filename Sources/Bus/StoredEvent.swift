@@ -39,23 +39,66 @@ public struct StoredEvent: Sendable, Equatable {
     }
 
     /// Decodes an envelope as stored in the log or published on the bus.
+    ///
+    /// A hand-written decoder (the envelope is read on every hot path: subscribers, replay,
+    /// projections) with protobuf's semantics: the last value of a scalar field wins, and
+    /// repeated occurrences of a message field merge; unknown fields are skipped.
     public init(envelopeBytes: Data) throws(BusError) {
-        let envelope: Bureau_Envelope
         do {
-            envelope = try Bureau_Envelope(serializedBytes: envelopeBytes)
+            self = try envelopeBytes.withUnsafeBytes { raw throws(EnvelopeScanError) in
+                try StoredEvent.decode(raw, data: envelopeBytes)
+            }
+        } catch let error as EnvelopeScanError {
+            throw BusError.malformedEnvelope(error.description)
         } catch {
             throw BusError.malformedEnvelope("\(error)")
         }
-        self.init(
-            position: envelope.position,
-            id: EventID(bytes: envelope.id) ?? .zero,
-            type: envelope.type,
-            commitTime: CommitTime(seconds: envelope.commitTime.seconds, nanos: envelope.commitTime.nanos),
-            producerProcess: envelope.producer.process,
-            producerModule: envelope.producer.module,
-            causation: envelope.causation,
-            correlation: EventID(bytes: envelope.correlation) ?? .zero,
-            payload: envelope.payload)
+    }
+
+    private static func decode(_ raw: UnsafeRawBufferPointer, data: Data) throws(EnvelopeScanError) -> StoredEvent {
+        var event = StoredEvent(position: 0, id: .zero, type: "", commitTime: .zero, payload: Data())
+        func slice(_ range: Range<Int>) -> Data {
+            data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound]
+        }
+        func string(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeRawBufferPointer(rebasing: raw[range]), as: UTF8.self)
+        }
+        var reader = WireReader(raw)
+        while !reader.isAtEnd {
+            let start = reader.offset
+            switch try reader.next() {
+            case (1, .varint(let value)): event.position = value
+            case (2, .bytes(let range)):
+                event.id = EventID(bytes: UnsafeRawBufferPointer(rebasing: raw[range])) ?? .zero
+            case (3, .bytes(let range)): event.type = string(range)
+            case (4, .bytes(let range)):
+                var inner = WireReader(raw, range: range)
+                while !inner.isAtEnd {
+                    switch try inner.next() {
+                    case (1, .varint(let seconds)): event.commitTime.seconds = Int64(bitPattern: seconds)
+                    case (2, .varint(let nanos)): event.commitTime.nanos = Int32(truncatingIfNeeded: nanos)
+                    default: break
+                    }
+                }
+            case (5, .bytes(let range)):
+                var inner = WireReader(raw, range: range)
+                while !inner.isAtEnd {
+                    switch try inner.next() {
+                    case (1, .bytes(let text)): event.producerProcess = string(text)
+                    case (2, .bytes(let text)): event.producerModule = string(text)
+                    default: break
+                    }
+                }
+            case (6, .varint(let value)): event.causation = value
+            case (7, .bytes(let range)):
+                event.correlation = EventID(bytes: UnsafeRawBufferPointer(rebasing: raw[range])) ?? .zero
+            case (8, .bytes(let range)): event.payload = slice(range)
+            case (let field, _) where field <= 8:
+                throw EnvelopeScanError(offset: start, reason: "field \(field) has the wrong wire type")
+            default: break
+            }
+        }
+        return event
     }
 
     /// The module part of the type name's package: "watchlist" for "bureau.watchlist.PairAdded".
@@ -118,17 +161,22 @@ public struct OutgoingEvent: Sendable, Equatable {
             causation: causation, correlation: correlation)
     }
 
-    /// The envelope bytes a producer sends (no position, no commit time).
+    /// The envelope bytes a producer sends (no position, no commit time): the bytes generated
+    /// code writes, written by hand because every published event goes through here.
     public func envelopeBytes(process: String) throws -> Data {
-        var envelope = Bureau_Envelope()
-        envelope.id = Data(id.bytes)
-        envelope.type = type
-        envelope.producer.process = process
-        envelope.producer.module = module
-        envelope.causation = causation
-        envelope.correlation = Data(correlation.bytes)
-        envelope.payload = payload
-        return try envelope.serializedData()
+        var writer = WireWriter(capacity: payload.count + type.utf8.count + process.utf8.count + 64)
+        var idBytes = (id.high.bigEndian, id.low.bigEndian)
+        withUnsafeBytes(of: &idBytes) { writer.bytes(2, $0) }
+        writer.string(3, type)
+        writer.message(5) { producer in
+            producer.string(1, process)
+            producer.string(2, module)
+        }
+        writer.varint(6, causation)
+        var correlationBytes = (correlation.high.bigEndian, correlation.low.bigEndian)
+        withUnsafeBytes(of: &correlationBytes) { writer.bytes(7, $0) }
+        writer.bytes(8, payload)
+        return Data(writer.bytes)
     }
 }
 

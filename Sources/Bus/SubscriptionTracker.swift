@@ -21,6 +21,8 @@ struct SubscriptionTracker {
 
     let filter: EventFilter
     let chain: EventFilter.Chain
+    /// "package." as bytes, for the package chain.
+    private let packagePrefix: [UInt8]
     private(set) var cursor: UInt64
     /// Live once a read of the log has reached the head; until then publications are not read.
     private(set) var isLive = false
@@ -28,19 +30,34 @@ struct SubscriptionTracker {
     init(filter: EventFilter, after position: UInt64) {
         self.filter = filter
         chain = filter.chain
+        if case .package(let package) = chain {
+            packagePrefix = Array((package + ".").utf8)
+        } else {
+            packagePrefix = []
+        }
         cursor = position
     }
 
     /// A publication `[type][position, previous in package][envelope]` arrived.
     mutating func publication(position: UInt64, previousInPackage: UInt64, type: String) -> Action {
+        var type = type
+        return type.withUTF8 {
+            publication(position: position, previousInPackage: previousInPackage, type: UnsafeRawBufferPointer($0))
+        }
+    }
+
+    /// A publication arrived, its type name as the topic frame's bytes.
+    mutating func publication(position: UInt64, previousInPackage: UInt64, type: UnsafeRawBufferPointer) -> Action {
         guard isLive, position > cursor else { return .skip }
         let previous: UInt64
         switch chain {
         case .global:
             previous = position - 1
-        case .package(let package):
+        case .package:
             // A longer package that shares the prefix ("bureau.watchlist.more") has a chain of its own.
-            guard TypeName.package(of: type) == package else { return .skip }
+            guard EventFilter.hasPrefix(type, packagePrefix),
+                !type[packagePrefix.count...].contains(UInt8(ascii: "."))
+            else { return .skip }
             previous = previousInPackage
         }
         guard previous <= cursor else {
@@ -48,7 +65,7 @@ struct SubscriptionTracker {
             return .fetch
         }
         cursor = position
-        return filter.matches(type) ? .deliver : .skip
+        return filter.matches(bytes: type) ? .deliver : .skip
     }
 
     /// A heartbeat arrived.

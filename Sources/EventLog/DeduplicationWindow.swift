@@ -11,8 +11,9 @@ public struct DeduplicationWindow: Sendable {
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
         ring = []
-        ring.reserveCapacity(min(self.capacity, 1 << 16))
-        positions.reserveCapacity(min(self.capacity, 1 << 16))
+        // Reserved whole: growing a dictionary of this size rehashes everything in it.
+        ring.reserveCapacity(self.capacity)
+        positions.reserveCapacity(self.capacity)
     }
 
     public func position(of id: EventID) -> UInt64? {

@@ -58,22 +58,23 @@ public final class FileEventLog: EventLog {
         try PosixFile.makeDirectory(directory)
         lock = try DirectoryLock(directory: directory)
 
-        var report = RecoveryReport(head: 0, segmentCount: 0, scannedBytes: 0)
-        var segments = try SegmentFile.list(in: directory)
-        // A crash while creating a segment can leave it without a complete header.
-        if let newest = segments.last, segments.count > 1,
-            (try? PosixFile(path: newest.path, flags: O_RDONLY).size) ?? 0 < Int64(SegmentFile.headerSize)
-        {
-            unlink(newest.path)
-            unlink(newest.indexPath)
-            report.removedEmptySegment = newest.name
-            segments.removeLast()
+        // HEAD names the newest segment; listing the directory is the fallback, for a log
+        // without HEAD or a crash between updating HEAD and creating the segment it names.
+        var listed = false
+        let newest: SegmentFile
+        if let named = SegmentFile.newestFromHead(in: directory) {
+            newest = named
+        } else {
+            listed = true
+            let segments = try SegmentFile.list(in: directory)
+            newest = segments.last ?? SegmentFile(directory: directory, firstPosition: 1)
+            try SegmentFile.writeHead(newest)
+            if segments.isEmpty {
+                try FileEventLog.create(newest, previous: 0)
+            }
         }
-        let newest = segments.last ?? SegmentFile(directory: directory, firstPosition: 1)
-        if segments.isEmpty {
-            try FileEventLog.create(newest)
-            segments = [newest]
-        }
+        var report = RecoveryReport(head: 0, newestSegment: newest.name, scannedBytes: 0)
+        report.listedDirectory = listed
         segment = newest
         file = try PosixFile(path: newest.path, flags: O_RDWR)
         index = try PosixFile(path: newest.indexPath, flags: O_RDWR | O_CREAT)
@@ -85,7 +86,6 @@ public final class FileEventLog: EventLog {
         indexSize = tail.indexSize
         lastIndexedOffset = tail.lastIndexedOffset
         report.head = tail.head
-        report.segmentCount = segments.count
         report.scannedBytes = tail.scannedBytes
         if tail.fileSize > tail.validEnd {
             try file.truncate(to: tail.validEnd)
@@ -98,10 +98,10 @@ public final class FileEventLog: EventLog {
         recovery = report
         window = DeduplicationWindow(capacity: options.deduplicationWindow)
         try loadWindow()
-        if report.truncatedSegment != nil || report.removedEmptySegment != nil {
+        if report.truncatedSegment != nil {
             logger.warning("recovered the event log", metadata: ["report": "\(report)"])
         } else {
-            logger.info("opened the event log", metadata: ["head": "\(head)", "segments": "\(segments.count)"])
+            logger.info("opened the event log", metadata: ["head": "\(head)", "newest segment": "\(newest.name)"])
         }
     }
 
@@ -200,7 +200,10 @@ public final class FileEventLog: EventLog {
             try file.dataSync()
         }
         let next = SegmentFile(directory: directory, firstPosition: position)
-        try FileEventLog.create(next)
+        // HEAD first: a crash before the segment exists leaves HEAD naming a missing file,
+        // which opening notices; the other order could leave a newer segment HEAD ignores.
+        try SegmentFile.writeHead(next)
+        try FileEventLog.create(next, previous: segment.firstPosition)
         file.close()
         index.close()
         segment = next
@@ -213,10 +216,11 @@ public final class FileEventLog: EventLog {
     }
 
     /// Creates a segment with its header, durably: a crash leaves it whole or absent.
-    private static func create(_ segment: SegmentFile) throws {
+    private static func create(_ segment: SegmentFile, previous: UInt64) throws {
         let temporary = segment.path + ".new"
         let file = try PosixFile(path: temporary, flags: O_RDWR | O_CREAT | O_TRUNC)
-        try SegmentFile.header(firstPosition: segment.firstPosition).withUnsafeBytes { try file.write($0, at: 0) }
+        try SegmentFile.header(firstPosition: segment.firstPosition, previousFirstPosition: previous)
+            .withUnsafeBytes { try file.write($0, at: 0) }
         try file.dataSync()
         file.close()
         guard rename(temporary, segment.path) == 0 else {
@@ -322,11 +326,18 @@ public final class FileEventLog: EventLog {
         return bytes.withUnsafeBytes { RecordFormat.parse($0) }
     }
 
-    /// Remembers the ids of the last records, reading only as many as the window holds.
+    /// Remembers the ids of the last records, reading only as many as the window holds and
+    /// finding older segments through the headers' links rather than a directory listing.
     private func loadWindow() throws {
         guard head > 0 else { return }
         let from = head > UInt64(window.capacity) ? head - UInt64(window.capacity) : 0
-        let cursor = try LogCursor(directory: directory, after: from, limit: head)
+        var segments = [segment]
+        while let oldest = segments.first, oldest.firstPosition > from + 1 {
+            let previous = try oldest.previousFirstPosition()
+            guard previous > 0 else { break }
+            segments.insert(SegmentFile(directory: directory, firstPosition: previous), at: 0)
+        }
+        let cursor = try LogCursor(directory: directory, segments: segments, after: from, limit: head)
         while let record = try cursor.next() {
             window.insert(record.id, at: record.position)
         }

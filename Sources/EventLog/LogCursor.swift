@@ -32,6 +32,8 @@ public final class LogCursor {
 
     private let directory: String
     private let limit: UInt64?
+    /// The caller gave every segment up to the limit: never list the directory.
+    private let segmentsAreComplete: Bool
     private var segments: [SegmentFile]
     private var segmentIndex: Int
     private var file: PosixFile?
@@ -50,12 +52,28 @@ public final class LogCursor {
     ///
     /// A limit the caller knows is committed (the bus's published head) lets the cursor move
     /// to the next segment without listing the directory at every end of data.
-    public init(directory: String, after position: UInt64, limit: UInt64? = nil, bufferSize: Int = 256 << 10) throws {
+    public convenience init(
+        directory: String, after position: UInt64, limit: UInt64? = nil, bufferSize: Int = 256 << 10
+    )
+        throws
+    {
+        try self.init(
+            directory: directory, segments: try SegmentFile.list(in: directory), after: position, limit: limit,
+            complete: false, bufferSize: bufferSize)
+    }
+
+    /// A cursor over segments the caller already knows, oldest first; `complete` says they
+    /// include every segment up to `limit`, so the directory is never listed.
+    init(
+        directory: String, segments: [SegmentFile], after position: UInt64, limit: UInt64?, complete: Bool = true,
+        bufferSize: Int = 256 << 10
+    ) throws {
         self.directory = directory
         self.limit = limit
+        segmentsAreComplete = complete
         nextPosition = position + 1
         buffer = [UInt8](repeating: 0, count: max(bufferSize, 4 << 10))
-        segments = try SegmentFile.list(in: directory)
+        self.segments = segments
         segmentIndex = 0
         try seek(after: position)
     }
@@ -65,7 +83,11 @@ public final class LogCursor {
     public func seek(after position: UInt64) throws {
         nextPosition = position + 1
         end = .clean
-        if segments.isEmpty || segments.last.map({ $0.firstPosition < nextPosition }) != true {
+        // A position at or past the newest segment known may be in a segment created since,
+        // unless the caller's limit says nothing newer is committed.
+        if segments.isEmpty || segments.last.map({ $0.firstPosition <= nextPosition }) == true,
+            limit.map({ nextPosition <= $0 }) != false, !segmentsAreComplete
+        {
             segments = try SegmentFile.list(in: directory)
         }
         guard !segments.isEmpty else {
@@ -170,6 +192,7 @@ public final class LogCursor {
 
     private func laterSegmentExists() throws -> Bool {
         if segmentIndex + 1 < segments.count { return true }
+        if segmentsAreComplete { return false }
         segments = try SegmentFile.list(in: directory)
         return segmentIndex + 1 < segments.count
     }
@@ -181,17 +204,20 @@ public final class LogCursor {
             // Listing the directory costs a system call per entry; skip it when the caller's
             // limit says nothing newer is committed.
             if let limit, nextPosition > limit { return false }
+            if segmentsAreComplete { return false }
             segments = try SegmentFile.list(in: directory)
         }
-        let candidate = file == nil ? segmentIndex : segmentIndex + 1
+        var candidate = file == nil ? segmentIndex : segmentIndex + 1
         guard segments.indices.contains(candidate) else { return false }
+        // Behind (the segment list was stale when the cursor was placed): jump to the segment
+        // that holds the position.
+        while candidate + 1 < segments.count, segments[candidate + 1].firstPosition <= nextPosition {
+            candidate += 1
+        }
         let segment = segments[candidate]
-        guard segment.firstPosition == nextPosition else {
-            if segment.firstPosition > nextPosition {
-                throw EventLogError.missingPositions(
-                    after: nextPosition - 1, segment: segment.path, startsAt: segment.firstPosition)
-            }
-            return false
+        guard segment.firstPosition <= nextPosition else {
+            throw EventLogError.missingPositions(
+                after: nextPosition - 1, segment: segment.path, startsAt: segment.firstPosition)
         }
         return try open(candidate, seekingTo: nextPosition)
     }

@@ -38,20 +38,21 @@ enum RecordFormat {
     /// Appends the framed record to `buffer`.
     static func append(position: UInt64, id: EventID, body: Data, to buffer: inout [UInt8]) {
         let start = buffer.count
-        buffer.reserveCapacity(start + headerSize + body.count)
-        buffer.appendLittleEndian(UInt32(body.count))
-        buffer.appendLittleEndian(UInt32(0))
-        buffer.appendLittleEndian(position)
-        buffer.append(contentsOf: id.bytes)
-        buffer.append(contentsOf: body)
-        let crc = buffer.withUnsafeBytes { all -> UInt32 in
-            let record = UnsafeRawBufferPointer(rebasing: all[start...])
-            var crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: record[0..<4]))
-            crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: record[8...]), continuing: crc)
-            return crc
-        }
+        let total = headerSize + body.count
+        buffer.append(contentsOf: repeatElement(0, count: total))
         buffer.withUnsafeMutableBytes { all in
-            all.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
+            let record = UnsafeMutableRawBufferPointer(rebasing: all[start..<start + total])
+            record.storeBytes(of: UInt32(body.count).littleEndian, toByteOffset: 0, as: UInt32.self)
+            record.storeBytes(of: position.littleEndian, toByteOffset: 8, as: UInt64.self)
+            record.storeBytes(of: id.high.bigEndian, toByteOffset: 16, as: UInt64.self)
+            record.storeBytes(of: id.low.bigEndian, toByteOffset: 24, as: UInt64.self)
+            body.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: record[headerSize...]).copyMemory(from: source)
+            }
+            let readable = UnsafeRawBufferPointer(record)
+            var crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: readable[0..<4]))
+            crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: readable[8...]), continuing: crc)
+            record.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
         }
     }
 

@@ -2,7 +2,8 @@
 public struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
     /// The last valid position.
     public var head: UInt64
-    public var segmentCount: Int
+    /// The newest segment, whose tail was checked.
+    public var newestSegment: String
     /// Bytes of the newest segment that were checked, from the last trusted index entry to the end.
     public var scannedBytes: Int64
     /// The segment whose tail was cut, if any.
@@ -13,18 +14,18 @@ public struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
     public var droppedBytes: Int64 = 0
     /// Why the tail was not valid, e.g. "checksum mismatch" or "incomplete record".
     public var reason: String?
-    /// A segment file removed because it held no complete header (a crash while creating it).
-    public var removedEmptySegment: String?
+    /// Whether HEAD was missing or stale, so that the directory had to be listed.
+    public var listedDirectory = false
 
     public var description: String {
-        var text = "log head at position \(head) in \(segmentCount) segment(s); checked the last \(scannedBytes) bytes"
+        var text = "log head at position \(head); checked the last \(scannedBytes) bytes of \(newestSegment)"
         if let truncatedSegment {
             text +=
                 "; cut \(truncatedSegment) at byte \(truncatedAt): dropped \(droppedBytes) byte(s) "
                 + "(\(reason ?? "invalid tail")): position \(head + 1) and any after it"
         }
-        if let removedEmptySegment {
-            text += "; removed \(removedEmptySegment), which had no complete header"
+        if listedDirectory {
+            text += "; HEAD was missing or stale, so the directory was listed and HEAD rewritten"
         }
         return text
     }

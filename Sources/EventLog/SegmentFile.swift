@@ -11,17 +11,21 @@
 /// Names, header and discovery of segment files.
 ///
 /// A segment is `<first position, 20 digits>.seg`; its sparse index is the same name with
-/// `.idx`. The header is 32 bytes:
+/// `.idx`. The header is 40 bytes:
 ///
 ///     offset  size  field
 ///          0     8  magic "BRLOGSEG"
 ///          8     4  format version (1), little-endian
 ///         12     4  reserved, zero
 ///         16     8  first position, little-endian
-///         24     4  CRC-32 of bytes 0..<24
-///         28     4  reserved, zero
+///         24     8  first position of the previous segment (0 for the first), little-endian
+///         32     4  CRC-32 of bytes 0..<32
+///         36     4  reserved, zero
+///
+/// The link to the previous segment lets the writer start from the newest segment (named in
+/// the log's HEAD file) and walk back as far as it needs without listing the directory.
 struct SegmentFile: Comparable, Sendable {
-    static let headerSize = 32
+    static let headerSize = 40
     static let magic = Array("BRLOGSEG".utf8)
     static let formatVersion: UInt32 = 1
 
@@ -56,11 +60,12 @@ struct SegmentFile: Comparable, Sendable {
         return segments.sorted()
     }
 
-    static func header(firstPosition: UInt64) -> [UInt8] {
+    static func header(firstPosition: UInt64, previousFirstPosition: UInt64) -> [UInt8] {
         var bytes = magic
         bytes.appendLittleEndian(formatVersion)
         bytes.appendLittleEndian(UInt32(0))
         bytes.appendLittleEndian(firstPosition)
+        bytes.appendLittleEndian(previousFirstPosition)
         let crc = bytes.withUnsafeBytes { Checksum.crc32($0) }
         bytes.appendLittleEndian(crc)
         bytes.appendLittleEndian(UInt32(0))
@@ -76,8 +81,8 @@ struct SegmentFile: Comparable, Sendable {
         return bytes.withUnsafeBytes { raw -> String? in
             let version = raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self).littleEndian
             let first = raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self).littleEndian
-            let stored = raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self).littleEndian
-            guard Checksum.crc32(UnsafeRawBufferPointer(rebasing: raw[0..<24])) == stored else {
+            let stored = raw.loadUnaligned(fromByteOffset: 32, as: UInt32.self).littleEndian
+            guard Checksum.crc32(UnsafeRawBufferPointer(rebasing: raw[0..<32])) == stored else {
                 return "header checksum mismatch"
             }
             guard version == SegmentFile.formatVersion else {
@@ -88,6 +93,43 @@ struct SegmentFile: Comparable, Sendable {
             }
             return nil
         }
+    }
+}
+
+extension SegmentFile {
+    /// The first position of the segment before this one, from the header; 0 for the first.
+    func previousFirstPosition() throws -> UInt64 {
+        let header = try PosixFile(path: path, flags: O_RDONLY).read(count: SegmentFile.headerSize, at: 0)
+        if let problem = problem(withHeader: header) {
+            throw EventLogError.badSegmentHeader(segment: path, reason: problem)
+        }
+        return header.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
+    }
+
+    /// The HEAD file names the newest segment, so that opening the log need not list the directory.
+    static func headPath(in directory: String) -> String { directory + "/HEAD" }
+
+    /// The newest segment HEAD names, if HEAD is readable and that segment exists.
+    static func newestFromHead(in directory: String) -> SegmentFile? {
+        guard let bytes = try? PosixFile.readAll(headPath(in: directory)),
+            let first = UInt64(String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self))
+        else { return nil }
+        let segment = SegmentFile(directory: directory, firstPosition: first)
+        return PosixFile.exists(segment.path) ? segment : nil
+    }
+
+    /// Points HEAD at a segment, durably: written aside, renamed over, directory synced.
+    static func writeHead(_ segment: SegmentFile) throws {
+        let path = headPath(in: segment.directory)
+        let temporary = path + ".new"
+        let file = try PosixFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
+        try Array("\(segment.firstPosition)\n".utf8).withUnsafeBytes { try file.write($0, at: 0) }
+        try file.dataSync()
+        file.close()
+        guard rename(temporary, path) == 0 else {
+            throw EventLogError.io(operation: "rename", path: temporary, errno: errno)
+        }
+        try PosixFile.syncDirectory(segment.directory)
     }
 }
 

@@ -92,7 +92,9 @@ struct BusFuzzTests {
             // A valid argument to mutate: an envelope to publish, or a small read near the head.
             let valid = verb == WireProtocol.read ? try validReadRequest() : try validEnvelope()
             func drain(wait: Bool) throws {
-                while let frames = try socket.receiveMessage(wait: false) ?? (wait ? socket.receiveMessage(wait: true) : nil) {
+                while let frames = try socket.receiveMessage(wait: false)
+                    ?? (wait ? socket.receiveMessage(wait: true) : nil)
+                {
                     tally.replies += 1
                     if explainsItself(frames) { tally.repliesWithReason += 1 }
                     if wait { break }
@@ -122,7 +124,9 @@ struct BusFuzzTests {
         case 1: return [Data(random.bytes(random.int(0...20))), Data(verb.utf8), id, Data(random.bytes(30))]
         case 2: return [version]
         case 3: return [version, Data(random.bytes(random.int(0...12))), id]
-        case 4: return [version, Data(verb.utf8), id] + (0..<random.int(1...5)).map { _ in Data(random.bytes(random.int(0...200))) }
+        case 4:
+            return [version, Data(verb.utf8), id]
+                + (0..<random.int(1...5)).map { _ in Data(random.bytes(random.int(0...200))) }
         case 5:
             var mutated = valid
             for _ in 0..<random.int(1...4) {
@@ -130,7 +134,8 @@ struct BusFuzzTests {
             }
             return [version, Data(verb.utf8), id, mutated]
         case 6: return [version, Data(verb.utf8), Data(random.bytes(random.int(65...90))), valid]
-        case 7 where index % 4500 == 7: return [version, Data(verb.utf8), id, Data(count: WireProtocol.maxEnvelopeBytes + 10)]
+        case 7 where index % 4500 == 7:
+            return [version, Data(verb.utf8), id, Data(count: WireProtocol.maxEnvelopeBytes + 10)]
         case 7: return [version, Data(verb.utf8), id, valid.prefix(random.int(0...(valid.count - 1)))]
         default: return [version, Data("no-such-verb-\(index % 7)".utf8), id]
         }
@@ -185,7 +190,9 @@ struct BusFuzzTests {
                 address.sun_family = sa_family_t(AF_UNIX)
                 let path = paths[index % paths.count]
                 withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-                    path.utf8CString.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(buffer.count))) }
+                    path.utf8CString.withUnsafeBytes {
+                        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(buffer.count)))
+                    }
                 }
                 let connected = withUnsafePointer(to: &address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

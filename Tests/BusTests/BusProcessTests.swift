@@ -71,7 +71,9 @@ struct BusProcessTests {
         let client = try BusClient(location: bus.location, options: .init(process: "test"))
         for _ in 0..<10 {
             _ = try await client.publish(
-                (0..<1000).map { _ in OutgoingEvent(type: "bureau.test.Happened", payload: Data(repeating: 1, count: 120)) })
+                (0..<1000).map { _ in
+                    OutgoingEvent(type: "bureau.test.Happened", payload: Data(repeating: 1, count: 120))
+                })
         }
         client.close()
         await bus.stop()

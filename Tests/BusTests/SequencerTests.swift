@@ -7,7 +7,8 @@ import Testing
 
 struct SequencerTests {
     static func envelope(
-        id: EventID? = .random(), type: String? = "bureau.test.Happened", configure: (inout Bureau_Envelope) -> Void = { _ in }
+        id: EventID? = .random(), type: String? = "bureau.test.Happened",
+        configure: (inout Bureau_Envelope) -> Void = { _ in }
     ) -> Data {
         var envelope = Bureau_Envelope()
         if let id { envelope.id = Data(id.bytes) }
@@ -24,7 +25,8 @@ struct SequencerTests {
     @Test func eachValidEnvelopeGetsTheNextPositionAndTheBusFields() throws {
         var sequencer = Self.sequencer()
         let log = InMemoryEventLog()
-        let batch = sequencer.sequence([[Self.envelope(), Self.envelope()], [Self.envelope()]], log: log, now: (100, 5))
+        let batch = sequencer.sequence(
+            [[Self.envelope(), Self.envelope()], [Self.envelope()]], log: log, now: (100, 5))
         #expect(batch.results.map { $0.map(\.position) } == [[1, 2], [3]])
         #expect(batch.records.map(\.position) == [1, 2, 3])
         let stored = try Bureau_Envelope(serializedBytes: batch.records[1].body)

@@ -87,7 +87,7 @@ struct FileEventLogTests {
         let newest = try #require(Files.list(directory.path).filter { $0.hasSuffix(".seg") }.last)
         let path = directory.file(newest)
         let size = Files.size(path)
-        let cut = Int64.random(in: 33..<size, using: &generator)
+        let cut = Int64.random(in: 41..<size, using: &generator)
         try Files.truncate(path, to: cut)
 
         let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
@@ -117,7 +117,7 @@ struct FileEventLogTests {
         let garbage = (0..<Int.random(in: 1...150, using: &generator)).map { _ in
             UInt8.random(in: 0...255, using: &generator)
         }
-        try Files.overwrite(path, at: max(32, Files.size(path) - Int64(garbage.count)), with: garbage)
+        try Files.overwrite(path, at: max(40, Files.size(path) - Int64(garbage.count)), with: garbage)
         #expect(try !LogVerifier.verify(directory: directory.path).ok)
 
         let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
@@ -149,7 +149,8 @@ struct FileEventLogTests {
         }
         let log = try FileEventLog(directory: directory.path, options: options)
         scanned.append(log.recovery.scannedBytes)
-        #expect(log.recovery.segmentCount > 20)
+        #expect(Files.list(directory.path).filter { $0.hasSuffix(".seg") }.count > 20)
+        #expect(!log.recovery.listedDirectory, "HEAD named the newest segment")
         // Whatever the number of segments, only one index interval's worth of the tail is read.
         #expect(scanned.allSatisfy { $0 <= options.indexInterval + 200 }, "scanned \(scanned)")
         try log.close()
@@ -163,8 +164,8 @@ struct FileEventLogTests {
             try log.close()
         }
         let first = try #require(Files.list(directory.path).first { $0.hasSuffix(".seg") })
-        // Record 3 starts after the 32-byte header and two 72-byte records.
-        let offset: Int64 = 32 + 72 * 2
+        // Record 3 starts after the 40-byte header and two 72-byte records.
+        let offset: Int64 = 40 + 72 * 2
         try Files.overwrite(directory.file(first), at: offset + 40, with: [0xFF, 0xFE])
         let report = try LogVerifier.verify(directory: directory.path)
         let problem = try #require(report.problem)
@@ -180,6 +181,20 @@ struct FileEventLogTests {
         for bad in ["", "sometimes", "interval=", "interval=-5", "interval=abc"] {
             #expect(throws: EventLogError.badDurability(bad)) { try Durability(parsing: bad) }
         }
+    }
+
+    @Test func aReaderJumpsToPositionsInSegmentsCreatedAfterItWasMade() throws {
+        let directory = try TemporaryDirectory("log")
+        let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
+        try log.append(Self.records(1...10))
+        let reader = try log.makeReader()
+        #expect(try reader.read(after: 0, through: 10, limit: 5, maxBytes: 1 << 20).map(\.position) == [1, 2, 3, 4, 5])
+        try log.append(Self.records(11...400))
+        // Far ahead, in a segment that did not exist when the reader last looked.
+        #expect(
+            try reader.read(after: 350, through: 400, limit: 3, maxBytes: 1 << 20).map(\.position) == [351, 352, 353])
+        #expect(try reader.read(after: 20, through: 400, limit: 2, maxBytes: 1 << 20).map(\.position) == [21, 22])
+        try log.close()
     }
 
     @Test func readersFollowAWriterAcrossSegments() throws {

@@ -30,10 +30,13 @@ public final class BusProcess: @unchecked Sendable {
     }
 
     /// Pings until the daemon answers, up to `timeout`.
-    public static func waitUntilReady(_ location: BusLocation, child: ChildProcess? = nil, timeout: Duration = .seconds(30))
+    public static func waitUntilReady(
+        _ location: BusLocation, child: ChildProcess? = nil, timeout: Duration = .seconds(30)
+    )
         async throws
     {
-        let client = try BusClient(location: location, options: .init(process: "ready-check"), logger: TestLogging.logger("ready"))
+        let client = try BusClient(
+            location: location, options: .init(process: "ready-check"), logger: TestLogging.logger("ready"))
         defer { client.close() }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -64,7 +67,8 @@ public final class BusProcess: @unchecked Sendable {
     }
 
     /// Runs `bureau` with arguments to completion; returns its exit code and output.
-    public func run(_ arguments: [String], name: String = "cli") async throws -> (code: Int32, out: String, err: String) {
+    public func run(_ arguments: [String], name: String = "cli") async throws -> (code: Int32, out: String, err: String)
+    {
         let child = try ChildProcess(
             BureauExecutable.path, arguments + ["--data", location.dataDirectory], directory: directory, name: name)
         let code = await child.exitCode()

@@ -1,0 +1,73 @@
+/// Reads protobuf's binary wire format field by field, without allocating.
+///
+/// For the few hot paths (the bus daemon, envelope decoding) where generated decoding costs
+/// too much; everything else uses SwiftProtobuf.
+public struct WireReader {
+    public enum Value {
+        case varint(UInt64)
+        case fixed64(UInt64)
+        case bytes(Range<Int>)
+        case fixed32(UInt32)
+    }
+
+    public let bytes: UnsafeRawBufferPointer
+    public private(set) var offset: Int
+
+    public init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>? = nil) {
+        self.bytes = bytes
+        offset = range?.lowerBound ?? 0
+        end = range?.upperBound ?? bytes.count
+    }
+
+    private let end: Int
+
+    public var isAtEnd: Bool { offset >= end }
+
+    /// The next field's number and value; throws if the bytes are not well formed.
+    public mutating func next() throws(EnvelopeScanError) -> (field: UInt64, value: Value) {
+        let start = offset
+        let tag = try varint()
+        let field = tag >> 3
+        guard field > 0, field <= 536_870_911 else {
+            throw EnvelopeScanError(offset: start, reason: "field number \(field) is not valid")
+        }
+        switch tag & 7 {
+        case 0:
+            return (field, .varint(try varint()))
+        case 1:
+            guard offset + 8 <= end else { throw EnvelopeScanError(offset: start, reason: "field \(field) is cut short") }
+            defer { offset += 8 }
+            return (field, .fixed64(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))))
+        case 2:
+            let length = try varint()
+            guard length <= UInt64(end - offset) else {
+                throw EnvelopeScanError(
+                    offset: start, reason: "field \(field) claims \(length) bytes but \(end - offset) remain")
+            }
+            let range = offset..<offset + Int(length)
+            offset = range.upperBound
+            return (field, .bytes(range))
+        case 5:
+            guard offset + 4 <= end else { throw EnvelopeScanError(offset: start, reason: "field \(field) is cut short") }
+            defer { offset += 4 }
+            return (field, .fixed32(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
+        default:
+            throw EnvelopeScanError(offset: start, reason: "wire type \(tag & 7) of field \(field) is not valid")
+        }
+    }
+
+    mutating func varint() throws(EnvelopeScanError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        let start = offset
+        while true {
+            guard offset < end else { throw EnvelopeScanError(offset: start, reason: "varint is cut short") }
+            let byte = bytes[offset]
+            offset += 1
+            guard shift < 64 else { throw EnvelopeScanError(offset: start, reason: "varint is longer than 10 bytes") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+}

@@ -1,0 +1,55 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Writes protobuf's binary wire format field by field, for the hot paths that
+/// ``WireReader`` reads (envelopes); fields must be written in field-number order to match
+/// what generated code writes.
+public struct WireWriter {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func varint(_ field: UInt64, _ value: UInt64) {
+        guard value != 0 else { return }
+        raw(field << 3)
+        raw(value)
+    }
+
+    public mutating func bytes(_ field: UInt64, _ value: UnsafeRawBufferPointer) {
+        guard !value.isEmpty else { return }
+        raw(field << 3 | 2)
+        raw(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    public mutating func bytes(_ field: UInt64, _ value: Data) {
+        value.withUnsafeBytes { bytes(field, $0) }
+    }
+
+    public mutating func string(_ field: UInt64, _ value: String) {
+        var value = value
+        value.withUTF8 { bytes(field, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A nested message; `body` writes its fields. Nothing is written if it writes none.
+    public mutating func message(_ field: UInt64, _ body: (inout WireWriter) -> Void) {
+        var inner = WireWriter(capacity: 64)
+        body(&inner)
+        guard !inner.bytes.isEmpty else { return }
+        inner.bytes.withUnsafeBytes { bytes(field, $0) }
+    }
+
+    public mutating func raw(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+}

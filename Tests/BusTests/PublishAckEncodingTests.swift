@@ -1,0 +1,57 @@
+import BureauSchemas
+import Foundation
+import Testing
+
+@testable import Bus
+
+struct PublishAckEncodingTests {
+    @Test func handEncodedAcknowledgementsDecodeAsTheGeneratedTypeWritesThem() throws {
+        let results: [Bureau_Bus_PublishResult] = [
+            .committed(1), .committed(300), .duplicate(70_000), .rejected("the envelope's id is all zeros"),
+            .committed(UInt64.max), .rejected(String(repeating: "é", count: 200)),
+        ]
+        for head in [0, 1, 12_345_678_901] as [UInt64] {
+            let bytes = PublishAckEncoding.encode(results, head: head)
+            var expected = Bureau_Bus_PublishAck()
+            expected.results = results
+            expected.head = head
+            #expect(bytes == (try expected.serializedData()))
+            #expect(try Bureau_Bus_PublishAck(serializedBytes: bytes) == expected)
+        }
+    }
+}
+
+struct EnvelopeEncodingTests {
+    @Test func handEncodedEnvelopesAreTheBytesGeneratedCodeWrites() throws {
+        let events = [
+            OutgoingEvent(type: "bureau.a.B", payload: Data("payload".utf8), module: "a", causation: 42),
+            OutgoingEvent(type: "bureau.a.B", payload: Data(), module: "", causation: 0),
+            OutgoingEvent(type: "bureau.a.Ünïcode", payload: Data(count: 300), module: "m", causation: .max),
+        ]
+        for event in events {
+            var expected = Bureau_Envelope()
+            expected.id = Data(event.id.bytes)
+            expected.type = event.type
+            expected.producer.process = "proc"
+            expected.producer.module = event.module
+            expected.causation = event.causation
+            expected.correlation = Data(event.correlation.bytes)
+            expected.payload = event.payload
+            #expect(try event.envelopeBytes(process: "proc") == expected.serializedData())
+            let decoded = try StoredEvent(envelopeBytes: try event.envelopeBytes(process: "proc"))
+            #expect(decoded.id == event.id && decoded.type == event.type && decoded.payload == event.payload)
+            #expect(decoded.producerProcess == "proc" && decoded.causation == event.causation)
+        }
+    }
+
+    @Test func aStampedEnvelopeDecodesWithItsPositionAndCommitTime() throws {
+        let event = OutgoingEvent(type: "bureau.a.B", payload: Data("x".utf8))
+        let stamped = EnvelopeStamp(seconds: 1_700_000_000, nanos: 123_456_789)
+            .stamped(try event.envelopeBytes(process: "p"), position: 300)
+        let decoded = try StoredEvent(envelopeBytes: stamped)
+        #expect(decoded.position == 300)
+        #expect(decoded.commitTime == CommitTime(seconds: 1_700_000_000, nanos: 123_456_789))
+        let generated = try Bureau_Envelope(serializedBytes: stamped)
+        #expect(generated.position == 300 && generated.commitTime.nanos == 123_456_789)
+    }
+}
