@@ -62,9 +62,55 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "BureauCLI",
+            name: "Money",
+            dependencies: ["BureauSchemas"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Runtime",
             dependencies: [
                 "Bus", "EventLog", "BureauSchemas",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "WatchlistFeature",
+            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus"],
+            path: "Sources/Features/Watchlist",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "ConverterFeature",
+            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus"],
+            path: "Sources/Features/Converter",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "ReservationsFeature",
+            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus"],
+            path: "Sources/Features/Reservations",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AlertsFeature",
+            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus"],
+            path: "Sources/Features/Alerts",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SystemFeature",
+            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus"],
+            path: "Sources/Features/System",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "BureauCLI",
+            dependencies: [
+                "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
+                "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -88,10 +134,49 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["Bus", "EventLog", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Bus", "EventLog", "Runtime", "BureauSchemas",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "WatchlistFeatureTests", dependencies: ["WatchlistFeature", "Runtime", "Money", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ConverterFeatureTests", dependencies: ["ConverterFeature", "Runtime", "Money", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ReservationsFeatureTests", dependencies: ["ReservationsFeature", "Runtime", "Money", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AlertsFeatureTests", dependencies: ["AlertsFeature", "Runtime", "Money", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "SystemFeatureTests",
+            dependencies: [
+                "SystemFeature", "Runtime", "Money", "TestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict),
+        .testTarget(name: "MoneyTests", dependencies: ["Money"], swiftSettings: strict),
+        .testTarget(
+            name: "RuntimeTests",
+            dependencies: [
+                "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature", "ConverterFeature",
+                "ReservationsFeature", "AlertsFeature", "SystemFeature",
+            ],
+            swiftSettings: strict),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),
         .testTarget(

@@ -31,12 +31,17 @@ struct BusBenchmark: AsyncParsableCommand {
     func run() async throws {
         startWatchdog()
         let durability = try Durability(parsing: durability)
-        print("# bus benchmark: \(formatted(Double(events))) events, \(payloadBytes)-byte payloads, durability \(durability)")
-        let envelopeSize = try OutgoingEvent(type: "bureau.bench.Happened", payload: Data(count: payloadBytes))
+        print(
+            "# bus benchmark: \(formatted(Double(events))) events, \(payloadBytes)-byte payloads, durability \(durability)"
+        )
+        let envelopeSize =
+            try OutgoingEvent(type: "bureau.bench.Happened", payload: Data(count: payloadBytes))
             .envelopeBytes(process: "bench").count + 30
         let bus = try await withScratchDirectory { try await busThroughput($0, durability: durability) }
         if throughputOnly {
-            print("bus: \(formatted(bus.eventsPerSecond)) events/s, \(String(format: "%.0f", bus.eventsPerSync)) events per fdatasync")
+            print(
+                "bus: \(formatted(bus.eventsPerSecond)) events/s, \(String(format: "%.0f", bus.eventsPerSync)) events per fdatasync"
+            )
             return
         }
         let relay = try await withScratchDirectory { try rawRelay($0, messageSize: envelopeSize) }
@@ -46,13 +51,19 @@ struct BusBenchmark: AsyncParsableCommand {
         print("")
         print("| measure | value |")
         print("|---|---|")
-        print("| bus: producer → subscriber | \(formatted(bus.eventsPerSecond)) events/s (\(String(format: "%.1f", bus.megabytesPerSecond)) MB/s of log) |")
+        print(
+            "| bus: producer → subscriber | \(formatted(bus.eventsPerSecond)) events/s (\(String(format: "%.1f", bus.megabytesPerSecond)) MB/s of log) |"
+        )
         print("| bus: group commit | \(String(format: "%.0f", bus.eventsPerSync)) events per fdatasync |")
         print("| raw libzmq PUSH → relay → PUB → SUB, \(envelopeSize)-byte messages | \(formatted(relay)) messages/s |")
-        print("| raw disk: write + fdatasync per \(batch) records | \(formatted(disk.recordsPerSecond)) records/s (\(String(format: "%.1f", disk.megabytesPerSecond)) MB/s, \(formatted(disk.syncsPerSecond)) fdatasync/s) |")
+        print(
+            "| raw disk: write + fdatasync per \(batch) records | \(formatted(disk.recordsPerSecond)) records/s (\(String(format: "%.1f", disk.megabytesPerSecond)) MB/s, \(formatted(disk.syncsPerSecond)) fdatasync/s) |"
+        )
         print("| bus / raw relay | \(String(format: "%.2f", bus.eventsPerSecond / relay)) |")
         print("| bus / raw disk | \(String(format: "%.2f", bus.eventsPerSecond / disk.recordsPerSecond)) |")
-        print("| latency at \(formatted(Double(rate))) events/s: p50 / p99 / max | \(latency.p50) / \(latency.p99) / \(latency.max) |")
+        print(
+            "| latency at \(formatted(Double(rate))) events/s: p50 / p99 / max | \(latency.p50) / \(latency.p99) / \(latency.max) |"
+        )
     }
 
     struct Throughput {
@@ -81,7 +92,9 @@ struct BusBenchmark: AsyncParsableCommand {
             var last: UInt64 = 0
             for try await item in subscription {
                 if case .event(let event) = item {
-                    guard event.position == last + 1 else { throw CLIFailure("out of order: \(event.position) after \(last)") }
+                    guard event.position == last + 1 else {
+                        throw CLIFailure("out of order: \(event.position) after \(last)")
+                    }
                     last = event.position
                     count += 1
                     if count == total { break }
@@ -98,7 +111,9 @@ struct BusBenchmark: AsyncParsableCommand {
                         let start = box.value.add(batchSize, ordering: .relaxed).oldValue
                         if start >= total { return }
                         let count = min(batchSize, total - start)
-                        let events = (0..<count).map { _ in OutgoingEvent(type: "bureau.bench.Happened", payload: payload) }
+                        let events = (0..<count).map { _ in
+                            OutgoingEvent(type: "bureau.bench.Happened", payload: payload)
+                        }
                         if let refused = try await producer.publish(events).first(where: { $0.position == nil }) {
                             throw CLIFailure("the bus refused an event: \(refused)")
                         }
@@ -294,6 +309,8 @@ func printThreadTimes() {
         rows.append((name, user / 100, system / 100))
     }
     for (name, user, system) in rows.sorted(by: { $0.1 + $0.2 > $1.1 + $1.2 }) where user + system > 0.05 {
-        print("  " + name.padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: " user %6.2f s  system %6.2f s", user, system))
+        print(
+            "  " + name.padding(toLength: 18, withPad: " ", startingAt: 0)
+                + String(format: " user %6.2f s  system %6.2f s", user, system))
     }
 }

@@ -12,6 +12,10 @@ public struct Bureau: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             BusCommand.self,
+            RunCommand.self,
+            SendCommand.self,
+            CommandsCommand.self,
+            ShowCommand.self,
             PublishCommand.self,
             LogCommand.self,
             KeygenCommand.self,

@@ -35,7 +35,9 @@ public struct WireReader {
         case 0:
             return (field, .varint(try varint()))
         case 1:
-            guard offset + 8 <= end else { throw EnvelopeScanError(offset: start, reason: "field \(field) is cut short") }
+            guard offset + 8 <= end else {
+                throw EnvelopeScanError(offset: start, reason: "field \(field) is cut short")
+            }
             defer { offset += 8 }
             return (field, .fixed64(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))))
         case 2:
@@ -48,7 +50,9 @@ public struct WireReader {
             offset = range.upperBound
             return (field, .bytes(range))
         case 5:
-            guard offset + 4 <= end else { throw EnvelopeScanError(offset: start, reason: "field \(field) is cut short") }
+            guard offset + 4 <= end else {
+                throw EnvelopeScanError(offset: start, reason: "field \(field) is cut short")
+            }
             defer { offset += 4 }
             return (field, .fixed32(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
         default:

@@ -23,14 +23,18 @@ public struct BusDaemon: Service {
 
     public let configuration: Configuration
     private let logger: Logger
+    private let onReady: @Sendable () -> Void
 
-    public init(configuration: Configuration, logger: Logger) {
+    /// - Parameter onReady: called once the daemon is serving (sockets bound, threads running).
+    public init(configuration: Configuration, logger: Logger, onReady: @escaping @Sendable () -> Void = {}) {
         self.configuration = configuration
         self.logger = logger
+        self.onReady = onReady
     }
 
     public func run() async throws {
         let running = try start()
+        onReady()
         try await withGracefulShutdownHandler {
             try await running.waitUntilStopped()
         } onGracefulShutdown: {

@@ -11,7 +11,7 @@
 ///
 /// Kept exact (not a `Date`, whose `Double` loses nanoseconds) so that exporting and
 /// re-importing a log, or re-running a reducer, sees the very same time.
-public struct CommitTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct CommitTime: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     public var seconds: Int64
     public var nanos: Int32
 

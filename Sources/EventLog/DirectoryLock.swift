@@ -11,14 +11,16 @@ public final class DirectoryLock {
     private let file: PosixFile
 
     /// Takes the lock or throws ``EventLogError/locked(directory:pid:command:)`` naming the holder.
-    public init(directory: String) throws {
+    ///
+    /// - Parameter fileName: the lock file in `directory`; several locks can share a directory.
+    public init(directory: String, fileName: String = "LOCK") throws {
         self.directory = directory
-        let path = directory + "/LOCK"
+        let path = directory + "/" + fileName
         file = try PosixFile(path: path, flags: O_RDWR | O_CREAT, mode: 0o600)
         guard flock(file.descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             guard code == EWOULDBLOCK else { throw EventLogError.io(operation: "flock", path: path, errno: code) }
-            let holder = DirectoryLock.holder(of: directory)
+            let holder = DirectoryLock.holder(of: directory, fileName: fileName)
             throw EventLogError.locked(directory: directory, pid: holder.pid, command: holder.command)
         }
         let pid = getpid()
@@ -33,8 +35,8 @@ public final class DirectoryLock {
     }
 
     /// Who holds the lock on `directory`, if anyone: the pid and command it recorded.
-    public static func holder(of directory: String) -> (pid: Int32?, command: String?) {
-        guard let bytes = try? PosixFile.readAll(directory + "/LOCK") else { return (nil, nil) }
+    public static func holder(of directory: String, fileName: String = "LOCK") -> (pid: Int32?, command: String?) {
+        guard let bytes = try? PosixFile.readAll(directory + "/" + fileName) else { return (nil, nil) }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let pid = lines.first.flatMap { Int32($0) }
         let recorded = lines.count > 1 && !lines[1].isEmpty ? String(lines[1]) : nil

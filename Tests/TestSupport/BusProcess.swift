@@ -67,10 +67,14 @@ public final class BusProcess: @unchecked Sendable {
     }
 
     /// Runs `bureau` with arguments to completion; returns its exit code and output.
-    public func run(_ arguments: [String], name: String = "cli") async throws -> (code: Int32, out: String, err: String)
-    {
+    public func run(
+        _ arguments: [String], name: String = "cli", data: Bool = true
+    ) async throws -> (
+        code: Int32, out: String, err: String
+    ) {
         let child = try ChildProcess(
-            BureauExecutable.path, arguments + ["--data", location.dataDirectory], directory: directory, name: name)
+            BureauExecutable.path, arguments + (data ? ["--data", location.dataDirectory] : []), directory: directory,
+            name: name)
         let code = await child.exitCode()
         let result = (code, child.standardOutput, child.standardError)
         unlink(child.stdoutPath)

@@ -15,10 +15,16 @@ public final class ChildProcess: @unchecked Sendable {
     private let waiters = Mutex<[@Sendable (Int32) -> Void]>([])
     private var waiter: pthread_t?
 
+    /// The read end of the readiness pipe, when the child was given `--ready-fd 3`.
+    private let readinessFD: Int32?
+
     /// Starts `executable` with `arguments`, stdout and stderr to files in `directory`.
+    ///
+    /// With `readiness`, the child gets the write end of a pipe as file descriptor 3 and
+    /// `--ready-fd 3` is appended to its arguments; ``waitUntilReady(timeout:)`` awaits it.
     public init(
         _ executable: String, _ arguments: [String], directory: String, name: String = "child",
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], readiness: Bool = false
     ) throws {
         stdoutPath = directory + "/\(name).out"
         stderrPath = directory + "/\(name).err"
@@ -28,6 +34,19 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        var arguments = arguments
+        var pipeEnds: [Int32] = [-1, -1]
+        if readiness {
+            guard pipe(&pipeEnds) == 0 else { throw TestSupportError("pipe: errno \(errno)") }
+            // Neither end leaks into other children; dup2 gives the child a copy without the flag.
+            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 3)
+            arguments += ["--ready-fd", "3"]
+            readinessFD = pipeEnds[0]
+        } else {
+            readinessFD = nil
+        }
+        defer { if pipeEnds[1] >= 0 { close(pipeEnds[1]) } }
         var merged = ProcessEnvironment.current
         for (key, value) in environment { merged[key] = value }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -41,6 +60,29 @@ public final class ChildProcess: @unchecked Sendable {
         guard result == 0 else { throw TestSupportError("posix_spawn \(executable): errno \(result)") }
         self.pid = pid
         startWaiter()
+    }
+
+    /// Waits until the child writes READY on its readiness pipe; throws if it exits first or
+    /// `timeout` passes.
+    public func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
+        guard let readinessFD else { throw TestSupportError("the child was started without a readiness pipe") }
+        let ready: Bool? = await withCheckedContinuation { continuation in
+            let once = ResumeOnce<Bool?>(continuation)
+            Task.detached {
+                var buffer = [UInt8](repeating: 0, count: 16)
+                let count = buffer.withUnsafeMutableBytes { read(readinessFD, $0.baseAddress, $0.count) }
+                once.resume(count > 0)
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                once.resume(nil)
+            }
+        }
+        switch ready {
+        case true?: return
+        case false?: throw TestSupportError("the process exited before it was ready: \(standardError.suffix(2000))")
+        case nil: throw TestSupportError("the process was not ready within \(timeout): \(standardError.suffix(2000))")
+        }
     }
 
     /// Blocks a thread in waitpid so that ``exitStatus()`` can be awaited without polling.

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Bus
+import EventLog
+import Foundation
+import Logging
+import Runtime
+import ServiceLifecycle
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Host feature reducers (any subset) in this process.",
+        discussion: """
+            Each reducer catches up from its snapshot in <data>/snapshots, then follows the bus;
+            killing the process at any moment loses no output and duplicates none. A module can
+            be hosted by one process at a time. Stops cleanly on SIGTERM or SIGINT.
+
+            Modules: \(Composition.registry().hostable.joined(separator: ", "))
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var readiness: ReadinessOptions
+
+    @Argument(help: "The modules to host, e.g. watchlist reservations.")
+    var modules: [String]
+
+    @Option(help: "The process name stamped on what it publishes (default: the modules' names).")
+    var process: String?
+
+    @Option(help: "Write a snapshot every this many inputs.")
+    var snapshotEvery = 10_000
+
+    func validate() throws {
+        let registry = Composition.registry()
+        for module in modules where registry.module(named: module)?.makeHost == nil {
+            throw ValidationError(
+                "unknown module '\(module)'; this build hosts: \(registry.hostable.joined(separator: ", "))")
+        }
+        guard Set(modules).count == modules.count else { throw ValidationError("a module is named twice") }
+        guard snapshotEvery > 0 else { throw ValidationError("--snapshot-every must be positive") }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        let logger = global.logger("bureau.run")
+        let location = global.location
+        let registry = Composition.registry()
+        try FileManager.default.createDirectory(atPath: location.snapshotDirectory, withIntermediateDirectories: true)
+        // One host per module, across processes: a second one would publish the same outputs.
+        var locks: [DirectoryLock] = []
+        for module in modules {
+            do {
+                locks.append(try DirectoryLock(directory: location.snapshotDirectory, fileName: module + ".lock"))
+            } catch EventLogError.locked(_, let pid, let command) {
+                throw CLIError(
+                    "module \(module) is already hosted by process \(pid.map(String.init) ?? "?") (\(command ?? "unknown"))")
+            }
+        }
+        defer { locks.forEach { $0.release() } }
+
+        var options = BusClient.Options(process: process ?? modules.joined(separator: "+"))
+        options.publishTimeout = .seconds(60)
+        let client = try BusClient(location: location, options: options, logger: global.logger("bureau.client"))
+        var services: [any Service] = []
+        var statistics: [HostStatistics] = []
+        for module in modules {
+            let hostStatistics = HostStatistics()
+            let environment = HostEnvironment(
+                client: client, snapshots: FileSnapshotStore(directory: location.snapshotDirectory),
+                snapshotEvery: snapshotEvery, logger: logger, statistics: hostStatistics)
+            if let host = registry.module(named: module)?.makeHost?(environment) {
+                services.append(host)
+                statistics.append(hostStatistics)
+            }
+        }
+        // Ready once every host has caught up with the log.
+        let readiness = self.readiness
+        let hosts = statistics
+        services.append(
+            OneShotService {
+                for host in hosts { await host.waitUntilCaughtUp() }
+                readiness.notify()
+                logger.info("ready", metadata: ["modules": "\(modules.joined(separator: " "))"])
+            })
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0, successTerminationBehavior: .ignore) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        client.close()
+    }
+}

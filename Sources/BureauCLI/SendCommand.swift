@@ -1,0 +1,155 @@
+import ArgumentParser
+import Bus
+import EventLog
+import Foundation
+import Runtime
+
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a command URL and print the answer.",
+        discussion: """
+            Routes the URL to its module's request event, publishes it, and waits for the answer
+            correlated with it: an accepted fact (exit 0) or a rejection (exit 1). With
+            --outcome, also waits for the later outcome (a booking confirmed or failed). A URL
+            that does not route is reported (exit 64) and nothing is published.
+
+            Examples:
+              bureau send 'bureau://watchlist/add?base=EUR&quote=USD'
+              bureau send 'bureau://reservations/reserve?base=EUR&quote=USD&amount=500.00&rate=1.0832' --outcome
+            `bureau commands` lists every command.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The command URL, e.g. bureau://watchlist/add?base=EUR&quote=USD") var url: String
+    @Flag(help: "Print the answer as JSON.") var json = false
+    @Option(help: "Seconds to wait for the answer.") var timeout: Double = 10
+    @Flag(help: "After an accepted answer, wait for the outcome too.") var outcome = false
+
+    func run() async throws {
+        let route: CommandRouter.Route
+        do {
+            route = try Composition.registry().router.route(url)
+        } catch {
+            throw usageError(error.description)
+        }
+        let client = try global.client(process: "send", timeout: .milliseconds(Int64(timeout * 1000)))
+        defer { client.close() }
+        let request = try route.request.outgoing(id: .random(), module: "")
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        let command = route.command
+        // Subscribe before publishing, from the head, so that the answer cannot be missed.
+        let head = try await client.ping(timeout: .milliseconds(Int64(timeout * 1000))).head
+        let subscription = client.subscribe(EventFilter(prefixes: command.answers + command.outcomes), after: head)
+        switch try await client.publish(request) {
+        case .rejected(let reason): throw CLIError("the bus refused the request: \(reason)")
+        case .committed, .duplicate: break
+        }
+        let answer = try await Self.first(
+            in: subscription, correlatedWith: request.id, types: Set(command.answers), until: deadline)
+        guard let answer else {
+            throw CLIError("no answer within \(timeout) s; is `bureau run \(command.module)` running?")
+        }
+        print(json ? answer.jsonLine : answer.line)
+        if command.rejections.contains(answer.type) { throw ExitCode.failure }
+        guard outcome, !command.outcomes.isEmpty else { return }
+        let result = try await Self.first(
+            in: subscription, correlatedWith: request.id, types: Set(command.outcomes), until: deadline)
+        guard let result else {
+            throw CLIError("no outcome within \(timeout) s; is the booking adapter running?")
+        }
+        print(json ? result.jsonLine : result.line)
+        if command.failedOutcomes.contains(result.type) { throw ExitCode.failure }
+    }
+
+    /// The first event of `types` correlated with `id`, or nil at the deadline.
+    static func first(
+        in subscription: EventSubscription, correlatedWith id: EventID, types: Set<String>,
+        until deadline: ContinuousClock.Instant
+    ) async throws -> StoredEvent? {
+        try await withThrowingTaskGroup(of: StoredEvent?.self) { group in
+            group.addTask {
+                for try await event in subscription.events where event.correlation == id && types.contains(event.type) {
+                    return event
+                }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(until: deadline)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}
+
+struct CommandsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "commands", abstract: "List every module's command URLs and their parameters.")
+
+    @Flag(help: "Print them as JSON.") var json = false
+
+    func run() throws {
+        let router = Composition.registry().router
+        if json {
+            let list = router.commands.map { command in
+                [
+                    "url": command.usage, "module": command.module, "command": command.name,
+                    "summary": command.summary,
+                    "parameters": command.parameters.map {
+                        ["name": $0.name, "kind": $0.kind.placeholder, "required": $0.isRequired ? "yes" : "no", "help": $0.help]
+                    },
+                ] as [String: any Sendable]
+            }
+            let data = try JSONSerialization.data(withJSONObject: list, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        for module in router.modules {
+            print(module)
+            for command in router.commands(of: module) {
+                print("  \(command.usage)")
+                print("      \(command.summary)")
+                for parameter in command.parameters {
+                    print(
+                        "      \(parameter.name) (\(parameter.kind.placeholder)\(parameter.isRequired ? "" : ", optional")): \(parameter.help)")
+                }
+            }
+        }
+    }
+}
+
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print a read model (projection) as of now or as of a position.",
+        discussion: "Read models: \(Composition.registry().projections.map(\.name).joined(separator: ", ")). Reads the log files directly."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The read model, e.g. watchlist.") var name: String
+    @Option(help: "Fold the log up to this position (default: all of it).") var at: UInt64?
+    @Flag(help: "Print it as JSON.") var json = false
+
+    func validate() throws {
+        let names = Composition.registry().projections.map(\.name)
+        guard names.contains(name) else {
+            throw ValidationError("unknown read model '\(name)'; there are: \(names.joined(separator: ", "))")
+        }
+    }
+
+    func run() async throws {
+        guard let projection = Composition.registry().projections.first(where: { $0.name == name }) else { return }
+        let fold = projection.fold()
+        let progress = Progress(label: "folding")
+        try LogFiles.forEach(in: global.location, to: at) { event in
+            fold.apply(event)
+            progress.update(event.position)
+        }
+        progress.finish()
+        print(json ? try fold.json() : fold.render())
+    }
+}

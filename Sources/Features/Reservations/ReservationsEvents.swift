@@ -1,0 +1,88 @@
+import BureauSchemas
+
+public typealias ReservationRequested = Bureau_Reservations_ReservationRequested
+public typealias ReservationAccepted = Bureau_Reservations_ReservationAccepted
+public typealias ReservationRejected = Bureau_Reservations_ReservationRejected
+public typealias CancellationRequested = Bureau_Reservations_CancellationRequested
+public typealias CancellationAccepted = Bureau_Reservations_CancellationAccepted
+public typealias CancellationRejected = Bureau_Reservations_CancellationRejected
+public typealias ReservationConfirmed = Bureau_Booking_ReservationConfirmed
+public typealias ReservationFailed = Bureau_Booking_ReservationFailed
+public typealias ReservationCancelled = Bureau_Booking_ReservationCancelled
+public typealias CancellationFailed = Bureau_Booking_CancellationFailed
+
+extension ReservationRequested {
+    public init(base: String, quote: String, amount: String, rate: String) {
+        self.init()
+        self.base = base
+        self.quote = quote
+        self.amount = amount
+        self.rate = rate
+    }
+}
+
+extension ReservationRejected {
+    public init(_ request: ReservationRequested, reason: Reason, message: String) {
+        self.init()
+        base = request.base
+        quote = request.quote
+        amount = request.amount
+        rate = request.rate
+        self.reason = reason
+        self.message = message
+    }
+}
+
+extension CancellationRequested {
+    public init(reservationID: String) {
+        self.init()
+        self.reservationID = reservationID
+    }
+}
+
+extension CancellationAccepted {
+    public init(reservationID: String) {
+        self.init()
+        self.reservationID = reservationID
+    }
+}
+
+extension CancellationRejected {
+    public init(reservationID: String, reason: Reason, message: String) {
+        self.init()
+        self.reservationID = reservationID
+        self.reason = reason
+        self.message = message
+    }
+}
+
+extension ReservationConfirmed {
+    public init(reservationID: String, confirmationCode: String) {
+        self.init()
+        self.reservationID = reservationID
+        self.confirmationCode = confirmationCode
+    }
+}
+
+extension ReservationFailed {
+    public init(reservationID: String, reason: String) {
+        self.init()
+        self.reservationID = reservationID
+        self.reason = reason
+    }
+}
+
+extension ReservationCancelled {
+    public init(reservationID: String) {
+        self.init()
+        self.reservationID = reservationID
+    }
+}
+
+extension CancellationFailed {
+    public init(reservationID: String, reason: String) {
+        self.init()
+        self.reservationID = reservationID
+        self.reason = reason
+    }
+}

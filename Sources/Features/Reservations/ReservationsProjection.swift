@@ -1,0 +1,77 @@
+import Bus
+import Foundation
+import Runtime
+
+/// Every reservation with its status, as the reservations screen and `bureau show reservations` list them.
+public struct ReservationsProjection: Projection {
+    public struct Value: Sendable, Encodable, Equatable {
+        /// Newest first.
+        public var reservations: [Row] = []
+
+        public init() {}
+    }
+
+    public struct Row: Sendable, Encodable, Equatable {
+        public var id: String
+        public var pair: String
+        public var amount: String
+        public var rate: String
+        public var quoteAmount: String
+        public var status: String
+        public var detail: String
+    }
+
+    public init() {}
+
+    public var name: String { "reservations" }
+    public var inputTypes: [String] {
+        [
+            ReservationAccepted.protoMessageName, ReservationConfirmed.protoMessageName,
+            ReservationFailed.protoMessageName, CancellationAccepted.protoMessageName,
+            ReservationCancelled.protoMessageName, CancellationFailed.protoMessageName,
+        ]
+    }
+    public var initialValue: Value { Value() }
+
+    public func apply(_ event: StoredEvent, to value: inout Value) {
+        func update(_ id: String, _ change: (inout Row) -> Void) {
+            guard let index = value.reservations.firstIndex(where: { $0.id == id }) else { return }
+            change(&value.reservations[index])
+        }
+        if let accepted = try? event.payload(as: ReservationAccepted.self) {
+            value.reservations.insert(
+                Row(
+                    id: accepted.reservationID, pair: "\(accepted.base)/\(accepted.quote)",
+                    amount: "\(accepted.amount) \(accepted.base)", rate: accepted.rate,
+                    quoteAmount: "\(accepted.quoteAmount) \(accepted.quote)", status: "pending",
+                    detail: "rates of \(accepted.asOf)"), at: 0)
+        } else if let confirmed = try? event.payload(as: ReservationConfirmed.self) {
+            update(confirmed.reservationID) {
+                $0.status = "confirmed"
+                $0.detail = "code \(confirmed.confirmationCode)"
+            }
+        } else if let failed = try? event.payload(as: ReservationFailed.self) {
+            update(failed.reservationID) {
+                $0.status = "failed"
+                $0.detail = failed.reason
+            }
+        } else if let cancelling = try? event.payload(as: CancellationAccepted.self) {
+            update(cancelling.reservationID) { $0.status = "cancelling" }
+        } else if let cancelled = try? event.payload(as: ReservationCancelled.self) {
+            update(cancelled.reservationID) { $0.status = "cancelled" }
+        } else if let failed = try? event.payload(as: CancellationFailed.self) {
+            update(failed.reservationID) {
+                $0.status = "confirmed"
+                $0.detail = "cancellation failed: \(failed.reason)"
+            }
+        }
+    }
+
+    public func render(_ value: Value) -> String {
+        guard !value.reservations.isEmpty else { return "No reservations." }
+        return value.reservations.map { row in
+            [row.id, row.pair, row.amount, "@ \(row.rate)", "→ \(row.quoteAmount)", row.status, row.detail]
+                .joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

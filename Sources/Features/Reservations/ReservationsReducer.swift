@@ -1,0 +1,227 @@
+import BureauSchemas
+import Bus
+import Foundation
+import Money
+import Runtime
+
+/// Reservations: currency reserved at the rate a person was shown, and their cancellation.
+///
+/// A reservation exchanges `amount` of the base currency into the quote currency at the
+/// quoted rate. It is accepted when the pair is in the latest rates, the amount follows the
+/// base currency's rules (see `Money`), the latest rates are at most ``maxQuoteAge`` old (by
+/// commit time) and the quoted rate equals the current cross rate to six significant digits.
+/// The booking service then confirms or fails it. Only a confirmed reservation can be
+/// cancelled, and only once.
+public struct ReservationsReducer: Reducer {
+    public struct State: Codable, Equatable, Sendable {
+        public var rates: ReferenceRates?
+        public var ratesCommittedAt: CommitTime?
+        public var reservations: [String: Reservation] = [:]
+
+        public init() {}
+    }
+
+    public struct Reservation: Codable, Equatable, Sendable {
+        public var id: String
+        public var base: String
+        public var quote: String
+        public var amount: String
+        public var rate: String
+        public var quoteAmount: String
+        public var asOf: String
+        public var status: Status
+        public var confirmationCode: String?
+        public var failure: String?
+    }
+
+    public enum Status: String, Codable, Sendable {
+        /// Accepted; waiting for the booking service.
+        case pending
+        case confirmed
+        case failed
+        /// A cancellation is accepted; waiting for the booking service.
+        case cancelling
+        case cancelled
+    }
+
+    public enum Input: Sendable {
+        case reservationRequested(ReservationRequested)
+        case cancellationRequested(CancellationRequested)
+        case ratesPublished(Bureau_Rates_RatesPublished)
+        case confirmed(ReservationConfirmed)
+        case failed(ReservationFailed)
+        case cancelled(ReservationCancelled)
+        case cancellationFailed(CancellationFailed)
+    }
+
+    /// The oldest rates a quote may come from, by the commit times of the rates and the
+    /// request: four days, so that quotes stay valid over a weekend and a holiday, when the
+    /// ECB publishes nothing.
+    public let maxQuoteAge: Duration
+
+    public init(maxQuoteAge: Duration = .seconds(4 * 24 * 3600)) {
+        self.maxQuoteAge = maxQuoteAge
+    }
+
+    public var module: String { "reservations" }
+    public var stateVersion: Int { 1 }
+    public var initialState: State { State() }
+
+    public var inputs: InputDecoder<Input> {
+        InputDecoder()
+            .on(ReservationRequested.self, Input.reservationRequested)
+            .on(CancellationRequested.self, Input.cancellationRequested)
+            .on(Bureau_Rates_RatesPublished.self, Input.ratesPublished)
+            .on(ReservationConfirmed.self, Input.confirmed)
+            .on(ReservationFailed.self, Input.failed)
+            .on(ReservationCancelled.self, Input.cancelled)
+            .on(CancellationFailed.self, Input.cancellationFailed)
+    }
+
+    public var outputTypes: [String] {
+        [
+            ReservationAccepted.protoMessageName, ReservationRejected.protoMessageName,
+            CancellationAccepted.protoMessageName, CancellationRejected.protoMessageName,
+        ]
+    }
+
+    public func reduce(state: inout State, input: Envelope<Input>) -> [Emitted] {
+        switch input.payload {
+        case .ratesPublished(let published):
+            state.rates = ReferenceRates(published)
+            state.ratesCommittedAt = input.commitTime
+            return []
+
+        case .reservationRequested(let request):
+            switch decide(request, at: input, in: state) {
+            case .reject(let rejection):
+                return [Emitted(rejection)]
+            case .accept(let reservation):
+                state.reservations[reservation.id] = reservation
+                var accepted = ReservationAccepted()
+                accepted.reservationID = reservation.id
+                accepted.base = reservation.base
+                accepted.quote = reservation.quote
+                accepted.amount = reservation.amount
+                accepted.rate = reservation.rate
+                accepted.quoteAmount = reservation.quoteAmount
+                accepted.asOf = reservation.asOf
+                return [Emitted(accepted)]
+            }
+
+        case .cancellationRequested(let request):
+            let id = request.reservationID.uppercased()
+            guard var reservation = state.reservations[id] else {
+                return [
+                    Emitted(
+                        CancellationRejected(
+                            reservationID: request.reservationID, reason: .notFound,
+                            message: "no reservation has the id \(request.reservationID)"))
+                ]
+            }
+            switch reservation.status {
+            case .confirmed:
+                reservation.status = .cancelling
+                state.reservations[id] = reservation
+                return [Emitted(CancellationAccepted(reservationID: id))]
+            case .pending, .failed:
+                return [
+                    Emitted(
+                        CancellationRejected(
+                            reservationID: id, reason: .notConfirmed,
+                            message: "\(id) is \(reservation.status.rawValue), not confirmed; only a confirmed reservation can be cancelled"
+                        ))
+                ]
+            case .cancelling, .cancelled:
+                return [
+                    Emitted(
+                        CancellationRejected(
+                            reservationID: id, reason: .alreadyCancelled,
+                            message: "\(id) is already \(reservation.status == .cancelled ? "cancelled" : "being cancelled")"))
+                ]
+            }
+
+        case .confirmed(let confirmed):
+            update(&state, confirmed.reservationID, from: [.pending]) {
+                $0.status = .confirmed
+                $0.confirmationCode = confirmed.confirmationCode
+            }
+            return []
+        case .failed(let failed):
+            update(&state, failed.reservationID, from: [.pending]) {
+                $0.status = .failed
+                $0.failure = failed.reason
+            }
+            return []
+        case .cancelled(let cancelled):
+            update(&state, cancelled.reservationID, from: [.cancelling]) { $0.status = .cancelled }
+            return []
+        case .cancellationFailed(let failed):
+            // The booking service kept the reservation: it is confirmed, and may be cancelled again.
+            update(&state, failed.reservationID, from: [.cancelling]) {
+                $0.status = .confirmed
+                $0.failure = failed.reason
+            }
+            return []
+        }
+    }
+
+    private func update(
+        _ state: inout State, _ id: String, from statuses: Set<Status>, _ change: (inout Reservation) -> Void
+    ) {
+        guard var reservation = state.reservations[id], statuses.contains(reservation.status) else { return }
+        change(&reservation)
+        state.reservations[id] = reservation
+    }
+
+    private enum Decision {
+        case accept(Reservation)
+        case reject(ReservationRejected)
+    }
+
+    /// The reservation `request` makes, or why it is refused.
+    private func decide(_ request: ReservationRequested, at input: Envelope<Input>, in state: State) -> Decision {
+        let pair = "\(request.base.uppercased())/\(request.quote.uppercased())"
+        guard let rates = state.rates else {
+            return .reject(.init(request, reason: .unknownPair, message: "no rates have been published yet"))
+        }
+        guard let base = Currency(request.base), let quote = Currency(request.quote),
+            rates.currencies.contains(base), rates.currencies.contains(quote)
+        else {
+            return .reject(.init(request, reason: .unknownPair, message: "\(pair) is not in the rates of \(rates.asOf)"))
+        }
+        guard base != quote else {
+            return .reject(.init(request, reason: .unknownPair, message: "\(pair): base and quote are the same currency"))
+        }
+        let amount: Money
+        do {
+            amount = try Money(parsing: request.amount, currency: base)
+        } catch {
+            return .reject(.init(request, reason: .badAmount, message: error.description))
+        }
+        guard let quoted = try? DecimalText.parse(request.rate).value else {
+            return .reject(.init(request, reason: .staleQuote, message: "'\(request.rate)' is not a rate"))
+        }
+        if let committed = state.ratesCommittedAt, input.commitTime - committed > maxQuoteAge {
+            return .reject(
+                .init(
+                    request, reason: .staleQuote,
+                    message: "the rates of \(rates.asOf) are older than \(Int(maxQuoteAge.components.seconds / 3600)) hours"
+                ))
+        }
+        guard let current = rates.quote(from: base, to: quote) else {
+            return .reject(.init(request, reason: .unknownPair, message: "\(pair) has no rate"))
+        }
+        guard quoted == current else {
+            return .reject(
+                .init(
+                    request, reason: .staleQuote,
+                    message: "\(pair) is now \(DecimalText.plain(current)) (rates of \(rates.asOf)), not \(request.rate)"))
+        }
+        let counter = Money(rounding: amount.amount * quoted, currency: quote)
+        return .accept(
+            Reservation(
+                id: "R\(input.position)", base: base.code, quote: quote.code, amount: amount.text,
+                rate: DecimalText.plain(current), quoteAmount: counter.text, asOf: rates.asOf, status: .pending))
+    }
+}

@@ -1,0 +1,107 @@
+import BureauSchemas
+import Money
+import Runtime
+
+/// The watchlist: which currency pairs a person watches.
+///
+/// A pair is two different currencies, both in the latest published rates; a pair already
+/// watched is refused as a duplicate, and removing one that is not watched as not found.
+public struct WatchlistReducer: Reducer {
+    public struct State: Codable, Equatable, Sendable {
+        /// In the order they were added.
+        public var pairs: [Pair] = []
+        /// The currencies of the latest rates, base included.
+        public var currencies: Set<String> = []
+        public var ratesAsOf = ""
+
+        public init() {}
+    }
+
+    public struct Pair: Codable, Hashable, Sendable {
+        public var base: String
+        public var quote: String
+
+        public init(base: String, quote: String) {
+            self.base = base
+            self.quote = quote
+        }
+    }
+
+    public enum Input: Sendable {
+        case addRequested(PairAddRequested)
+        case removeRequested(PairRemoveRequested)
+        case ratesPublished(RatesPublished)
+    }
+
+    public init() {}
+
+    public var module: String { "watchlist" }
+    public var stateVersion: Int { 1 }
+    public var initialState: State { State() }
+
+    public var inputs: InputDecoder<Input> {
+        InputDecoder()
+            .on(PairAddRequested.self, Input.addRequested)
+            .on(PairRemoveRequested.self, Input.removeRequested)
+            .on(RatesPublished.self, Input.ratesPublished)
+    }
+
+    public var outputTypes: [String] {
+        [PairAdded.protoMessageName, PairRemoved.protoMessageName, PairRejected.protoMessageName]
+    }
+
+    public func reduce(state: inout State, input: Envelope<Input>) -> [Emitted] {
+        switch input.payload {
+        case .ratesPublished(let rates):
+            state.currencies = Set(rates.rates.map { $0.currency.uppercased() }).union([rates.base.uppercased()])
+            state.ratesAsOf = rates.asOf
+            return []
+
+        case .addRequested(let request):
+            let pair = Pair(base: request.base.uppercased(), quote: request.quote.uppercased())
+            if let rejection = check(pair, in: state) {
+                return [Emitted(rejection)]
+            }
+            guard !state.pairs.contains(pair) else {
+                return [
+                    Emitted(
+                        PairRejected(
+                            base: pair.base, quote: pair.quote, reason: .duplicate,
+                            message: "\(pair.base)/\(pair.quote) is already on the watchlist"))
+                ]
+            }
+            state.pairs.append(pair)
+            return [Emitted(PairAdded(base: pair.base, quote: pair.quote))]
+
+        case .removeRequested(let request):
+            let pair = Pair(base: request.base.uppercased(), quote: request.quote.uppercased())
+            guard let index = state.pairs.firstIndex(of: pair) else {
+                return [
+                    Emitted(
+                        PairRejected(
+                            base: pair.base, quote: pair.quote, reason: .notFound,
+                            message: "\(pair.base)/\(pair.quote) is not on the watchlist"))
+                ]
+            }
+            state.pairs.remove(at: index)
+            return [Emitted(PairRemoved(base: pair.base, quote: pair.quote))]
+        }
+    }
+
+    /// Why `pair` cannot be watched, if it cannot.
+    private func check(_ pair: Pair, in state: State) -> PairRejected? {
+        if pair.base == pair.quote {
+            return PairRejected(
+                base: pair.base, quote: pair.quote, reason: .sameCurrency,
+                message: "\(pair.base)/\(pair.quote): base and quote are the same currency")
+        }
+        let unknown = [pair.base, pair.quote].filter { !state.currencies.contains($0) }
+        if !unknown.isEmpty {
+            let rates = state.ratesAsOf.isEmpty ? "no rates have been published yet" : "the rates of \(state.ratesAsOf)"
+            return PairRejected(
+                base: pair.base, quote: pair.quote, reason: .unknownCurrency,
+                message: "\(unknown.joined(separator: " and ")) \(unknown.count == 1 ? "is" : "are") not in \(rates)")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,53 @@
+/// An ISO 4217 currency Bureau knows, with its minor units (decimals).
+public struct Currency: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
+    /// The three-letter code, upper case, e.g. "EUR".
+    public let code: String
+    /// Digits after the decimal point in amounts of this currency: JPY 0, EUR 2, KWD 3.
+    public let minorUnits: Int
+
+    /// The currency with this code (case-insensitive), or nil if Bureau does not know it.
+    public init?(_ code: String) {
+        let upper = code.uppercased()
+        guard let units = Currency.table[upper] else { return nil }
+        self.code = upper
+        minorUnits = units
+    }
+
+    public static let euro = Currency(code: "EUR", minorUnits: 2)
+
+    private init(code: String, minorUnits: Int) {
+        self.code = code
+        self.minorUnits = minorUnits
+    }
+
+    public var description: String { code }
+
+    public static func < (lhs: Currency, rhs: Currency) -> Bool { lhs.code < rhs.code }
+
+    public init(from decoder: any Decoder) throws {
+        let code = try decoder.singleValueContainer().decode(String.self)
+        guard let currency = Currency(code) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown currency \(code)"))
+        }
+        self = currency
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(code)
+    }
+
+    /// Every currency Bureau knows, by code.
+    public static var all: [Currency] { table.keys.sorted().compactMap(Currency.init) }
+
+    /// ISO 4217 minor units: the currencies of the ECB's reference rates (including those the
+    /// euro replaced) and other commonly traded ones.
+    static let table: [String: Int] = [
+        "AED": 2, "AUD": 2, "BGN": 2, "BHD": 3, "BRL": 2, "CAD": 2, "CHF": 2, "CLP": 0, "CNY": 2, "CYP": 2,
+        "CZK": 2, "DKK": 2, "EEK": 2, "EGP": 2, "EUR": 2, "GBP": 2, "HKD": 2, "HRK": 2, "HUF": 2, "IDR": 2,
+        "ILS": 2, "INR": 2, "ISK": 0, "JOD": 3, "JPY": 0, "KRW": 0, "KWD": 3, "LTL": 2, "LVL": 2, "MAD": 2,
+        "MTL": 2, "MXN": 2, "MYR": 2, "NOK": 2, "NZD": 2, "OMR": 3, "PHP": 2, "PLN": 2, "ROL": 2, "RON": 2,
+        "RUB": 2, "SAR": 2, "SEK": 2, "SGD": 2, "SIT": 2, "SKK": 2, "THB": 2, "TND": 3, "TRL": 2, "TRY": 2,
+        "TWD": 2, "USD": 2, "VND": 0, "ZAR": 2,
+    ]
+}

@@ -1,0 +1,81 @@
+import Bus
+import Logging
+import ServiceLifecycle
+
+/// A feature as a process sees it: what it is called, its commands, its projections, and how
+/// to build its reducer host. A composition root collects them in a ``ModuleRegistry``.
+public struct FeatureModule: Sendable {
+    public let name: String
+    public let summary: String
+    public let commands: [CommandSpec]
+    public let projections: [AnyProjection]
+    /// Builds the reducer host; nil for a feature without a reducer (system).
+    public let makeHost: (@Sendable (HostEnvironment) -> any Service)?
+
+    public init(
+        name: String, summary: String, commands: [CommandSpec] = [], projections: [AnyProjection] = [],
+        makeHost: (@Sendable (HostEnvironment) -> any Service)? = nil
+    ) {
+        self.name = name
+        self.summary = summary
+        self.commands = commands
+        self.projections = projections
+        self.makeHost = makeHost
+    }
+
+    /// A feature whose reducer runs in a ``ReducerHost``.
+    public init<R: Reducer>(
+        reducer: R, summary: String, commands: [CommandSpec] = [], projections: [AnyProjection] = []
+    ) {
+        self.init(
+            name: reducer.module, summary: summary, commands: commands, projections: projections,
+            makeHost: { environment in
+                ReducerHost(
+                    reducer: reducer, client: environment.client, snapshots: environment.snapshots,
+                    options: environment.hostOptions, logger: environment.logger, statistics: environment.statistics)
+            })
+    }
+}
+
+/// What a process gives the hosts it builds.
+public struct HostEnvironment: Sendable {
+    public let client: BusClient
+    public let snapshots: any SnapshotStore
+    public let hostOptions: ReducerHostOptions
+    public let logger: Logger
+    public let statistics: HostStatistics?
+
+    public init(
+        client: BusClient, snapshots: any SnapshotStore, snapshotEvery: Int = 10_000, logger: Logger,
+        statistics: HostStatistics? = nil
+    ) {
+        self.client = client
+        self.snapshots = snapshots
+        var options = ReducerHostOptions()
+        options.snapshotEvery = snapshotEvery
+        hostOptions = options
+        self.logger = logger
+        self.statistics = statistics
+    }
+}
+
+/// The features a build knows, by name.
+public struct ModuleRegistry: Sendable {
+    public let modules: [FeatureModule]
+
+    public init(_ modules: [FeatureModule]) {
+        self.modules = modules
+    }
+
+    public func module(named name: String) -> FeatureModule? {
+        modules.first { $0.name == name }
+    }
+
+    /// The names of the modules that have a reducer to host.
+    public var hostable: [String] { modules.filter { $0.makeHost != nil }.map(\.name) }
+
+    public var router: CommandRouter { CommandRouter(commands: modules.flatMap(\.commands)) }
+
+    public var projections: [AnyProjection] { modules.flatMap(\.projections) }
+}
+

@@ -1,0 +1,79 @@
+import Bus
+import EventLog
+
+/// A feature's business logic: a pure state machine over the events it consumes.
+///
+/// `reduce` switches over the input, mutates the state and returns the events to publish.
+/// It must be deterministic: time comes from the input's commit time; no clock, no random
+/// number, no I/O. The host gives each output an id derived from the module, the input's
+/// position and the output's index, so running a reducer again over the same input produces
+/// the same events with the same ids. Every request gets an answer: an accepted fact or a
+/// rejection with a reason.
+public protocol Reducer: Sendable {
+    associatedtype State: Codable & Equatable & Sendable
+    associatedtype Input: Sendable
+
+    /// The module's name; its events live in the package `bureau.<module>`.
+    var module: String { get }
+    /// Bumped whenever `State`'s encoding changes incompatibly: older snapshots are then
+    /// ignored and the state is rebuilt from the log.
+    var stateVersion: Int { get }
+    var initialState: State { get }
+    /// The inputs, and how each is decoded.
+    var inputs: InputDecoder<Input> { get }
+    /// The type names of every event `reduce` can emit.
+    var outputTypes: [String] { get }
+
+    func reduce(state: inout State, input: Envelope<Input>) -> [Emitted]
+}
+
+/// An input as a reducer sees it: the envelope's fields and the decoded payload.
+public struct Envelope<Payload: Sendable>: Sendable {
+    public let position: UInt64
+    public let id: EventID
+    /// The reducer's only clock.
+    public let commitTime: CommitTime
+    public let correlation: EventID
+    public let payload: Payload
+
+    public init(position: UInt64, id: EventID, commitTime: CommitTime, correlation: EventID, payload: Payload) {
+        self.position = position
+        self.id = id
+        self.commitTime = commitTime
+        self.correlation = correlation
+        self.payload = payload
+    }
+
+    /// The envelope of a committed event with `payload` decoded from it.
+    public init(_ event: StoredEvent, payload: Payload) {
+        self.init(
+            position: event.position, id: event.id, commitTime: event.commitTime,
+            correlation: event.correlation == .zero ? event.id : event.correlation, payload: payload)
+    }
+}
+
+extension Reducer {
+    /// The type names of the inputs.
+    public var inputTypes: [String] { inputs.typeNames }
+
+    /// The subscription a host needs: its inputs, and its own outputs (to recognise, after a
+    /// restart, which outputs are already in the log).
+    public var subscriptionFilter: EventFilter { EventFilter(prefixes: inputTypes + outputTypes) }
+
+    /// Applies the input carried by `event`, if it is one; returns the events to publish, ids
+    /// derived, causation and correlation set.
+    public func apply(_ event: StoredEvent, to state: inout State) throws -> [OutgoingEvent]? {
+        guard let input = try inputs.decode(event) else { return nil }
+        let envelope = Envelope(event, payload: input)
+        return try reduce(state: &state, input: envelope).enumerated().map { index, emitted in
+            try emitted.outgoing(
+                id: .derived(module: module, position: event.position, index: index), module: module,
+                causation: event.position, correlation: envelope.correlation)
+        }
+    }
+
+    /// Whether `event` is one this reducer published.
+    public func isOwnOutput(_ event: StoredEvent) -> Bool {
+        event.producerModule == module && outputTypes.contains(event.type)
+    }
+}

@@ -1,0 +1,150 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Logging
+import ServiceLifecycle
+
+/// How a ``ReducerHost`` runs.
+public struct ReducerHostOptions: Sendable {
+    /// A snapshot every this many inputs (and after catching up, and on shutdown).
+    public var snapshotEvery = 10_000
+
+    public init() {}
+}
+
+/// Runs one reducer against the bus with exactly-once effect across crashes.
+///
+/// On start it loads the newest usable snapshot (state, last input position), subscribes to
+/// its inputs and its own past outputs from that position, and re-applies every input since.
+/// Outputs computed while catching up are held back: an output already in the log (same
+/// derived id) is dropped, and when the subscription reaches the head the rest are published.
+/// Then it follows live, publishing through an ``Outbox``. A snapshot is written only when
+/// every output of the inputs it covers is acknowledged, so killing the host at any instant
+/// loses no output and duplicates none (a publish still in flight when the host died is
+/// recognised by the bus's duplicate window).
+public final class ReducerHost<R: Reducer>: Service {
+    private let reducer: R
+    private let client: BusClient
+    private let snapshots: any SnapshotStore
+    private let options: ReducerHostOptions
+    private let logger: Logger
+    private let statistics: HostStatistics?
+
+    public init(
+        reducer: R, client: BusClient, snapshots: any SnapshotStore, options: ReducerHostOptions = ReducerHostOptions(), logger: Logger,
+        statistics: HostStatistics? = nil
+    ) {
+        self.reducer = reducer
+        self.client = client
+        self.snapshots = snapshots
+        self.options = options
+        var logger = logger
+        logger[metadataKey: "module"] = "\(reducer.module)"
+        self.logger = logger
+        self.statistics = statistics
+    }
+
+    public func run() async throws {
+        let outbox = Outbox(client: client)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await outbox.run() }
+            group.addTask { try await self.consume(outbox: outbox) }
+            // The consumer ends on graceful shutdown, after a final snapshot; then stop publishing.
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func consume(outbox: Outbox) async throws {
+        let logger = self.logger
+        var state = reducer.initialState
+        var applied: UInt64 = 0
+        if let snapshot = snapshots.load(
+            R.State.self, module: reducer.module, stateVersion: reducer.stateVersion,
+            rejected: { logger.warning("ignoring a snapshot; rebuilding from the log", metadata: ["reason": "\($0)"]) })
+        {
+            state = snapshot.state
+            applied = snapshot.position
+        }
+        logger.info("starting", metadata: ["from position": "\(applied)"])
+        statistics?.started(from: applied)
+
+        var catchingUp = true
+        var held: [OutgoingEvent] = []
+        var heldIndex: [EventID: Int] = [:]
+        var sinceSnapshot = 0
+
+        func saveSnapshot() async throws {
+            try await outbox.drain()
+            try snapshots.save(
+                Snapshot(module: reducer.module, stateVersion: reducer.stateVersion, position: applied, state: state))
+            sinceSnapshot = 0
+            statistics?.snapshotted(at: applied)
+        }
+
+        let subscription = client.subscribe(reducer.subscriptionFilter, after: applied)
+        for try await item in subscription.cancelOnGracefulShutdown() {
+            switch item {
+            case .event(let event):
+                if reducer.isOwnOutput(event) {
+                    if catchingUp, let index = heldIndex.removeValue(forKey: event.id) {
+                        held[index] = OutgoingEvent(type: "", payload: .init())
+                    }
+                    continue
+                }
+                let outputs: [OutgoingEvent]
+                do {
+                    guard let produced = try reducer.apply(event, to: &state) else { continue }
+                    outputs = produced
+                } catch {
+                    // An input that does not decode is passed over, and said so, once.
+                    logger.error("passing over an input", metadata: ["error": "\(error)"])
+                    outputs = [try malformedInputError(event, error)]
+                }
+                applied = event.position
+                statistics?.applied(event.position)
+                if catchingUp {
+                    for output in outputs {
+                        heldIndex[output.id] = held.count
+                        held.append(output)
+                    }
+                } else {
+                    try await outbox.enqueue(outputs)
+                    sinceSnapshot += 1
+                    if sinceSnapshot >= options.snapshotEvery { try await saveSnapshot() }
+                }
+            case .caughtUp(let head):
+                guard catchingUp else { continue }
+                catchingUp = false
+                let missing = held.filter { !$0.type.isEmpty }
+                logger.info(
+                    "caught up", metadata: ["head": "\(head)", "applied": "\(applied)", "republished": "\(missing.count)"])
+                try await outbox.enqueue(missing)
+                held = []
+                heldIndex = [:]
+                try await saveSnapshot()
+                statistics?.caughtUp(head: head, republished: missing.count)
+            case .connection(let connected):
+                logger.log(level: connected ? .info : .warning, connected ? "the bus is back" : "the bus is silent")
+            }
+        }
+        // Graceful shutdown: everything applied is published, then remembered. A cancelled
+        // task (its process is going down hard) writes nothing more.
+        if !catchingUp && !Task.isCancelled { try await saveSnapshot() }
+        logger.info("stopped", metadata: ["applied": "\(applied)"])
+    }
+
+    /// The `ErrorRaised` published for an input that does not decode, with a derived id so that
+    /// it too is published once.
+    private func malformedInputError(_ event: StoredEvent, _ error: any Error) throws -> OutgoingEvent {
+        var raised = Bureau_System_ErrorRaised()
+        raised.module = reducer.module
+        raised.process = client.options.process
+        raised.code = "malformed-input"
+        raised.message = "\(error)"
+        raised.causation = event.position
+        return try Emitted(raised).outgoing(
+            id: .derived(module: reducer.module, position: event.position, index: 0xFFFF), module: reducer.module,
+            causation: event.position, correlation: event.correlation == .zero ? event.id : event.correlation)
+    }
+}

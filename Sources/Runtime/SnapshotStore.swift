@@ -1,0 +1,97 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A checkpoint of a reducer: its state after applying every input up to `position`.
+public struct Snapshot<State: Codable & Sendable>: Sendable {
+    public var module: String
+    public var stateVersion: Int
+    /// The position of the last input applied.
+    public var position: UInt64
+    public var state: State
+
+    public init(module: String, stateVersion: Int, position: UInt64, state: State) {
+        self.module = module
+        self.stateVersion = stateVersion
+        self.position = position
+        self.state = state
+    }
+}
+
+/// Where reducer hosts keep their snapshots. ``FileSnapshotStore`` writes files atomically;
+/// ``InMemorySnapshotStore`` is its twin for tests; both pass one contract suite.
+public protocol SnapshotStore: Sendable {
+    /// The newest snapshot of `module` whose state version is `stateVersion`, or nil if
+    /// there is none, it is of another version, or it cannot be read (the reason goes to
+    /// `rejected`): the host then rebuilds the state from the log.
+    func load<State: Codable & Sendable>(
+        _ type: State.Type, module: String, stateVersion: Int, rejected: (String) -> Void
+    ) -> Snapshot<State>?
+
+    /// Replaces `module`'s snapshot, atomically: a crash leaves the old one or the new one.
+    func save<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws
+}
+
+/// The file format of a snapshot: a header and the state, as JSON.
+struct SnapshotDocument<State: Codable>: Codable {
+    /// The format of this file, not of the state.
+    var format: Int
+    var module: String
+    var stateVersion: Int
+    var position: UInt64
+    var state: State
+
+    static var currentFormat: Int { 1 }
+}
+
+enum SnapshotCoding {
+    static func encode<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(
+            SnapshotDocument(
+                format: SnapshotDocument<State>.currentFormat, module: snapshot.module,
+                stateVersion: snapshot.stateVersion, position: snapshot.position, state: snapshot.state))
+    }
+
+    /// Decodes a snapshot, or says why it cannot be used.
+    static func decode<State: Codable & Sendable>(
+        _ data: Data, as type: State.Type, module: String, stateVersion: Int
+    ) -> Result<Snapshot<State>, SnapshotRejection> {
+        guard let header = try? JSONDecoder().decode(SnapshotHeader.self, from: data) else {
+            return .failure(SnapshotRejection("the snapshot is not readable JSON"))
+        }
+        guard header.format == SnapshotDocument<State>.currentFormat else {
+            return .failure(SnapshotRejection("the snapshot file format is \(header.format)"))
+        }
+        guard header.module == module else {
+            return .failure(SnapshotRejection("the snapshot is of module \(header.module)"))
+        }
+        guard header.stateVersion == stateVersion else {
+            return .failure(
+                SnapshotRejection("the snapshot's state version is \(header.stateVersion); this build uses \(stateVersion)"))
+        }
+        do {
+            let document = try JSONDecoder().decode(SnapshotDocument<State>.self, from: data)
+            return .success(
+                Snapshot(
+                    module: document.module, stateVersion: document.stateVersion, position: document.position,
+                    state: document.state))
+        } catch {
+            return .failure(SnapshotRejection("the snapshot's state does not decode: \(error)"))
+        }
+    }
+}
+
+struct SnapshotHeader: Decodable {
+    var format: Int
+    var module: String
+    var stateVersion: Int
+}
+
+struct SnapshotRejection: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}

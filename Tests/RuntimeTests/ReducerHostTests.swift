@@ -1,0 +1,189 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Logging
+import Runtime
+import ServiceLifecycle
+import TestSupport
+import Testing
+import WatchlistFeature
+
+/// A reducer host running in the test process against an in-process bus.
+final class HostHarness: @unchecked Sendable {
+    let bus: TestBus
+    let snapshots: any SnapshotStore
+    let statistics = HostStatistics()
+    private var task: Task<Void, any Error>?
+    private var client: BusClient?
+
+    init(bus: TestBus, snapshots: any SnapshotStore) {
+        self.bus = bus
+        self.snapshots = snapshots
+    }
+
+    func start(snapshotEvery: Int = 10_000) throws -> HostStatistics {
+        let client = try bus.client("host")
+        self.client = client
+        let statistics = HostStatistics()
+        var options = ReducerHostOptions()
+        options.snapshotEvery = snapshotEvery
+        let host = ReducerHost(
+            reducer: WatchlistReducer(), client: client, snapshots: snapshots, options: options,
+            logger: TestLogging.logger("host"), statistics: statistics)
+        let group = ServiceGroup(services: [host], logger: TestLogging.logger("group"))
+        task = Task { try await group.run() }
+        groupHandle = group
+        return statistics
+    }
+
+    private var groupHandle: ServiceGroup?
+
+    /// Stops the host as SIGTERM would: it finishes, publishes what it owes and snapshots.
+    func stop() async throws {
+        await groupHandle?.triggerGracefulShutdown()
+        try await task?.value
+        client?.close()
+    }
+
+    /// Stops the host as a crash would: no final snapshot, nothing more published.
+    func crash() async {
+        task?.cancel()
+        _ = try? await task?.value
+        client?.close()
+    }
+}
+
+@Suite(.timeLimit(.minutes(2)))
+struct ReducerHostTests {
+    static func request(_ base: String, _ quote: String) throws -> OutgoingEvent {
+        try OutgoingEvent(PairAddRequested(base: base, quote: quote))
+    }
+
+    /// The watchlist answers in the log, by the request they answer.
+    static func answers(in bus: TestBus) throws -> [EventID: [String]] {
+        var answers: [EventID: [String]] = [:]
+        let cursor = try LogCursor(directory: bus.location.logDirectory, after: 0)
+        while let record = try cursor.next() {
+            let event = try StoredEvent(envelopeBytes: record.body)
+            if event.producerModule == "watchlist" { answers[event.correlation, default: []].append(event.type) }
+        }
+        return answers
+    }
+
+    @Test func liveRequestsGetTheirAnswers() async throws {
+        let bus = try TestBus()
+        let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
+        let statistics = try harness.start()
+        await statistics.waitUntilCaughtUp()
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
+        let requests = try [Self.request("EUR", "USD"), Self.request("EUR", "USD"), Self.request("EUR", "XXX")]
+        let positions = try await client.publish(requests).compactMap(\.position)
+        await statistics.waitUntilApplied(positions.last ?? 0)
+        try await harness.stop()
+        let answers = try Self.answers(in: bus)
+        #expect(answers[requests[0].id] == ["bureau.watchlist.PairAdded"])
+        #expect(answers[requests[1].id] == ["bureau.watchlist.PairRejected"])
+        #expect(answers[requests[2].id] == ["bureau.watchlist.PairRejected"])
+    }
+
+    @Test func aRestartResumesFromTheSnapshotNotFromTheStart() async throws {
+        let bus = try TestBus()
+        let snapshots = InMemorySnapshotStore()
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8", "JPY": "170"])))
+        let first = HostHarness(bus: bus, snapshots: snapshots)
+        let before = try first.start()
+        let positions = try await client.publish([try Self.request("EUR", "USD")]).compactMap(\.position)
+        await before.waitUntilApplied(positions[0])
+        try await first.stop()
+        let saved = snapshots.load(WatchlistReducer.State.self, module: "watchlist", stateVersion: 1, rejected: { _ in })
+        #expect(saved?.position == positions[0])
+
+        let second = HostHarness(bus: bus, snapshots: snapshots)
+        let after = try second.start()
+        await after.waitUntilCaughtUp()
+        #expect(after.startedFrom == positions[0])
+        let next = try await client.publish([try Self.request("EUR", "GBP")]).compactMap(\.position)
+        await after.waitUntilApplied(next[0])
+        try await second.stop()
+        #expect(
+            snapshots.load(WatchlistReducer.State.self, module: "watchlist", stateVersion: 1, rejected: { _ in })?.state
+                .pairs.map(\.quote) == ["USD", "GBP"])
+    }
+
+    @Test func inputsCommittedWhileNoHostRanAreAnsweredOnceWhenOneStarts() async throws {
+        let bus = try TestBus()
+        let snapshots = InMemorySnapshotStore()
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
+        let requests = try (0..<20).map { index in try Self.request("EUR", index % 2 == 0 ? "USD" : "GBP") }
+        let positions = try await client.publish(requests).compactMap(\.position)
+
+        let harness = HostHarness(bus: bus, snapshots: snapshots)
+        let statistics = try harness.start()
+        await statistics.waitUntilCaughtUp()
+        #expect(statistics.republished == 20)
+        try await harness.stop()
+
+        // A host that lost its snapshot computes every answer again, finds them in the log and
+        // publishes none of them twice.
+        let fresh = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
+        let again = try fresh.start()
+        await again.waitUntilCaughtUp()
+        #expect(again.republished == 0)
+        try await fresh.stop()
+        let answers = try Self.answers(in: bus)
+        #expect(requests.allSatisfy { answers[$0.id]?.count == 1 })
+        #expect(positions.count == 20)
+    }
+
+    @Test func outputsMissingAfterACrashArePublishedAndThoseInTheLogAreNot() async throws {
+        let bus = try TestBus()
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
+        let requests = try [Self.request("EUR", "USD"), Self.request("EUR", "GBP")]
+        let positions = try await client.publish(requests).compactMap(\.position)
+        // As if a host had published the first answer and died before the second.
+        let first = try Emitted(PairAdded(base: "EUR", quote: "USD")).outgoing(
+            id: .derived(module: "watchlist", position: positions[0], index: 0), module: "watchlist",
+            causation: positions[0], correlation: requests[0].id)
+        _ = try await client.publish(first)
+
+        let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
+        let statistics = try harness.start()
+        await statistics.waitUntilCaughtUp()
+        #expect(statistics.republished == 1)
+        try await harness.stop()
+        let answers = try Self.answers(in: bus)
+        #expect(answers[requests[0].id] == ["bureau.watchlist.PairAdded"])
+        #expect(answers[requests[1].id] == ["bureau.watchlist.PairAdded"])
+    }
+
+    @Test func snapshotsAreWrittenOnlyForInputsWhoseOutputsAreAcknowledged() async throws {
+        let bus = try TestBus()
+        let snapshots = InMemorySnapshotStore()
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
+        let harness = HostHarness(bus: bus, snapshots: snapshots)
+        let statistics = try harness.start(snapshotEvery: 5)
+        await statistics.waitUntilCaughtUp()
+        var last: UInt64 = 0
+        for index in 0..<23 {
+            last = try await client.publish(try Self.request("EUR", index % 2 == 0 ? "USD" : "GBP")).position ?? 0
+        }
+        await statistics.waitUntilApplied(last)
+        await harness.crash()
+        let saved = try #require(
+            snapshots.load(WatchlistReducer.State.self, module: "watchlist", stateVersion: 1, rejected: { _ in }))
+        // Every answer to an input the snapshot covers is in the log.
+        let answers = try Self.answers(in: bus)
+        let cursor = try LogCursor(directory: bus.location.logDirectory, after: 0, limit: saved.position)
+        while let record = try cursor.next() {
+            let event = try StoredEvent(envelopeBytes: record.body)
+            if event.type == PairAddRequested.protoMessageName { #expect(answers[event.id]?.count == 1) }
+        }
+        #expect(statistics.snapshots >= 4)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Runtime
+import TestSupport
+import Testing
+
+/// What every ``SnapshotStore`` must do, run against the file store and its in-memory twin.
+struct SnapshotStoreContractTests {
+    struct Counter: Codable, Equatable, Sendable {
+        var count: Int
+        var names: [String]
+    }
+
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case file, memory
+        var testDescription: String { rawValue }
+    }
+
+    final class Subject: @unchecked Sendable {
+        let store: any SnapshotStore
+        let directory: TemporaryDirectory?
+        init(_ kind: Kind) throws {
+            switch kind {
+            case .file:
+                let directory = try TemporaryDirectory("snap")
+                self.directory = directory
+                store = FileSnapshotStore(directory: directory.file("snapshots"))
+            case .memory:
+                directory = nil
+                store = InMemorySnapshotStore()
+            }
+        }
+
+        func corrupt(_ module: String) throws {
+            if let store = store as? FileSnapshotStore {
+                try Files.write(store.path(of: module), "{ not json")
+            } else if let store = store as? InMemorySnapshotStore {
+                store.corrupt(module, with: Data("{ not json".utf8))
+            }
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aSavedSnapshotLoadsBack(kind: Kind) throws {
+        let subject = try Subject(kind)
+        #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in }) == nil)
+        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 42, state: Counter(count: 3, names: ["a"])))
+        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 99, state: Counter(count: 4, names: ["b"])))
+        let loaded = subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in })
+        #expect(loaded?.position == 99)
+        #expect(loaded?.state == Counter(count: 4, names: ["b"]))
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aSnapshotOfAnotherStateVersionIsIgnoredWithAReason(kind: Kind) throws {
+        let subject = try Subject(kind)
+        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 5, state: Counter(count: 1, names: [])))
+        var reasons: [String] = []
+        #expect(subject.store.load(Counter.self, module: "m", stateVersion: 2, rejected: { reasons.append($0) }) == nil)
+        #expect(reasons.count == 1 && reasons[0].contains("state version is 1; this build uses 2"))
+    }
+
+    @Test(arguments: Kind.allCases)
+    func anUnreadableSnapshotIsIgnoredWithAReason(kind: Kind) throws {
+        let subject = try Subject(kind)
+        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 5, state: Counter(count: 1, names: [])))
+        try subject.corrupt("m")
+        var reasons: [String] = []
+        #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { reasons.append($0) }) == nil)
+        #expect(reasons.first?.contains("not readable JSON") == true)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aStateThatNoLongerDecodesIsIgnored(kind: Kind) throws {
+        struct Other: Codable, Sendable { var text: String }
+        let subject = try Subject(kind)
+        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 5, state: Other(text: "x")))
+        var reasons: [String] = []
+        #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { reasons.append($0) }) == nil)
+        #expect(reasons.first?.contains("does not decode") == true)
+    }
+
+    @Test func theFileStoreLeavesNoTemporaryFileBehind() throws {
+        let directory = try TemporaryDirectory("snap")
+        let store = FileSnapshotStore(directory: directory.path)
+        try store.save(Snapshot(module: "m", stateVersion: 1, position: 1, state: Counter(count: 1, names: [])))
+        #expect(Files.list(directory.path) == ["m.snapshot.json"])
+    }
+}
