@@ -120,9 +120,10 @@ let package = Package(
         .executableTarget(
             name: "bureau-bench",
             dependencies: [
-                "Bus", "EventLog", "ZeroMQ",
+                "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/BureauBenchmarks",
             swiftSettings: strict

@@ -54,7 +54,8 @@ struct RunCommand: AsyncParsableCommand {
                 locks.append(try DirectoryLock(directory: location.snapshotDirectory, fileName: module + ".lock"))
             } catch EventLogError.locked(_, let pid, let command) {
                 throw CLIError(
-                    "module \(module) is already hosted by process \(pid.map(String.init) ?? "?") (\(command ?? "unknown"))")
+                    "module \(module) is already hosted by process \(pid.map(String.init) ?? "?") (\(command ?? "unknown"))"
+                )
             }
         }
         defer { locks.forEach { $0.release() } }

@@ -100,7 +100,10 @@ struct CommandsCommand: ParsableCommand {
                     "url": command.usage, "module": command.module, "command": command.name,
                     "summary": command.summary,
                     "parameters": command.parameters.map {
-                        ["name": $0.name, "kind": $0.kind.placeholder, "required": $0.isRequired ? "yes" : "no", "help": $0.help]
+                        [
+                            "name": $0.name, "kind": $0.kind.placeholder, "required": $0.isRequired ? "yes" : "no",
+                            "help": $0.help,
+                        ]
                     },
                 ] as [String: any Sendable]
             }
@@ -115,7 +118,8 @@ struct CommandsCommand: ParsableCommand {
                 print("      \(command.summary)")
                 for parameter in command.parameters {
                     print(
-                        "      \(parameter.name) (\(parameter.kind.placeholder)\(parameter.isRequired ? "" : ", optional")): \(parameter.help)")
+                        "      \(parameter.name) (\(parameter.kind.placeholder)\(parameter.isRequired ? "" : ", optional")): \(parameter.help)"
+                    )
                 }
             }
         }
@@ -126,7 +130,8 @@ struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print a read model (projection) as of now or as of a position.",
-        discussion: "Read models: \(Composition.registry().projections.map(\.name).joined(separator: ", ")). Reads the log files directly."
+        discussion:
+            "Read models: \(Composition.registry().projections.map(\.name).joined(separator: ", ")). Reads the log files directly."
     )
 
     @OptionGroup var global: GlobalOptions

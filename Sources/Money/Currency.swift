@@ -27,7 +27,8 @@ public struct Currency: Hashable, Sendable, Comparable, CustomStringConvertible,
     public init(from decoder: any Decoder) throws {
         let code = try decoder.singleValueContainer().decode(String.self)
         guard let currency = Currency(code) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown currency \(code)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "unknown currency \(code)"))
         }
         self = currency
     }

@@ -59,7 +59,8 @@ public struct Money: Hashable, Sendable, Codable, CustomStringConvertible {
         let currency = try container.decode(Currency.self, forKey: .currency)
         let text = try container.decode(String.self, forKey: .amount)
         guard let value = try? DecimalText.parse(text).value else {
-            throw DecodingError.dataCorruptedError(forKey: .amount, in: container, debugDescription: "not a decimal: \(text)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .amount, in: container, debugDescription: "not a decimal: \(text)")
         }
         self.init(rounding: value, currency: currency)
     }

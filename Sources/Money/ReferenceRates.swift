@@ -47,7 +47,8 @@ public struct ReferenceRates: Hashable, Sendable, Codable {
         var rates: [Currency: Decimal] = [:]
         for (code, text) in texts {
             guard let currency = Currency(code), let value = try? DecimalText.parse(text).value else {
-                throw DecodingError.dataCorruptedError(forKey: .rates, in: container, debugDescription: "bad rate \(code)=\(text)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .rates, in: container, debugDescription: "bad rate \(code)=\(text)")
             }
             rates[currency] = value
         }

@@ -23,7 +23,9 @@ public struct Emitted: Equatable, Sendable, CustomStringConvertible {
     public func payload() throws -> Data { try message.serializedData() }
 
     /// The event to publish.
-    public func outgoing(id: EventID, module: String, causation: UInt64 = 0, correlation: EventID? = nil) throws
+    public func outgoing(
+        id: EventID, module: String, causation: UInt64 = 0, correlation: EventID? = nil
+    ) throws
         -> OutgoingEvent
     {
         OutgoingEvent(
@@ -52,7 +54,8 @@ extension EventID {
             hash &*= 0x0000_0100_0000_01B3
         }
         let high = (hash & ~UInt64(0xF000)) | 0x8000
-        let low = (UInt64(0b10) << 62) | ((position & ((1 << 46) - 1)) << 16) | UInt64(UInt16(truncatingIfNeeded: index))
+        let low =
+            (UInt64(0b10) << 62) | ((position & ((1 << 46) - 1)) << 16) | UInt64(UInt16(truncatingIfNeeded: index))
         return EventID(high: high, low: low)
     }
 }

@@ -78,4 +78,3 @@ public struct ModuleRegistry: Sendable {
 
     public var projections: [AnyProjection] { modules.flatMap(\.projections) }
 }
-

@@ -20,17 +20,20 @@ final class Outbox: Sendable {
     private let state = Mutex(State())
     private let client: BusClient
     private let limit: Int
+    private let onAcknowledged: @Sendable (Int) -> Void
 
-    init(client: BusClient, limit: Int = 20_000) {
+    init(client: BusClient, limit: Int = 20_000, onAcknowledged: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.client = client
         self.limit = limit
+        self.onAcknowledged = onAcknowledged
     }
 
     /// Queues events for publishing, in order; waits while the outbox is full.
     func enqueue(_ events: [OutgoingEvent]) async throws {
         guard !events.isEmpty else { return }
         while true {
-            let (ready, publisher, failure) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?, (any Error)?) in
+            let (ready, publisher, failure) = state.withLock {
+                state -> (Bool, CheckedContinuation<Void, Never>?, (any Error)?) in
                 if let failure = state.failure { return (false, nil, failure) }
                 guard state.queued.count + state.inFlight < limit else { return (false, nil, nil) }
                 state.queued += events
@@ -80,6 +83,7 @@ final class Outbox: Sendable {
                 fail(error)
                 throw error
             }
+            onAcknowledged(batch.count)
             let (drainers, waiters) = state.withLock { state in
                 state.inFlight = 0
                 let idle = state.queued.isEmpty

@@ -31,7 +31,8 @@ public final class ReducerHost<R: Reducer>: Service {
     private let statistics: HostStatistics?
 
     public init(
-        reducer: R, client: BusClient, snapshots: any SnapshotStore, options: ReducerHostOptions = ReducerHostOptions(), logger: Logger,
+        reducer: R, client: BusClient, snapshots: any SnapshotStore, options: ReducerHostOptions = ReducerHostOptions(),
+        logger: Logger,
         statistics: HostStatistics? = nil
     ) {
         self.reducer = reducer
@@ -45,7 +46,8 @@ public final class ReducerHost<R: Reducer>: Service {
     }
 
     public func run() async throws {
-        let outbox = Outbox(client: client)
+        let statistics = self.statistics
+        let outbox = Outbox(client: client) { statistics?.acknowledged($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await outbox.run() }
             group.addTask { try await self.consume(outbox: outbox) }
@@ -69,6 +71,10 @@ public final class ReducerHost<R: Reducer>: Service {
         logger.info("starting", metadata: ["from position": "\(applied)"])
         statistics?.started(from: applied)
 
+        // Every event the subscription has passed, up to here, is accounted for: inputs applied,
+        // own outputs seen. Snapshots record this, not the last input: after a restart, own
+        // outputs published behind the last input need not be read again.
+        var seen = applied
         var catchingUp = true
         var held: [OutgoingEvent] = []
         var heldIndex: [EventID: Int] = [:]
@@ -77,56 +83,66 @@ public final class ReducerHost<R: Reducer>: Service {
         func saveSnapshot() async throws {
             try await outbox.drain()
             try snapshots.save(
-                Snapshot(module: reducer.module, stateVersion: reducer.stateVersion, position: applied, state: state))
+                Snapshot(module: reducer.module, stateVersion: reducer.stateVersion, position: seen, state: state))
             sinceSnapshot = 0
-            statistics?.snapshotted(at: applied)
+            statistics?.snapshotted(at: seen)
         }
 
         let subscription = client.subscribe(reducer.subscriptionFilter, after: applied)
-        for try await item in subscription.cancelOnGracefulShutdown() {
-            switch item {
-            case .event(let event):
-                if reducer.isOwnOutput(event) {
-                    if catchingUp, let index = heldIndex.removeValue(forKey: event.id) {
-                        held[index] = OutgoingEvent(type: "", payload: .init())
+        // Graceful shutdown ends the subscription, which ends the loop after what is buffered.
+        // (Not cancelOnGracefulShutdown(): it races every element in a task group of its own.)
+        try await withGracefulShutdownHandler {
+            for try await item in subscription {
+                switch item {
+                case .event(let event):
+                    seen = event.position
+                    statistics?.saw(event.position)
+                    if reducer.isOwnOutput(event) {
+                        if catchingUp, let index = heldIndex.removeValue(forKey: event.id) {
+                            held[index] = OutgoingEvent(type: "", payload: .init())
+                        }
+                        continue
                     }
-                    continue
-                }
-                let outputs: [OutgoingEvent]
-                do {
-                    guard let produced = try reducer.apply(event, to: &state) else { continue }
-                    outputs = produced
-                } catch {
-                    // An input that does not decode is passed over, and said so, once.
-                    logger.error("passing over an input", metadata: ["error": "\(error)"])
-                    outputs = [try malformedInputError(event, error)]
-                }
-                applied = event.position
-                statistics?.applied(event.position)
-                if catchingUp {
-                    for output in outputs {
-                        heldIndex[output.id] = held.count
-                        held.append(output)
+                    let outputs: [OutgoingEvent]
+                    do {
+                        guard let produced = try reducer.apply(event, to: &state) else { continue }
+                        outputs = produced
+                    } catch {
+                        // An input that does not decode is passed over, and said so, once.
+                        logger.error("passing over an input", metadata: ["error": "\(error)"])
+                        outputs = [try malformedInputError(event, error)]
                     }
-                } else {
-                    try await outbox.enqueue(outputs)
-                    sinceSnapshot += 1
-                    if sinceSnapshot >= options.snapshotEvery { try await saveSnapshot() }
+                    applied = event.position
+                    statistics?.applied(event.position)
+                    if catchingUp {
+                        for output in outputs {
+                            heldIndex[output.id] = held.count
+                            held.append(output)
+                        }
+                    } else {
+                        try await outbox.enqueue(outputs)
+                        sinceSnapshot += 1
+                        if sinceSnapshot >= options.snapshotEvery { try await saveSnapshot() }
+                    }
+                case .caughtUp(let head):
+                    seen = max(seen, head)
+                    guard catchingUp else { continue }
+                    catchingUp = false
+                    let missing = held.filter { !$0.type.isEmpty }
+                    logger.info(
+                        "caught up",
+                        metadata: ["head": "\(head)", "applied": "\(applied)", "republished": "\(missing.count)"])
+                    try await outbox.enqueue(missing)
+                    held = []
+                    heldIndex = [:]
+                    try await saveSnapshot()
+                    statistics?.caughtUp(head: head, republished: missing.count)
+                case .connection(let connected):
+                    logger.log(level: connected ? .info : .warning, connected ? "the bus is back" : "the bus is silent")
                 }
-            case .caughtUp(let head):
-                guard catchingUp else { continue }
-                catchingUp = false
-                let missing = held.filter { !$0.type.isEmpty }
-                logger.info(
-                    "caught up", metadata: ["head": "\(head)", "applied": "\(applied)", "republished": "\(missing.count)"])
-                try await outbox.enqueue(missing)
-                held = []
-                heldIndex = [:]
-                try await saveSnapshot()
-                statistics?.caughtUp(head: head, republished: missing.count)
-            case .connection(let connected):
-                logger.log(level: connected ? .info : .warning, connected ? "the bus is back" : "the bus is silent")
             }
+        } onGracefulShutdown: {
+            subscription.cancel()
         }
         // Graceful shutdown: everything applied is published, then remembered. A cancelled
         // task (its process is going down hard) writes nothing more.

@@ -4,11 +4,12 @@
     import Foundation
 #endif
 
-/// A checkpoint of a reducer: its state after applying every input up to `position`.
+/// A checkpoint of a reducer: its state once every event up to `position` is accounted for
+/// (each input applied, each of its outputs acknowledged).
 public struct Snapshot<State: Codable & Sendable>: Sendable {
     public var module: String
     public var stateVersion: Int
-    /// The position of the last input applied.
+    /// Every event at or before it is accounted for; a host resumes after it.
     public var position: UInt64
     public var state: State
 
@@ -71,7 +72,8 @@ enum SnapshotCoding {
         }
         guard header.stateVersion == stateVersion else {
             return .failure(
-                SnapshotRejection("the snapshot's state version is \(header.stateVersion); this build uses \(stateVersion)"))
+                SnapshotRejection(
+                    "the snapshot's state version is \(header.stateVersion); this build uses \(stateVersion)"))
         }
         do {
             let document = try JSONDecoder().decode(SnapshotDocument<State>.self, from: data)

@@ -11,7 +11,9 @@ struct AlertsReducerTests {
         return spec
     }
 
-    static func types(_ output: [Emitted]) -> [String] { output.map { String($0.type.split(separator: ".").last ?? "") } }
+    static func types(_ output: [Emitted]) -> [String] {
+        output.map { String($0.type.split(separator: ".").last ?? "") }
+    }
 
     @Test func anAlertIsArmedWithAnIDFromItsRequest() {
         var spec = Self.spec()
@@ -34,7 +36,9 @@ struct AlertsReducerTests {
         #expect((crossed.first?.message as? AlertTriggered)?.rate == "1.21")
         #expect(spec.when(rates(["USD": "1.25"], asOf: "2026-11-01")).isEmpty, "still above: no second trigger")
         #expect(Self.types(spec.when(rates(["USD": "1.19"], asOf: "2026-11-02"))) == ["AlertRearmed"])
-        #expect(Self.types(spec.when(rates(["USD": "1.20"], asOf: "2026-11-03"))) == ["AlertTriggered"], "at the threshold counts")
+        #expect(
+            Self.types(spec.when(rates(["USD": "1.20"], asOf: "2026-11-03"))) == ["AlertTriggered"],
+            "at the threshold counts")
     }
 
     @Test func aBelowAlertWatchesTheCrossRateOfAnyPair() {
@@ -56,7 +60,10 @@ struct AlertsReducerTests {
     }
 
     @Test(arguments: [
-        (AlertSetRequested(base: "EUR", quote: "XYZ", direction: .above, threshold: "1"), AlertRejected.Reason.unknownPair),
+        (
+            AlertSetRequested(base: "EUR", quote: "XYZ", direction: .above, threshold: "1"),
+            AlertRejected.Reason.unknownPair
+        ),
         (AlertSetRequested(base: "USD", quote: "USD", direction: .above, threshold: "1"), .unknownPair),
         (AlertSetRequested(base: "EUR", quote: "USD", direction: .unspecified, threshold: "1"), .badThreshold),
         (AlertSetRequested(base: "EUR", quote: "USD", direction: .below, threshold: "0"), .badThreshold),

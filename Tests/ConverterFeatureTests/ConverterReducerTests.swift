@@ -6,14 +6,24 @@ import Testing
 struct ConverterReducerTests {
     static func rejection(_ value: String, _ currency: String) -> AmountRejected.Reason? {
         var spec = ReducerSpec(ConverterReducer())
-        return (spec.when(AmountSetRequested(value: value, currency: currency)).first?.message as? AmountRejected)?.reason
+        return (spec.when(AmountSetRequested(value: value, currency: currency)).first?.message as? AmountRejected)?
+            .reason
     }
 
     @Test func aValidAmountIsNormalisedToTheCurrencysMinorUnits() {
         var spec = ReducerSpec(ConverterReducer())
-        #expect(spec.when(AmountSetRequested(value: "100", currency: "eur")) == [Emitted(AmountChanged(value: "100.00", currency: "EUR"))])
-        #expect(spec.when(AmountSetRequested(value: "15000", currency: "JPY")) == [Emitted(AmountChanged(value: "15000", currency: "JPY"))])
-        #expect(spec.when(AmountSetRequested(value: "1.234", currency: "KWD")) == [Emitted(AmountChanged(value: "1.234", currency: "KWD"))])
+        #expect(
+            spec.when(AmountSetRequested(value: "100", currency: "eur")) == [
+                Emitted(AmountChanged(value: "100.00", currency: "EUR"))
+            ])
+        #expect(
+            spec.when(AmountSetRequested(value: "15000", currency: "JPY")) == [
+                Emitted(AmountChanged(value: "15000", currency: "JPY"))
+            ])
+        #expect(
+            spec.when(AmountSetRequested(value: "1.234", currency: "KWD")) == [
+                Emitted(AmountChanged(value: "1.234", currency: "KWD"))
+            ])
         #expect(spec.state.amount?.description == "1.234 KWD")
     }
 

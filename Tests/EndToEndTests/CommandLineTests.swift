@@ -46,12 +46,17 @@ struct CommandLineTests {
         let duplicate = try await bus.run(["send", "bureau://watchlist/add?base=EUR&quote=USD", "--json"])
         #expect(duplicate.code == 1)
         #expect(duplicate.out.contains("\"reason\":\"DUPLICATE\""))
-        let reserved = try await bus.run(["send", "bureau://reservations/reserve?base=EUR&quote=USD&amount=500&rate=1.1172"])
+        let reserved = try await bus.run([
+            "send", "bureau://reservations/reserve?base=EUR&quote=USD&amount=500&rate=1.1172",
+        ])
         #expect(reserved.code == 0)
         #expect(reserved.out.contains("\"quoteAmount\":\"558.60\""))
         // No booking adapter runs: the outcome never comes, and send says so.
         let outcome = try await bus.run(
-            ["send", "bureau://reservations/reserve?base=EUR&quote=USD&amount=5&rate=1.1172", "--outcome", "--timeout", "2"])
+            [
+                "send", "bureau://reservations/reserve?base=EUR&quote=USD&amount=5&rate=1.1172", "--outcome",
+                "--timeout", "2",
+            ])
         #expect(outcome.code == 1)
         #expect(outcome.err.contains("no outcome within 2.0 s"))
 

@@ -26,7 +26,8 @@ struct DeterminismTests {
         let requests = try ExactlyOnceTests.requests(600)
         _ = try await client.publish(requests)
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.25", "JPY": "170"], asOf: "2026-10-31")))
-        _ = try await ExactlyOnceTests.waitForAnswers(to: Set(requests.map(\.id)), client: client, timeout: .seconds(60))
+        _ = try await ExactlyOnceTests.waitForAnswers(
+            to: Set(requests.map(\.id)), client: client, timeout: .seconds(60))
         host.signal(SIGTERM)
         _ = await host.exitCode()
         client.close()

@@ -24,10 +24,13 @@ struct ExactlyOnceTests {
             switch index % 6 {
             case 0: return try OutgoingEvent(PairAddRequested(base: "EUR", quote: quote))
             case 1: return try OutgoingEvent(PairRemoveRequested(base: "EUR", quote: quote))
-            case 2: return try OutgoingEvent(AmountSetRequested(value: ["100", "0", "12.345", "7"][index % 4], currency: "EUR"))
+            case 2:
+                return try OutgoingEvent(
+                    AmountSetRequested(value: ["100", "0", "12.345", "7"][index % 4], currency: "EUR"))
             case 3:
                 return try OutgoingEvent(
-                    ReservationRequested(base: "EUR", quote: "USD", amount: "50", rate: index % 4 == 3 ? "1.1172" : "9"))
+                    ReservationRequested(base: "EUR", quote: "USD", amount: "50", rate: index % 4 == 3 ? "1.1172" : "9")
+                )
             case 4: return try OutgoingEvent(CancellationRequested(reservationID: "R\(index)"))
             default:
                 return try OutgoingEvent(
@@ -116,7 +119,7 @@ struct ExactlyOnceTests {
         }
         let saved = try #require(snapshot, "\(reducer.module) wrote a final snapshot")
         #expect(saved.state == stateAtSnapshot, "\(reducer.module): the host's state equals a clean run's")
-        #expect(saved.position == replay.position, "\(reducer.module): the final snapshot covers every input")
+        #expect(saved.position >= replay.position, "\(reducer.module): the final snapshot covers every input")
     }
 
     /// Counts requests answered (by correlation), until all are or `timeout` passes.

@@ -16,7 +16,8 @@ struct MoneyTests {
     }
 
     @Test(arguments: [
-        ("", "the number is empty"), ("1,5", "is not a decimal"), ("1e5", "is not a decimal"), (".", "is not a decimal"),
+        ("", "the number is empty"), ("1,5", "is not a decimal"), ("1e5", "is not a decimal"),
+        (".", "is not a decimal"),
         ("1.2.3", "is not a decimal"), ("0", "not greater than zero"), ("-3", "not greater than zero"),
         ("1000000000.01", "over the limit"), ("1.001", "more decimals than EUR allows (2)"),
     ])
@@ -49,7 +50,9 @@ struct MoneyTests {
 
     @Test func significantDigitsRoundHalfToEven() {
         #expect(DecimalText.round(Decimal(string: "157.2503") ?? 0, significantDigits: 6) == Decimal(string: "157.250"))
-        #expect(DecimalText.round(Decimal(string: "0.001234565") ?? 0, significantDigits: 6) == Decimal(string: "0.00123456"))
+        #expect(
+            DecimalText.round(Decimal(string: "0.001234565") ?? 0, significantDigits: 6)
+                == Decimal(string: "0.00123456"))
         #expect(DecimalText.round(Decimal(string: "999999.5") ?? 0, significantDigits: 6) == Decimal(1_000_000))
     }
 }

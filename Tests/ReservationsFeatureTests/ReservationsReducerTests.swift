@@ -45,43 +45,58 @@ struct ReservationsReducerTests {
         var spec = Self.spec()
         let output = spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "500", rate: "1.1000"))
         #expect(Self.reason(output) == .staleQuote)
-        #expect((output.first?.message as? ReservationRejected)?.message == "EUR/USD is now 1.1172 (rates of 2026-10-30), not 1.1000")
+        #expect(
+            (output.first?.message as? ReservationRejected)?.message
+                == "EUR/USD is now 1.1172 (rates of 2026-10-30), not 1.1000")
     }
 
     @Test func aQuoteFromRatesOlderThanTheMaximumAgeIsStale() {
         var spec = Self.spec()
         spec.advance(by: .seconds(4 * 24 * 3600 + 1))
-        #expect(Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: "1.1172"))) == .staleQuote)
+        #expect(
+            Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: "1.1172")))
+                == .staleQuote)
         spec.given(rates(["USD": "1.1172"], asOf: "2026-11-03"))
-        #expect(Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: "1.1172"))) == nil)
+        #expect(
+            Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: "1.1172"))) == nil)
     }
 
     @Test(arguments: ["abc", "", "1,1172"])
     func aRateThatIsNotANumberIsStale(rate: String) {
         var spec = Self.spec()
-        #expect(Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: rate))) == .staleQuote)
+        #expect(
+            Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: rate)))
+                == .staleQuote)
     }
 
     @Test(arguments: [("EUR", "XYZ"), ("EUR", "EUR"), ("CHF", "USD"), ("", "USD")])
     func aPairNotInTheRatesIsUnknown(base: String, quote: String) {
         var spec = Self.spec()
-        #expect(Self.reason(spec.when(ReservationRequested(base: base, quote: quote, amount: "5", rate: "1"))) == .unknownPair)
+        #expect(
+            Self.reason(spec.when(ReservationRequested(base: base, quote: quote, amount: "5", rate: "1")))
+                == .unknownPair)
     }
 
     @Test func withoutAnyRatesEveryPairIsUnknown() {
         var spec = ReducerSpec(ReservationsReducer())
-        #expect(Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: "1.1"))) == .unknownPair)
+        #expect(
+            Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: "1.1")))
+                == .unknownPair)
     }
 
     @Test(arguments: ["0", "-1", "abc", "10.001", "1000000001"])
     func aBadAmountIsRejected(amount: String) {
         var spec = Self.spec()
-        #expect(Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: amount, rate: "1.1172"))) == .badAmount)
+        #expect(
+            Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: amount, rate: "1.1172")))
+                == .badAmount)
     }
 
     @Test func anAmountInYenHasNoDecimals() {
         var spec = Self.spec()
-        #expect(Self.reason(spec.when(ReservationRequested(base: "JPY", quote: "EUR", amount: "100.5", rate: "0.00569217"))) == .badAmount)
+        #expect(
+            Self.reason(spec.when(ReservationRequested(base: "JPY", quote: "EUR", amount: "100.5", rate: "0.00569217")))
+                == .badAmount)
     }
 
     /// A spec with R2 accepted, and confirmed by the booking service unless told otherwise.
@@ -95,32 +110,47 @@ struct ReservationsReducerTests {
     @Test func aConfirmedReservationIsCancelledOnce() {
         var spec = Self.reserved()
         #expect(spec.state.reservations["R2"]?.status == .confirmed)
-        #expect(spec.when(CancellationRequested(reservationID: "r2")) == [Emitted(CancellationAccepted(reservationID: "R2"))])
+        #expect(
+            spec.when(CancellationRequested(reservationID: "r2")) == [
+                Emitted(CancellationAccepted(reservationID: "R2"))
+            ])
         let again = spec.when(CancellationRequested(reservationID: "R2"))
         #expect((again.first?.message as? CancellationRejected)?.reason == .alreadyCancelled)
         spec.given(ReservationCancelled(reservationID: "R2"))
         #expect(spec.state.reservations["R2"]?.status == .cancelled)
-        #expect((spec.when(CancellationRequested(reservationID: "R2")).first?.message as? CancellationRejected)?.reason == .alreadyCancelled)
+        #expect(
+            (spec.when(CancellationRequested(reservationID: "R2")).first?.message as? CancellationRejected)?.reason
+                == .alreadyCancelled)
     }
 
     @Test func aPendingOrFailedReservationCannotBeCancelled() {
         var pending = Self.reserved(confirm: false)
-        #expect((pending.when(CancellationRequested(reservationID: "R2")).first?.message as? CancellationRejected)?.reason == .notConfirmed)
+        #expect(
+            (pending.when(CancellationRequested(reservationID: "R2")).first?.message as? CancellationRejected)?.reason
+                == .notConfirmed)
         pending.given(ReservationFailed(reservationID: "R2", reason: "no stock"))
         #expect(pending.state.reservations["R2"]?.status == .failed)
-        #expect((pending.when(CancellationRequested(reservationID: "R2")).first?.message as? CancellationRejected)?.reason == .notConfirmed)
+        #expect(
+            (pending.when(CancellationRequested(reservationID: "R2")).first?.message as? CancellationRejected)?.reason
+                == .notConfirmed)
     }
 
     @Test func anUnknownReservationIsNotFound() {
         var spec = Self.spec()
-        #expect((spec.when(CancellationRequested(reservationID: "R99")).first?.message as? CancellationRejected)?.reason == .notFound)
+        #expect(
+            (spec.when(CancellationRequested(reservationID: "R99")).first?.message as? CancellationRejected)?.reason
+                == .notFound)
     }
 
     @Test func aFailedCancellationLeavesTheReservationConfirmedAndCancellableAgain() {
         var spec = Self.reserved()
-        spec.given(CancellationRequested(reservationID: "R2"), CancellationFailed(reservationID: "R2", reason: "closed"))
+        spec.given(
+            CancellationRequested(reservationID: "R2"), CancellationFailed(reservationID: "R2", reason: "closed"))
         #expect(spec.state.reservations["R2"]?.status == .confirmed)
-        #expect(spec.when(CancellationRequested(reservationID: "R2")) == [Emitted(CancellationAccepted(reservationID: "R2"))])
+        #expect(
+            spec.when(CancellationRequested(reservationID: "R2")) == [
+                Emitted(CancellationAccepted(reservationID: "R2"))
+            ])
     }
 
     @Test func bookingOutcomesEmitNothingAndOutcomesForOtherStatesAreIgnored() {

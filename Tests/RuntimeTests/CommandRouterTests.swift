@@ -16,7 +16,9 @@ struct CommandRouterTests {
         },
         CommandSpec(
             module: "reservations", name: "cancel", summary: "",
-            parameters: [.init("id", .identifier(prefix: "R"), help: ""), .init("note", .decimal, required: false, help: "")],
+            parameters: [
+                .init("id", .identifier(prefix: "R"), help: ""), .init("note", .decimal, required: false, help: ""),
+            ],
             answers: [], rejections: []
         ) { arguments throws(CommandError) in
             var request = Bureau_Reservations_CancellationRequested()
@@ -32,7 +34,9 @@ struct CommandRouterTests {
         expected.quote = "USD"
         #expect(route.request == Emitted(expected))
         #expect(route.command.name == "add")
-        #expect(try Self.router.route("bureau://reservations/cancel?id=r12").request.type == "bureau.reservations.CancellationRequested")
+        #expect(
+            try Self.router.route("bureau://reservations/cancel?id=r12").request.type
+                == "bureau.reservations.CancellationRequested")
     }
 
     @Test(arguments: [
@@ -43,7 +47,10 @@ struct CommandRouterTests {
         ("bureau://watchlist/add?base=EUR", "watchlist/add needs the parameter 'quote'"),
         ("bureau://watchlist/add?base=EUR&quote=USD&x=1", "watchlist/add has no parameter 'x'; it takes: base, quote"),
         ("bureau://watchlist/add?base=EUR&base=GBP&quote=USD", "got the parameter 'base' more than once"),
-        ("bureau://watchlist/add?base=EURO&quote=USD", "'EURO' is not a valid base: expected a three-letter currency code"),
+        (
+            "bureau://watchlist/add?base=EURO&quote=USD",
+            "'EURO' is not a valid base: expected a three-letter currency code"
+        ),
         ("bureau://reservations/cancel?id=12", "'12' is not a valid id: expected an id such as R42"),
         ("bureau://reservations/cancel?id=R1&note=abc", "'abc' is not a valid note: expected a decimal number"),
         ("bureau://watchlist", "module watchlist has no command ''"),
@@ -60,9 +67,13 @@ struct CommandRouterTests {
         #expect(Self.router.completions(for: "bur") == ["bureau://reservations/", "bureau://watchlist/"])
         #expect(Self.router.completions(for: "bureau://wa") == ["bureau://watchlist/"])
         #expect(Self.router.completions(for: "bureau://watchlist/a") == ["bureau://watchlist/add?"])
-        #expect(Self.router.completions(for: "bureau://watchlist/add?base=EUR&q") == ["bureau://watchlist/add?base=EUR&quote="])
-        #expect(Self.router.completions(for: "bureau://watchlist/add?") == [
-            "bureau://watchlist/add?base=", "bureau://watchlist/add?quote=",
-        ])
+        #expect(
+            Self.router.completions(for: "bureau://watchlist/add?base=EUR&q") == [
+                "bureau://watchlist/add?base=EUR&quote="
+            ])
+        #expect(
+            Self.router.completions(for: "bureau://watchlist/add?") == [
+                "bureau://watchlist/add?base=", "bureau://watchlist/add?quote=",
+            ])
     }
 }

@@ -43,8 +43,10 @@ struct SnapshotStoreContractTests {
     func aSavedSnapshotLoadsBack(kind: Kind) throws {
         let subject = try Subject(kind)
         #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in }) == nil)
-        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 42, state: Counter(count: 3, names: ["a"])))
-        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 99, state: Counter(count: 4, names: ["b"])))
+        try subject.store.save(
+            Snapshot(module: "m", stateVersion: 1, position: 42, state: Counter(count: 3, names: ["a"])))
+        try subject.store.save(
+            Snapshot(module: "m", stateVersion: 1, position: 99, state: Counter(count: 4, names: ["b"])))
         let loaded = subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in })
         #expect(loaded?.position == 99)
         #expect(loaded?.state == Counter(count: 4, names: ["b"]))

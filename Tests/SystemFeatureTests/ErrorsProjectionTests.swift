@@ -3,6 +3,7 @@ import Bus
 import EventLog
 import Foundation
 import Runtime
+import SwiftProtobuf
 import SystemFeature
 import Testing
 
@@ -46,4 +47,3 @@ struct ErrorsProjectionTests {
 }
 
 typealias SwiftProtobufMessage = SwiftProtobuf.Message
-import SwiftProtobuf

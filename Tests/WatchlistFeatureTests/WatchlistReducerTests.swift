@@ -10,8 +10,10 @@ struct WatchlistReducerTests {
     @Test func aPairOfTwoCurrenciesInTheLatestRatesIsAdded() {
         var spec = ReducerSpec(WatchlistReducer())
         spec.given(Self.fixing)
-        #expect(spec.when(PairAddRequested(base: "EUR", quote: "USD")) == [Emitted(PairAdded(base: "EUR", quote: "USD"))])
-        #expect(spec.when(PairAddRequested(base: "usd", quote: "jpy")) == [Emitted(PairAdded(base: "USD", quote: "JPY"))])
+        #expect(
+            spec.when(PairAddRequested(base: "EUR", quote: "USD")) == [Emitted(PairAdded(base: "EUR", quote: "USD"))])
+        #expect(
+            spec.when(PairAddRequested(base: "usd", quote: "jpy")) == [Emitted(PairAdded(base: "USD", quote: "JPY"))])
         #expect(spec.state.pairs.map(\.quote) == ["USD", "JPY"])
     }
 
@@ -58,18 +60,25 @@ struct WatchlistReducerTests {
     @Test func theLatestRatesDecideWhichCurrenciesAreKnown() {
         var spec = ReducerSpec(WatchlistReducer())
         spec.given(Self.fixing, rates(["USD": "1.12"], asOf: "2026-10-31"))
-        #expect((spec.when(PairAddRequested(base: "EUR", quote: "JPY")).first?.message as? PairRejected)?.reason == .unknownCurrency)
-        #expect(spec.when(PairAddRequested(base: "EUR", quote: "USD")) == [Emitted(PairAdded(base: "EUR", quote: "USD"))])
+        #expect(
+            (spec.when(PairAddRequested(base: "EUR", quote: "JPY")).first?.message as? PairRejected)?.reason
+                == .unknownCurrency)
+        #expect(
+            spec.when(PairAddRequested(base: "EUR", quote: "USD")) == [Emitted(PairAdded(base: "EUR", quote: "USD"))])
     }
 
     @Test func aWatchedPairIsRemovedAndAnUnwatchedOneIsNotFound() {
         var spec = ReducerSpec(WatchlistReducer())
         spec.given(Self.fixing, PairAddRequested(base: "EUR", quote: "USD"))
-        #expect(spec.when(PairRemoveRequested(base: "EUR", quote: "USD")) == [Emitted(PairRemoved(base: "EUR", quote: "USD"))])
+        #expect(
+            spec.when(PairRemoveRequested(base: "EUR", quote: "USD")) == [
+                Emitted(PairRemoved(base: "EUR", quote: "USD"))
+            ])
         #expect(
             spec.when(PairRemoveRequested(base: "EUR", quote: "USD")) == [
                 Emitted(
-                    PairRejected(base: "EUR", quote: "USD", reason: .notFound, message: "EUR/USD is not on the watchlist"))
+                    PairRejected(
+                        base: "EUR", quote: "USD", reason: .notFound, message: "EUR/USD is not on the watchlist"))
             ])
         #expect(spec.state.pairs.isEmpty)
     }

@@ -23,10 +23,12 @@ public enum AlertsModule {
             switch (arguments.optional("above"), arguments.optional("below")) {
             case (let above?, nil):
                 return Emitted(
-                    AlertSetRequested(base: arguments["base"], quote: arguments["quote"], direction: .above, threshold: above))
+                    AlertSetRequested(
+                        base: arguments["base"], quote: arguments["quote"], direction: .above, threshold: above))
             case (nil, let below?):
                 return Emitted(
-                    AlertSetRequested(base: arguments["base"], quote: arguments["quote"], direction: .below, threshold: below))
+                    AlertSetRequested(
+                        base: arguments["base"], quote: arguments["quote"], direction: .below, threshold: below))
             default:
                 throw .invalidCombination(command: "alerts/set", reason: "give exactly one of above= or below=")
             }

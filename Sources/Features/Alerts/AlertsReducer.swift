@@ -39,19 +39,24 @@ public struct AlertsReducer: Reducer {
     public var stateVersion: Int { 1 }
     public var initialState: State { State() }
 
-    public var inputs: InputDecoder<Input> {
+    public var inputs: InputDecoder<Input> { Self.inputDecoder }
+
+    /// Built once: a host decodes every event with it.
+    private static let inputDecoder: InputDecoder<Input> = {
         InputDecoder()
             .on(AlertSetRequested.self, Input.setRequested)
             .on(AlertClearRequested.self, Input.clearRequested)
             .on(Bureau_Rates_RatesPublished.self, Input.ratesPublished)
-    }
+    }()
 
-    public var outputTypes: [String] {
+    public var outputTypes: [String] { Self.outputs }
+
+    private static let outputs: [String] = {
         [
             AlertArmed.protoMessageName, AlertRejected.protoMessageName, AlertTriggered.protoMessageName,
             AlertRearmed.protoMessageName, AlertCleared.protoMessageName,
         ]
-    }
+    }()
 
     public func reduce(state: inout State, input: Envelope<Input>) -> [Emitted] {
         switch input.payload {

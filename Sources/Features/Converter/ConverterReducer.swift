@@ -23,11 +23,14 @@ public struct ConverterReducer: Reducer {
     public var stateVersion: Int { 1 }
     public var initialState: State { State() }
 
-    public var inputs: InputDecoder<Input> {
-        InputDecoder().on(AmountSetRequested.self, Input.amountSetRequested)
-    }
+    public var inputs: InputDecoder<Input> { Self.inputDecoder }
 
-    public var outputTypes: [String] { [AmountChanged.protoMessageName, AmountRejected.protoMessageName] }
+    /// Built once: a host decodes every event with it.
+    private static let inputDecoder = InputDecoder<Input>().on(AmountSetRequested.self, Input.amountSetRequested)
+
+    public var outputTypes: [String] { Self.outputs }
+
+    private static let outputs = [AmountChanged.protoMessageName, AmountRejected.protoMessageName]
 
     public func reduce(state: inout State, input: Envelope<Input>) -> [Emitted] {
         switch input.payload {

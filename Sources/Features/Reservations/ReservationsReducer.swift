@@ -67,7 +67,10 @@ public struct ReservationsReducer: Reducer {
     public var stateVersion: Int { 1 }
     public var initialState: State { State() }
 
-    public var inputs: InputDecoder<Input> {
+    public var inputs: InputDecoder<Input> { Self.inputDecoder }
+
+    /// Built once: a host decodes every event with it.
+    private static let inputDecoder: InputDecoder<Input> = {
         InputDecoder()
             .on(ReservationRequested.self, Input.reservationRequested)
             .on(CancellationRequested.self, Input.cancellationRequested)
@@ -76,14 +79,16 @@ public struct ReservationsReducer: Reducer {
             .on(ReservationFailed.self, Input.failed)
             .on(ReservationCancelled.self, Input.cancelled)
             .on(CancellationFailed.self, Input.cancellationFailed)
-    }
+    }()
 
-    public var outputTypes: [String] {
+    public var outputTypes: [String] { Self.outputs }
+
+    private static let outputs: [String] = {
         [
             ReservationAccepted.protoMessageName, ReservationRejected.protoMessageName,
             CancellationAccepted.protoMessageName, CancellationRejected.protoMessageName,
         ]
-    }
+    }()
 
     public func reduce(state: inout State, input: Envelope<Input>) -> [Emitted] {
         switch input.payload {
@@ -129,7 +134,8 @@ public struct ReservationsReducer: Reducer {
                     Emitted(
                         CancellationRejected(
                             reservationID: id, reason: .notConfirmed,
-                            message: "\(id) is \(reservation.status.rawValue), not confirmed; only a confirmed reservation can be cancelled"
+                            message:
+                                "\(id) is \(reservation.status.rawValue), not confirmed; only a confirmed reservation can be cancelled"
                         ))
                 ]
             case .cancelling, .cancelled:
@@ -137,7 +143,9 @@ public struct ReservationsReducer: Reducer {
                     Emitted(
                         CancellationRejected(
                             reservationID: id, reason: .alreadyCancelled,
-                            message: "\(id) is already \(reservation.status == .cancelled ? "cancelled" : "being cancelled")"))
+                            message:
+                                "\(id) is already \(reservation.status == .cancelled ? "cancelled" : "being cancelled")"
+                        ))
                 ]
             }
 
@@ -188,10 +196,12 @@ public struct ReservationsReducer: Reducer {
         guard let base = Currency(request.base), let quote = Currency(request.quote),
             rates.currencies.contains(base), rates.currencies.contains(quote)
         else {
-            return .reject(.init(request, reason: .unknownPair, message: "\(pair) is not in the rates of \(rates.asOf)"))
+            return .reject(
+                .init(request, reason: .unknownPair, message: "\(pair) is not in the rates of \(rates.asOf)"))
         }
         guard base != quote else {
-            return .reject(.init(request, reason: .unknownPair, message: "\(pair): base and quote are the same currency"))
+            return .reject(
+                .init(request, reason: .unknownPair, message: "\(pair): base and quote are the same currency"))
         }
         let amount: Money
         do {
@@ -206,7 +216,8 @@ public struct ReservationsReducer: Reducer {
             return .reject(
                 .init(
                     request, reason: .staleQuote,
-                    message: "the rates of \(rates.asOf) are older than \(Int(maxQuoteAge.components.seconds / 3600)) hours"
+                    message:
+                        "the rates of \(rates.asOf) are older than \(Int(maxQuoteAge.components.seconds / 3600)) hours"
                 ))
         }
         guard let current = rates.quote(from: base, to: quote) else {
@@ -216,7 +227,8 @@ public struct ReservationsReducer: Reducer {
             return .reject(
                 .init(
                     request, reason: .staleQuote,
-                    message: "\(pair) is now \(DecimalText.plain(current)) (rates of \(rates.asOf)), not \(request.rate)"))
+                    message:
+                        "\(pair) is now \(DecimalText.plain(current)) (rates of \(rates.asOf)), not \(request.rate)"))
         }
         let counter = Money(rounding: amount.amount * quoted, currency: quote)
         return .accept(

@@ -37,7 +37,8 @@ public struct WatchlistProjection: Projection {
                     default: .new
                     }
                 return Row(
-                    pair: pair.description, rate: rate.map(DecimalText.plain), previousRate: before.map(DecimalText.plain),
+                    pair: pair.description, rate: rate.map(DecimalText.plain),
+                    previousRate: before.map(DecimalText.plain),
                     change: change, asOf: latest?.asOf)
             }
         }

@@ -39,16 +39,21 @@ public struct WatchlistReducer: Reducer {
     public var stateVersion: Int { 1 }
     public var initialState: State { State() }
 
-    public var inputs: InputDecoder<Input> {
+    public var inputs: InputDecoder<Input> { Self.inputDecoder }
+
+    /// Built once: a host decodes every event with it.
+    private static let inputDecoder: InputDecoder<Input> = {
         InputDecoder()
             .on(PairAddRequested.self, Input.addRequested)
             .on(PairRemoveRequested.self, Input.removeRequested)
             .on(RatesPublished.self, Input.ratesPublished)
-    }
+    }()
 
-    public var outputTypes: [String] {
+    public var outputTypes: [String] { Self.outputs }
+
+    private static let outputs: [String] = {
         [PairAdded.protoMessageName, PairRemoved.protoMessageName, PairRejected.protoMessageName]
-    }
+    }()
 
     public func reduce(state: inout State, input: Envelope<Input>) -> [Emitted] {
         switch input.payload {

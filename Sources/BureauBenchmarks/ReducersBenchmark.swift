@@ -1,0 +1,133 @@
+import ArgumentParser
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Logging
+import Runtime
+import ServiceLifecycle
+import WatchlistFeature
+
+struct ReducersBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reducers",
+        abstract: "Reducer host throughput, restart beside a big log, and projection rebuild vs raw read + decode.",
+        discussion: """
+            Publishes --events watchlist requests (add and remove EUR/USD in turn, one answer each),
+            then: starts a host with no snapshot and times it until every answer is acknowledged
+            (inputs/s); stops it (it snapshots) and times a restart until it has caught up; folds
+            the watchlist projection over the whole log from the files (events/s) beside reading
+            and decoding the same log without folding.
+            """
+    )
+
+    @Option var events = 1_000_000
+
+    func run() async throws {
+        startWatchdog(.seconds(1200))
+        try await withScratchDirectory { directory in
+            let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
+            let location = BusLocation(dataDirectory: directory + "/data")
+            let daemon = try BusDaemon(configuration: .init(location: location), logger: quiet).start()
+            defer { daemon.stop() }
+            var options = BusClient.Options(process: "bench")
+            options.publishTimeout = .seconds(120)
+            let client = try BusClient(location: location, options: options, logger: quiet)
+
+            // The inputs.
+            var rates = Bureau_Rates_RatesPublished()
+            rates.asOf = "2026-10-30"
+            rates.base = "EUR"
+            var usd = Bureau_Rates_Rate()
+            usd.currency = "USD"
+            usd.rate = "1.1172"
+            rates.rates = [usd]
+            _ = try await client.publish(try OutgoingEvent(rates))
+            let add = try PairAddRequested(base: "EUR", quote: "USD").serializedData()
+            let remove = try PairRemoveRequested(base: "EUR", quote: "USD").serializedData()
+            var sent = 0
+            while sent < events {
+                let count = min(4096, events - sent)
+                let batch = (0..<count).map { index in
+                    (sent + index) % 2 == 0
+                        ? OutgoingEvent(type: PairAddRequested.protoMessageName, payload: add)
+                        : OutgoingEvent(type: PairRemoveRequested.protoMessageName, payload: remove)
+                }
+                _ = try await client.publish(batch)
+                sent += count
+            }
+            let inputsHead = try await client.ping().head
+            print("# reducers benchmark: \(formatted(Double(events))) inputs in the log (head \(inputsHead))")
+
+            // Host throughput: no snapshot, every input in the log, until every answer is acknowledged.
+            let snapshots = FileSnapshotStore(directory: location.snapshotDirectory)
+            let first = HostStatistics()
+            var started = ContinuousClock.now
+            let (group, task) = try startHost(client: client, snapshots: snapshots, statistics: first, logger: quiet)
+            await first.waitUntilCaughtUp()
+            let caughtUp = ContinuousClock.now - started
+            await first.waitUntilAcknowledged(events)
+            let throughput = Double(events) / seconds(ContinuousClock.now - started)
+            print("host caught up in \(caughtUp), all answers acknowledged after \(ContinuousClock.now - started)")
+            // A host that was keeping up when it stopped has seen its own answers too.
+            await first.waitUntilSeen(try await client.ping().head)
+            await group.triggerGracefulShutdown()
+            try await task.value
+
+            // Restart beside the now two-million-event log: from the snapshot.
+            let head = try await client.ping().head
+            let second = HostStatistics()
+            started = ContinuousClock.now
+            let (group2, task2) = try startHost(client: client, snapshots: snapshots, statistics: second, logger: quiet)
+            await second.waitUntilCaughtUp()
+            let restart = ContinuousClock.now - started
+            let startedFrom = second.startedFrom
+            await group2.triggerGracefulShutdown()
+            try await task2.value
+            client.close()
+
+            // Projection rebuild vs raw read + decode, from the files, same log.
+            let (raw, rawCount) = try timeRead(location) { _ in }
+            let projection = WatchlistProjection()
+            var value = projection.initialValue
+            let filter = projection.filter
+            let (fold, foldCount) = try timeRead(location) { event in
+                if filter.matches(event.type) { projection.apply(event, to: &value) }
+            }
+            print("")
+            print("| measure | value |")
+            print("|---|---|")
+            print("| host throughput (no snapshot, \(formatted(Double(events))) inputs → answers acknowledged) | \(formatted(throughput)) inputs/s |")
+            print("| host restart beside a \(formatted(Double(head)))-event log | \(String(format: "%.1f", seconds(restart) * 1000)) ms to catch up, from snapshot position \(formatted(Double(startedFrom))) |")
+            print("| raw read + decode of the log (\(formatted(Double(rawCount))) events) | \(formatted(raw)) events/s |")
+            print("| projection rebuild (watchlist, \(formatted(Double(foldCount))) events) | \(formatted(fold)) events/s |")
+            print("| rebuild / raw read + decode | \(String(format: "%.2f", fold / raw)) |")
+            print("")
+            print("final watchlist: \(value.pairs.map(\.description))")
+        }
+    }
+
+    func startHost(client: BusClient, snapshots: any SnapshotStore, statistics: HostStatistics, logger: Logger) throws
+        -> (ServiceGroup, Task<Void, any Error>)
+    {
+        var options = ReducerHostOptions()
+        options.snapshotEvery = 100_000
+        let host = ReducerHost(
+            reducer: WatchlistReducer(), client: client, snapshots: snapshots, options: options, logger: logger,
+            statistics: statistics)
+        let group = ServiceGroup(services: [host], logger: logger)
+        return (group, Task { try await group.run() })
+    }
+
+    /// Reads and decodes every event of the log, handing each to `body`; events/s and how many.
+    func timeRead(_ location: BusLocation, _ body: (StoredEvent) -> Void) throws -> (Double, Int) {
+        let started = ContinuousClock.now
+        let cursor = try LogCursor(directory: location.logDirectory, after: 0)
+        var count = 0
+        while let record = try cursor.next() {
+            body(try StoredEvent(envelopeBytes: record.body))
+            count += 1
+        }
+        return (Double(count) / seconds(ContinuousClock.now - started), count)
+    }
+}
