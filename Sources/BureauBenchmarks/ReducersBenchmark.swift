@@ -97,19 +97,27 @@ struct ReducersBenchmark: AsyncParsableCommand {
             print("")
             print("| measure | value |")
             print("|---|---|")
-            print("| host throughput (no snapshot, \(formatted(Double(events))) inputs → answers acknowledged) | \(formatted(throughput)) inputs/s |")
-            print("| host restart beside a \(formatted(Double(head)))-event log | \(String(format: "%.1f", seconds(restart) * 1000)) ms to catch up, from snapshot position \(formatted(Double(startedFrom))) |")
-            print("| raw read + decode of the log (\(formatted(Double(rawCount))) events) | \(formatted(raw)) events/s |")
-            print("| projection rebuild (watchlist, \(formatted(Double(foldCount))) events) | \(formatted(fold)) events/s |")
+            let restartMs = String(format: "%.1f", seconds(restart) * 1000)
+            let inputs = formatted(Double(events))
+            let rate = formatted(throughput)
+            print("| host throughput (no snapshot, \(inputs) inputs → answers acknowledged) | \(rate) inputs/s |")
+            print(
+                "| host restart beside a \(formatted(Double(head)))-event log | \(restartMs) ms to catch up, "
+                    + "from snapshot position \(formatted(Double(startedFrom))) |"
+            )
+            let rawCountText = formatted(Double(rawCount))
+            let foldCountText = formatted(Double(foldCount))
+            print("| raw read + decode of the log (\(rawCountText) events) | \(formatted(raw)) events/s |")
+            print("| projection rebuild (watchlist, \(foldCountText) events) | \(formatted(fold)) events/s |")
             print("| rebuild / raw read + decode | \(String(format: "%.2f", fold / raw)) |")
             print("")
             print("final watchlist: \(value.pairs.map(\.description))")
         }
     }
 
-    func startHost(client: BusClient, snapshots: any SnapshotStore, statistics: HostStatistics, logger: Logger) throws
-        -> (ServiceGroup, Task<Void, any Error>)
-    {
+    func startHost(
+        client: BusClient, snapshots: any SnapshotStore, statistics: HostStatistics, logger: Logger
+    ) throws -> (ServiceGroup, Task<Void, any Error>) {
         var options = ReducerHostOptions()
         options.snapshotEvery = 100_000
         let host = ReducerHost(
