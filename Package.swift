@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev.
@@ -107,10 +110,60 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "RatesAdapter",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                "Runtime", "Money", "Bus", "BureauSchemas", "EventLog",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Adapters/RatesAdapter",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "BookingAdapter",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                "Runtime", "Bus", "BureauSchemas", "EventLog",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Adapters/BookingAdapter",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "RatesServer",
+            dependencies: [
+                "CZlib", "Money",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Adapters/RatesServer",
+            resources: [.copy("Resources/eurofxref-hist.csv.gz")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "BookingServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Adapters/BookingServer",
+            swiftSettings: strict
+        ),
+        .target(
             name: "BureauCLI",
             dependencies: [
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
+                "RatesAdapter", "BookingAdapter", "RatesServer", "BookingServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -138,6 +191,8 @@ let package = Package(
             dependencies: [
                 "Bus", "EventLog", "Runtime", "BureauSchemas",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             path: "Tests/TestSupport",
@@ -176,6 +231,26 @@ let package = Package(
             dependencies: [
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature", "ConverterFeature",
                 "ReservationsFeature", "AlertsFeature", "SystemFeature",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "RatesAdapterTests",
+            dependencies: [
+                "RatesAdapter", "RatesServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
+                "ConverterFeature", "Money", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BookingAdapterTests",
+            dependencies: [
+                "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"], swiftSettings: strict),

@@ -13,6 +13,7 @@ public struct Bureau: AsyncParsableCommand {
         subcommands: [
             BusCommand.self,
             RunCommand.self,
+            ServeCommand.self,
             SendCommand.self,
             CommandsCommand.self,
             ShowCommand.self,

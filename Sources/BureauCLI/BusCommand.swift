@@ -75,7 +75,7 @@ struct BusCommand: AsyncParsableCommand {
         configuration.segmentSize = Int64(segmentMib) << 20
         configuration.publishHighWaterMark = publishHwm
         configuration.tcp = try tcpListener()
-        let daemon = BusDaemon(configuration: configuration, logger: logger, onReady: readiness.notify)
+        let daemon = BusDaemon(configuration: configuration, logger: logger, onReady: { readiness.notify() })
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: daemon)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

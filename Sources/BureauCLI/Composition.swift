@@ -1,5 +1,7 @@
 import AlertsFeature
+import BookingAdapter
 import ConverterFeature
+import RatesAdapter
 import ReservationsFeature
 import Runtime
 import SystemFeature
@@ -15,6 +17,8 @@ enum Composition {
             ReservationsModule.make(),
             AlertsModule.make(),
             SystemModule.make(),
+            RatesAdapterModule.make(),
+            BookingAdapterModule.make(),
         ])
     }
 }

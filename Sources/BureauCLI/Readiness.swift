@@ -9,9 +9,10 @@ struct ReadinessOptions: ParsableArguments {
     var readyFd: Int32?
 
     /// Tells whoever waits that the process is ready; does nothing without --ready-fd.
-    func notify() {
+    /// `detail` follows READY on the line, e.g. the URL a server listens at.
+    func notify(detail: String = "") {
         guard let readyFd else { return }
-        let line = Array("READY\n".utf8)
+        let line = Array((detail.isEmpty ? "READY\n" : "READY \(detail)\n").utf8)
         _ = line.withUnsafeBytes { write(readyFd, $0.baseAddress, $0.count) }
         close(readyFd)
     }

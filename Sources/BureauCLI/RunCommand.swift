@@ -31,6 +31,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Write a snapshot every this many inputs.")
     var snapshotEvery = 10_000
 
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "An adapter setting, name=value: rates-url, poll-ms, timeout-ms, backoff-initial-ms, backoff-max-ms, booking-url, max-attempts.",
+            valueName: "name=value"))
+    var settings: [String] = []
+
     func validate() throws {
         let registry = Composition.registry()
         for module in modules where registry.module(named: module)?.makeHost == nil {
@@ -39,6 +46,17 @@ struct RunCommand: AsyncParsableCommand {
         }
         guard Set(modules).count == modules.count else { throw ValidationError("a module is named twice") }
         guard snapshotEvery > 0 else { throw ValidationError("--snapshot-every must be positive") }
+        for setting in settings where !setting.contains("=") {
+            throw ValidationError("--set takes name=value, not '\(setting)'")
+        }
+    }
+
+    var settingValues: [String: String] {
+        Dictionary(
+            settings.map { setting in
+                let parts = setting.split(separator: "=", maxSplits: 1)
+                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+            }, uniquingKeysWith: { _, last in last })
     }
 
     func run() async throws {
@@ -69,13 +87,19 @@ struct RunCommand: AsyncParsableCommand {
             let hostStatistics = HostStatistics()
             let environment = HostEnvironment(
                 client: client, snapshots: FileSnapshotStore(directory: location.snapshotDirectory),
-                snapshotEvery: snapshotEvery, logger: logger, statistics: hostStatistics)
-            if let host = registry.module(named: module)?.makeHost?(environment) {
+                snapshotEvery: snapshotEvery, logger: logger, statistics: hostStatistics, settings: settingValues)
+            let host: (any Service)?
+            do {
+                host = try registry.module(named: module)?.makeHost?(environment)
+            } catch {
+                throw usageError("\(module): \(error)")
+            }
+            if let host {
                 services.append(host)
                 statistics.append(hostStatistics)
             }
         }
-        // Ready once every host has caught up with the log.
+        // Ready once every host has caught up with the log (an adapter: found where it left off).
         let readiness = self.readiness
         let hosts = statistics
         services.append(

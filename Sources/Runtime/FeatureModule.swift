@@ -9,12 +9,13 @@ public struct FeatureModule: Sendable {
     public let summary: String
     public let commands: [CommandSpec]
     public let projections: [AnyProjection]
-    /// Builds the reducer host; nil for a feature without a reducer (system).
-    public let makeHost: (@Sendable (HostEnvironment) -> any Service)?
+    /// Builds the service that hosts the module (a reducer host, an adapter); nil for a
+    /// feature with nothing to run (system). Throws for settings it cannot use.
+    public let makeHost: (@Sendable (HostEnvironment) throws -> any Service)?
 
     public init(
         name: String, summary: String, commands: [CommandSpec] = [], projections: [AnyProjection] = [],
-        makeHost: (@Sendable (HostEnvironment) -> any Service)? = nil
+        makeHost: (@Sendable (HostEnvironment) throws -> any Service)? = nil
     ) {
         self.name = name
         self.summary = summary
@@ -44,11 +45,14 @@ public struct HostEnvironment: Sendable {
     public let hostOptions: ReducerHostOptions
     public let logger: Logger
     public let statistics: HostStatistics?
+    /// Settings for adapters, by name (e.g. "rates-url"), from the command line.
+    public let settings: [String: String]
 
     public init(
         client: BusClient, snapshots: any SnapshotStore, snapshotEvery: Int = 10_000, logger: Logger,
-        statistics: HostStatistics? = nil
+        statistics: HostStatistics? = nil, settings: [String: String] = [:]
     ) {
+        self.settings = settings
         self.client = client
         self.snapshots = snapshots
         var options = ReducerHostOptions()

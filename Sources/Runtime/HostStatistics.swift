@@ -41,7 +41,8 @@ public final class HostStatistics: Sendable {
         for waiter in ready { waiter.resume() }
     }
 
-    func caughtUp(head: UInt64, republished: Int) {
+    /// The host (or an adapter hosted alike) has caught up with the log up to `head`: it is ready.
+    public func caughtUp(head: UInt64, republished: Int = 0) {
         let ready = values.withLock { values -> [CheckedContinuation<Void, Never>] in
             values.caughtUpHead = head
             values.republished += republished

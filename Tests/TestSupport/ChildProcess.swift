@@ -62,16 +62,26 @@ public final class ChildProcess: @unchecked Sendable {
         startWaiter()
     }
 
-    /// Waits until the child writes READY on its readiness pipe; throws if it exits first or
-    /// `timeout` passes.
-    public func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
+    /// Waits until the child writes READY on its readiness pipe and returns what followed READY
+    /// on that line (a server's URL, say); throws if it exits first or `timeout` passes.
+    @discardableResult
+    public func waitUntilReady(timeout: Duration = .seconds(60)) async throws -> String {
         guard let readinessFD else { throw TestSupportError("the child was started without a readiness pipe") }
-        let ready: Bool? = await withCheckedContinuation { continuation in
-            let once = ResumeOnce<Bool?>(continuation)
+        let ready: String?? = await withCheckedContinuation { continuation in
+            let once = ResumeOnce<String??>(continuation)
             Task.detached {
-                var buffer = [UInt8](repeating: 0, count: 16)
-                let count = buffer.withUnsafeMutableBytes { read(readinessFD, $0.baseAddress, $0.count) }
-                once.resume(count > 0)
+                var line: [UInt8] = []
+                var byte: UInt8 = 0
+                while line.count < 4096 {
+                    let count = read(readinessFD, &byte, 1)
+                    if count < 0 && errno == EINTR { continue }
+                    guard count == 1 else { break }
+                    if byte == UInt8(ascii: "\n") { break }
+                    line.append(byte)
+                }
+                guard !line.isEmpty else { return once.resume(.some(nil)) }
+                let text = String(decoding: line, as: UTF8.self)
+                once.resume(.some(text.hasPrefix("READY ") ? String(text.dropFirst(6)) : ""))
             }
             Task {
                 try? await Task.sleep(for: timeout)
@@ -79,8 +89,9 @@ public final class ChildProcess: @unchecked Sendable {
             }
         }
         switch ready {
-        case true?: return
-        case false?: throw TestSupportError("the process exited before it was ready: \(standardError.suffix(2000))")
+        case .some(.some(let detail)): return detail
+        case .some(.none):
+            throw TestSupportError("the process exited before it was ready: \(standardError.suffix(2000))")
         case nil: throw TestSupportError("the process was not ready within \(timeout): \(standardError.suffix(2000))")
         }
     }

@@ -102,10 +102,11 @@ public struct WatchlistReducer: Reducer {
         }
         let unknown = [pair.base, pair.quote].filter { !state.currencies.contains($0) }
         if !unknown.isEmpty {
-            let rates = state.ratesAsOf.isEmpty ? "no rates have been published yet" : "the rates of \(state.ratesAsOf)"
-            return PairRejected(
-                base: pair.base, quote: pair.quote, reason: .unknownCurrency,
-                message: "\(unknown.joined(separator: " and ")) \(unknown.count == 1 ? "is" : "are") not in \(rates)")
+            let message =
+                state.ratesAsOf.isEmpty
+                ? "no rates have been published yet"
+                : "\(unknown.joined(separator: " and ")) \(unknown.count == 1 ? "is" : "are") not in the rates of \(state.ratesAsOf)"
+            return PairRejected(base: pair.base, quote: pair.quote, reason: .unknownCurrency, message: message)
         }
         return nil
     }

@@ -1,0 +1,352 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Logging
+import Runtime
+import ServiceLifecycle
+import Synchronization
+
+/// Carries accepted reservations and cancellations to the booking service, and publishes
+/// what it answered: `ReservationConfirmed`, `ReservationFailed`, `ReservationCancelled` or
+/// `CancellationFailed`.
+///
+/// Every call carries the id of the event that asked for it as its idempotency key, and every
+/// outcome has an id derived from that event's position, so that after a crash the adapter
+/// finds the accepted events without an outcome, calls again (the service answers as before,
+/// never booking twice) and publishes each outcome once. Transient failures are retried with
+/// exponential backoff and jitter; after ``Configuration/maxAttempts`` the adapter gives up
+/// and publishes a failure with the last reason.
+public final class BookingAdapterService: Service {
+    public struct Configuration: Sendable {
+        public var backoff = Backoff(initial: .milliseconds(200), multiplier: 2, maximum: .seconds(5), jitter: 0.2)
+        /// Calls tried before giving up: 8, about 20 seconds with the default backoff.
+        public var maxAttempts = 8
+        /// Calls in flight at once.
+        public var concurrency = 16
+
+        /// Called once the adapter has found where it left off and works live.
+        public var onReady: @Sendable () -> Void = {}
+
+        public init() {}
+    }
+
+    public static let module = "booking"
+
+    static let inputTypes = [
+        Bureau_Reservations_ReservationAccepted.protoMessageName,
+        Bureau_Reservations_CancellationAccepted.protoMessageName,
+    ]
+    static let outputTypes = [
+        Bureau_Booking_ReservationConfirmed.protoMessageName, Bureau_Booking_ReservationFailed.protoMessageName,
+        Bureau_Booking_ReservationCancelled.protoMessageName, Bureau_Booking_CancellationFailed.protoMessageName,
+    ]
+
+    private let service: any BookingService
+    private let client: BusClient
+    private let snapshots: any SnapshotStore
+    private let configuration: Configuration
+    private let logger: Logger
+    public let statistics: BookingAdapterStatistics
+
+    public init(
+        service: any BookingService, client: BusClient, snapshots: any SnapshotStore, configuration: Configuration,
+        logger: Logger, statistics: BookingAdapterStatistics = BookingAdapterStatistics()
+    ) {
+        self.service = service
+        self.client = client
+        self.snapshots = snapshots
+        self.configuration = configuration
+        self.logger = logger
+        self.statistics = statistics
+    }
+
+    /// One call owed to the booking service.
+    struct Work: Sendable {
+        let position: UInt64
+        let eventID: EventID
+        let correlation: EventID
+        let kind: Kind
+
+        enum Kind: Sendable {
+            case book(BookingRequest)
+            case cancel(reservationID: String)
+        }
+
+        var reservationID: String {
+            switch kind {
+            case .book(let request): request.reservationId
+            case .cancel(let id): id
+            }
+        }
+
+        var outcomeID: EventID { .derived(module: BookingAdapterService.module, position: position, index: 0) }
+    }
+
+    struct Checkpoint: Codable, Sendable {}
+
+    public func run() async throws {
+        let start =
+            snapshots.load(Checkpoint.self, module: Self.module, stateVersion: 1, rejected: { _ in })?.position ?? 0
+        let tracker = OpenWork(start: start)
+        let subscription = client.subscribe(EventFilter(prefixes: Self.inputTypes + Self.outputTypes), after: start)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let slots = AsyncSemaphore(configuration.concurrency)
+            var catchingUp = true
+            var held: [EventID: Work] = [:]
+            func launch(_ work: Work) async {
+                await slots.wait()
+                group.addTask {
+                    defer { slots.signal() }
+                    await self.perform(work)
+                    if let checkpoint = tracker.finish(work.position) {
+                        try? self.snapshots.save(
+                            Snapshot(module: Self.module, stateVersion: 1, position: checkpoint, state: Checkpoint()))
+                    }
+                }
+            }
+            try await withGracefulShutdownHandler {
+                for try await item in subscription {
+                    switch item {
+                    case .event(let event):
+                        tracker.saw(event.position)
+                        if event.producerModule == Self.module && Self.outputTypes.contains(event.type) {
+                            if catchingUp, let done = held.removeValue(forKey: event.id) {
+                                tracker.finishWithoutWork(done.position)
+                            }
+                            continue
+                        }
+                        guard let work = Self.work(from: event) else { continue }
+                        tracker.open(work.position)
+                        if catchingUp { held[work.outcomeID] = work } else { await launch(work) }
+                    case .caughtUp:
+                        guard catchingUp else { continue }
+                        catchingUp = false
+                        logger.info("caught up", metadata: ["owed": "\(held.count)"])
+                        statistics.caughtUp(owed: held.count)
+                        configuration.onReady()
+                        for work in held.values.sorted(by: { $0.position < $1.position }) { await launch(work) }
+                        held = [:]
+                    case .connection:
+                        continue
+                    }
+                }
+            } onGracefulShutdown: {
+                subscription.cancel()
+            }
+            // Calls still retrying are abandoned; they are owed again after a restart.
+            group.cancelAll()
+        }
+    }
+
+    /// The call an accepted event asks for.
+    static func work(from event: StoredEvent) -> Work? {
+        if let accepted = try? event.payload(as: Bureau_Reservations_ReservationAccepted.self) {
+            let request = BookingRequest(
+                reservationId: accepted.reservationID, base: accepted.base, quote: accepted.quote,
+                amount: accepted.amount,
+                rate: accepted.rate, quoteAmount: accepted.quoteAmount)
+            return Work(
+                position: event.position, eventID: event.id, correlation: event.correlation, kind: .book(request))
+        }
+        if let accepted = try? event.payload(as: Bureau_Reservations_CancellationAccepted.self) {
+            return Work(
+                position: event.position, eventID: event.id, correlation: event.correlation,
+                kind: .cancel(reservationID: accepted.reservationID))
+        }
+        return nil
+    }
+
+    /// Calls the service until it answers or the attempts run out, then publishes the outcome.
+    func perform(_ work: Work) async {
+        var attempt = 0
+        var outcome: Emitted?
+        var raised: Bureau_System_ErrorRaised?
+        while outcome == nil {
+            attempt += 1
+            do throws(BookingError) {
+                switch work.kind {
+                case .book(let request):
+                    let code = try await service.book(request, idempotencyKey: work.eventID.description)
+                    var confirmed = Bureau_Booking_ReservationConfirmed()
+                    confirmed.reservationID = work.reservationID
+                    confirmed.confirmationCode = code
+                    outcome = Emitted(confirmed)
+                case .cancel(let id):
+                    try await service.cancel(reservationID: id, idempotencyKey: work.eventID.description)
+                    var cancelled = Bureau_Booking_ReservationCancelled()
+                    cancelled.reservationID = id
+                    outcome = Emitted(cancelled)
+                }
+            } catch {
+                switch error {
+                case .refused(let reason):
+                    outcome = failure(of: work, reason: reason)
+                case .transient(let reason):
+                    statistics.retried()
+                    guard attempt < configuration.maxAttempts else {
+                        let message = "the booking service did not answer after \(attempt) attempts: \(reason)"
+                        outcome = failure(of: work, reason: message)
+                        var raisedError = Bureau_System_ErrorRaised()
+                        raisedError.module = Self.module
+                        raisedError.process = client.options.process
+                        raisedError.code = "booking-unavailable"
+                        raisedError.message = "\(work.reservationID): \(message)"
+                        raisedError.causation = work.position
+                        raised = raisedError
+                        continue
+                    }
+                    logger.warning(
+                        "the booking service failed; retrying",
+                        metadata: [
+                            "reservation": "\(work.reservationID)", "attempt": "\(attempt)", "reason": "\(reason)",
+                        ])
+                    do {
+                        try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
+                    } catch {
+                        return
+                    }
+                }
+            }
+        }
+        guard let outcome else { return }
+        do {
+            var events = [
+                try outcome.outgoing(
+                    id: work.outcomeID, module: Self.module, causation: work.position, correlation: work.correlation)
+            ]
+            if let raised {
+                events.append(
+                    try Emitted(raised).outgoing(
+                        id: .derived(module: Self.module, position: work.position, index: 1), module: Self.module,
+                        causation: work.position, correlation: work.correlation))
+            }
+            _ = try await client.publish(events)
+            statistics.completed(outcome.type)
+            logger.info(
+                "booking outcome", metadata: ["reservation": "\(work.reservationID)", "outcome": "\(outcome.type)"])
+        } catch {
+            logger.error("could not publish a booking outcome", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func failure(of work: Work, reason: String) -> Emitted {
+        switch work.kind {
+        case .book:
+            var failed = Bureau_Booking_ReservationFailed()
+            failed.reservationID = work.reservationID
+            failed.reason = reason
+            return Emitted(failed)
+        case .cancel:
+            var failed = Bureau_Booking_CancellationFailed()
+            failed.reservationID = work.reservationID
+            failed.reason = reason
+            return Emitted(failed)
+        }
+    }
+}
+
+/// Accepted events without an outcome yet, and the checkpoint they allow: every event before
+/// the oldest open one is done.
+final class OpenWork: Sendable {
+    private struct State {
+        var open: Set<UInt64> = []
+        var seen: UInt64
+        var saved: UInt64
+    }
+
+    private let state: Mutex<State>
+
+    init(start: UInt64) {
+        state = Mutex(State(seen: start, saved: start))
+    }
+
+    func saw(_ position: UInt64) { state.withLock { $0.seen = max($0.seen, position) } }
+    func open(_ position: UInt64) { state.withLock { _ = $0.open.insert(position) } }
+    func finishWithoutWork(_ position: UInt64) { state.withLock { _ = $0.open.remove(position) } }
+
+    /// Closes a position; returns a new checkpoint to save, if it moved.
+    func finish(_ position: UInt64) -> UInt64? {
+        state.withLock { state in
+            state.open.remove(position)
+            let checkpoint = state.open.min().map { $0 - 1 } ?? state.seen
+            guard checkpoint > state.saved else { return nil }
+            state.saved = checkpoint
+            return checkpoint
+        }
+    }
+}
+
+/// Limits how many calls run at once.
+final class AsyncSemaphore: Sendable {
+    private let state: Mutex<(available: Int, waiters: [CheckedContinuation<Void, Never>])>
+
+    init(_ count: Int) {
+        state = Mutex((count, []))
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.available > 0 {
+                    state.available -= 1
+                    return true
+                }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.available += 1
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        waiter?.resume()
+    }
+}
+
+/// What the booking adapter has done, for tests to await.
+public final class BookingAdapterStatistics: Sendable {
+    private let state = Mutex<
+        (owed: Int?, completed: [String], retries: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])
+    >(
+        (nil, [], 0, []))
+
+    public init() {}
+
+    public var completed: [String] { state.withLock { $0.completed } }
+    public var retries: Int { state.withLock { $0.retries } }
+    public var owedAtStart: Int? { state.withLock { $0.owed } }
+
+    func caughtUp(owed: Int) { state.withLock { $0.owed = owed } }
+    func retried() { state.withLock { $0.retries += 1 } }
+
+    func completed(_ type: String) {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.completed.append(type)
+            let count = state.completed.count
+            let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
+            state.waiters.removeAll { $0.0 <= count }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
+    /// Returns once `count` outcomes have been published since start.
+    public func waitUntilCompleted(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.completed.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Money
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// One fixing read from an ECB document.
+public struct ECBFixing: Sendable, Equatable {
+    /// "YYYY-MM-DD".
+    public var asOf: String
+    /// Currency and rate text as published, sorted by currency.
+    public var rates: [(currency: String, rate: String)]
+
+    public static func == (lhs: ECBFixing, rhs: ECBFixing) -> Bool {
+        lhs.asOf == rhs.asOf && lhs.rates.map(\.currency) == rhs.rates.map(\.currency)
+            && lhs.rates.map(\.rate) == rhs.rates.map(\.rate)
+    }
+}
+
+/// Why a document is not an ECB reference-rates document; names the element or attribute.
+public enum ECBParseError: Error, Equatable, CustomStringConvertible {
+    case empty
+    case tooLarge(bytes: Int, limit: Int)
+    case notXML(line: Int, reason: String)
+    case wrongRoot(found: String)
+    case noFixing
+    case missingAttribute(element: String, attribute: String, line: Int)
+    case badDate(String, line: Int)
+    case badRate(currency: String, rate: String, line: Int)
+    case badCurrency(String, line: Int)
+    case duplicateCurrency(String, line: Int)
+    case noRates(date: String)
+
+    public var description: String {
+        switch self {
+        case .empty: "malformed document: the body is empty"
+        case .tooLarge(let bytes, let limit): "malformed document: \(bytes) bytes is over the limit of \(limit)"
+        case .notXML(let line, let reason): "malformed document: not XML at line \(line): \(reason)"
+        case .wrongRoot(let found): "malformed document: the root element is <\(found)>, expected <gesmes:Envelope>"
+        case .noFixing: "malformed document: no <Cube time=…> element"
+        case .missingAttribute(let element, let attribute, let line):
+            "malformed document: <\(element)> at line \(line) is missing attribute '\(attribute)'"
+        case .badDate(let text, let line): "malformed document: time='\(text)' at line \(line) is not a date"
+        case .badRate(let currency, let rate, let line):
+            "malformed document: rate='\(rate)' for \(currency) at line \(line) is not a positive decimal"
+        case .badCurrency(let code, let line):
+            "malformed document: currency='\(code)' at line \(line) is not a three-letter code"
+        case .duplicateCurrency(let code, let line):
+            "malformed document: \(code) appears twice in one fixing at line \(line)"
+        case .noRates(let date): "malformed document: <Cube time='\(date)'> has no rates"
+        }
+    }
+}
+
+/// Reads the ECB's reference-rate documents: the daily one and the 90-day one.
+public enum ECBRatesParser {
+    /// The largest document accepted (the 90-day one is about 40 KB).
+    public static let defaultLimit = 1 << 20
+
+    /// Every fixing in the document, newest first.
+    public static func parse(_ data: Data, limit: Int = defaultLimit) throws(ECBParseError) -> [ECBFixing] {
+        guard !data.isEmpty, data.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
+            throw .empty
+        }
+        guard data.count <= limit else { throw .tooLarge(bytes: data.count, limit: limit) }
+        let delegate = Delegate()
+        let parser = XMLParser(data: data)
+        parser.delegate = delegate
+        let parsed = parser.parse()
+        if let error = delegate.error { throw error }
+        guard parsed else {
+            throw .notXML(
+                line: parser.lineNumber, reason: parser.parserError.map { "\($0.localizedDescription)" } ?? "unknown")
+        }
+        guard delegate.sawRoot else { throw .empty }
+        // libxml2 recovers from some broken nesting without reporting it; the element stack does not.
+        if let open = delegate.open.last {
+            throw .notXML(line: parser.lineNumber, reason: "<\(open)> is never closed")
+        }
+        if let empty = delegate.fixings.first(where: { $0.rates.isEmpty }) { throw .noRates(date: empty.asOf) }
+        let fixings = delegate.fixings.map { fixing in
+            ECBFixing(asOf: fixing.asOf, rates: fixing.rates.sorted { $0.currency < $1.currency })
+        }
+        guard !fixings.isEmpty else { throw .noFixing }
+        return fixings.sorted { $0.asOf > $1.asOf }
+    }
+
+    /// The newest fixing in the document.
+    public static func latest(_ data: Data, limit: Int = defaultLimit) throws(ECBParseError) -> ECBFixing {
+        let fixings = try parse(data, limit: limit)
+        guard let newest = fixings.first else { throw .noFixing }
+        return newest
+    }
+
+    private final class Delegate: NSObject, XMLParserDelegate {
+        var fixings: [ECBFixing] = []
+        var error: ECBParseError?
+        var sawRoot = false
+        /// Elements opened and not yet closed, outermost first.
+        var open: [String] = []
+        private var seen = Set<String>()
+
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
+            open.append(elementName)
+            guard error == nil else { return }
+            let local = elementName.split(separator: ":").last.map(String.init) ?? elementName
+            if open.count == 1 {
+                sawRoot = true
+                if local != "Envelope" { fail(.wrongRoot(found: elementName), parser) }
+                return
+            }
+            guard local == "Cube" else { return }
+            let line = parser.lineNumber
+            if let time = attributes["time"] {
+                guard HistoryDate.isValid(time) else { return fail(.badDate(time, line: line), parser) }
+                fixings.append(ECBFixing(asOf: time, rates: []))
+                seen = []
+            } else if attributes["currency"] != nil || attributes["rate"] != nil {
+                guard let currency = attributes["currency"] else {
+                    return fail(.missingAttribute(element: "Cube", attribute: "currency", line: line), parser)
+                }
+                guard let rate = attributes["rate"] else {
+                    return fail(.missingAttribute(element: "Cube", attribute: "rate", line: line), parser)
+                }
+                guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                    return fail(.badCurrency(currency, line: line), parser)
+                }
+                guard let value = try? DecimalText.parse(rate).value, value > 0 else {
+                    return fail(.badRate(currency: currency, rate: rate, line: line), parser)
+                }
+                guard !fixings.isEmpty else {
+                    return fail(.missingAttribute(element: "Cube", attribute: "time", line: line), parser)
+                }
+                guard seen.insert(currency).inserted else {
+                    return fail(.duplicateCurrency(currency, line: line), parser)
+                }
+                fixings[fixings.count - 1].rates.append((currency, rate))
+            }
+        }
+
+        func parser(
+            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+        ) {
+            guard error == nil else { return }
+            guard open.last == elementName else {
+                let reason = open.last.map { "</\(elementName)> closes <\($0)>" } ?? "</\(elementName)> closes nothing"
+                return fail(.notXML(line: parser.lineNumber, reason: reason), parser)
+            }
+            open.removeLast()
+        }
+
+        private func fail(_ problem: ECBParseError, _ parser: XMLParser) {
+            error = problem
+            parser.abortParsing()
+        }
+    }
+}
+
+/// "YYYY-MM-DD" checks.
+enum HistoryDate {
+    static func isValid(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.count == 10, parts.count == 3, parts[0].count == 4, let month = Int(parts[1]),
+            let day = Int(parts[2]),
+            Int(parts[0]) != nil
+        else { return false }
+        return (1...12).contains(month) && (1...31).contains(day)
+    }
+}

@@ -1,0 +1,260 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Logging
+import Runtime
+import ServiceLifecycle
+import Synchronization
+
+/// Polls a rates source and publishes `RatesPublished` when the fixing changes.
+///
+/// Each poll has a time limit; the next poll starts one interval after the last one began,
+/// and if the last one is still waiting it is cancelled (a newer poll supersedes it). A
+/// failure publishes `RatesFetchFailed` (reason, attempt, next retry) and `ErrorRaised`, and
+/// the next poll waits for exponential backoff with jitter, capped. A fixing's event id is
+/// derived from the source and the as-of date, so a restart never publishes it twice.
+public final class RatesAdapterService: Service {
+    public struct Configuration: Sendable {
+        public var interval: Duration = .seconds(1)
+        public var backoff = Backoff(initial: .milliseconds(500), multiplier: 2, maximum: .seconds(30), jitter: 0.2)
+
+        /// Called once the adapter has found where it left off and works live.
+        public var onReady: @Sendable () -> Void = {}
+
+        public init() {}
+    }
+
+    public static let module = "rates-adapter"
+
+    private let source: any RatesSource
+    private let client: BusClient
+    private let snapshots: any SnapshotStore
+    private let configuration: Configuration
+    private let logger: Logger
+    private let statistics: RatesAdapterStatistics?
+
+    struct State: Codable, Sendable, Equatable {
+        var asOf: String
+        var rates: [String]
+    }
+
+    public init(
+        source: any RatesSource, client: BusClient, snapshots: any SnapshotStore, configuration: Configuration,
+        logger: Logger, statistics: RatesAdapterStatistics? = nil
+    ) {
+        self.source = source
+        self.client = client
+        self.snapshots = snapshots
+        self.configuration = configuration
+        self.logger = logger
+        self.statistics = statistics
+    }
+
+    public func run() async throws {
+        let last = try await lastPublished()
+        statistics?.ready()
+        configuration.onReady()
+        // Graceful shutdown cancels the loop: a poll in flight is abandoned, nothing is owed.
+        await cancelWhenGracefulShutdown {
+            await self.poll(after: last)
+        }
+    }
+
+    private func poll(after published: State?) async {
+        var last = published
+        var failures = 0
+        var inFlight: Task<Result<Data, FetchError>, Never>?
+        defer { inFlight?.cancel() }
+        while !Task.isCancelled {
+            let began = ContinuousClock.now
+            // A poll still waiting is superseded by this one.
+            if let previous = inFlight {
+                previous.cancel()
+                _ = await previous.value
+            }
+            let source = self.source
+            let poll = Task { () -> Result<Data, FetchError> in
+                do throws(FetchError) { return .success(try await source.fetch()) } catch { return .failure(error) }
+            }
+            inFlight = poll
+            var delay = configuration.interval
+            switch await Self.firstOf(poll, orAfter: configuration.interval) {
+            case nil:
+                // Still waiting after an interval: the next turn supersedes it.
+                continue
+            case .success(let document)?:
+                inFlight = nil
+                do {
+                    let fixing = try ECBRatesParser.latest(document)
+                    failures = 0
+                    let state = State(asOf: fixing.asOf, rates: fixing.rates.map { "\($0.currency)=\($0.rate)" })
+                    if state != last {
+                        try await publish(fixing)
+                        last = state
+                        try snapshots.save(Snapshot(module: Self.module, stateVersion: 1, position: 0, state: state))
+                    }
+                    statistics?.polled(ok: true)
+                } catch let error as ECBParseError {
+                    failures += 1
+                    delay = configuration.backoff.delay(attempt: failures)
+                    await reportFailure(
+                        error.description, status: 200, code: "malformed-document", attempt: failures, next: delay)
+                } catch {
+                    // Publishing failed (the bus is away): try again at the next poll, same id.
+                    logger.error("could not publish rates", metadata: ["error": "\(error)"])
+                }
+            case .failure(let error)?:
+                inFlight = nil
+                failures += 1
+                delay = configuration.backoff.delay(attempt: failures)
+                let code = if case .status = error { "http-status" } else { "fetch-failed" }
+                await reportFailure(
+                    error.description, status: error.httpStatus, code: code, attempt: failures, next: delay)
+            }
+            let wake = began + max(delay, .zero)
+            if ContinuousClock.now < wake { try? await Task.sleep(until: wake) }
+        }
+    }
+
+    /// The poll's result, or nil if it is still running after `interval` (or the caller is cancelled).
+    ///
+    /// Not a task group: a group waits for every child, and awaiting a task's value ignores
+    /// cancellation, so a hung poll would hold the loop until the poll itself ended.
+    static func firstOf(
+        _ poll: Task<Result<Data, FetchError>, Never>, orAfter interval: Duration
+    ) async
+        -> Result<Data, FetchError>?
+    {
+        let answer = FirstAnswer<Result<Data, FetchError>?>()
+        let timer = Task {
+            try? await Task.sleep(for: interval)
+            answer.give(nil)
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                answer.await(continuation)
+                Task { answer.give(await poll.value) }
+            }
+        } onCancel: {
+            answer.give(nil)
+        }
+    }
+
+    private func publish(_ fixing: ECBFixing) async throws {
+        var event = Bureau_Rates_RatesPublished()
+        event.asOf = fixing.asOf
+        event.base = "EUR"
+        event.source = source.name
+        event.rates = fixing.rates.map { currency, rate in
+            var item = Bureau_Rates_Rate()
+            item.currency = currency
+            item.rate = rate
+            return item
+        }
+        let outgoing = try Emitted(event).outgoing(
+            id: Self.fixingID(source: source.name, asOf: fixing.asOf), module: Self.module)
+        let outcome = try await client.publish(outgoing)
+        logger.info("published rates", metadata: ["as of": "\(fixing.asOf)", "position": "\(outcome.position ?? 0)"])
+        statistics?.published(fixing.asOf)
+    }
+
+    private func reportFailure(_ reason: String, status: Int, code: String, attempt: Int, next: Duration) async {
+        let milliseconds = UInt64(next.components.seconds * 1000 + next.components.attoseconds / 1_000_000_000_000_000)
+        logger.warning(
+            "could not read the rates",
+            metadata: ["reason": "\(reason)", "attempt": "\(attempt)", "retry in ms": "\(milliseconds)"])
+        statistics?.polled(ok: false)
+        var failed = Bureau_Rates_RatesFetchFailed()
+        failed.source = source.name
+        failed.reason = reason
+        failed.attempt = UInt32(attempt)
+        failed.nextRetryMs = milliseconds
+        failed.httpStatus = Int32(status)
+        var raised = Bureau_System_ErrorRaised()
+        raised.module = Self.module
+        raised.process = client.options.process
+        raised.code = code
+        raised.message = "\(source.name): \(reason)"
+        do {
+            _ = try await client.publish([
+                try Emitted(failed).outgoing(id: .random(), module: Self.module),
+                try Emitted(raised).outgoing(id: .random(), module: Self.module),
+            ])
+        } catch {
+            logger.error("could not publish the failure", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The fixing published last for this source: from the snapshot, then from the log after it
+    /// (a crash can come between publishing and snapshotting).
+    private func lastPublished() async throws -> State? {
+        var last = snapshots.load(State.self, module: Self.module, stateVersion: 1, rejected: { _ in })?.state
+        let subscription = client.subscribe(.types([Bureau_Rates_RatesPublished.protoMessageName]))
+        for try await item in subscription {
+            switch item {
+            case .event(let event):
+                guard event.producerModule == Self.module,
+                    let published = try? event.payload(as: Bureau_Rates_RatesPublished.self),
+                    published.source == source.name
+                else { continue }
+                last = State(asOf: published.asOf, rates: published.rates.map { "\($0.currency)=\($0.rate)" })
+            case .caughtUp:
+                subscription.cancel()
+            case .connection:
+                continue
+            }
+        }
+        return last
+    }
+
+    /// The id of the fixing `asOf` from `source`: the same on every run.
+    public static func fixingID(source: String, asOf: String) -> EventID {
+        EventID.derived(module: "rates:" + source, position: UInt64(asOf.filter(\.isNumber)) ?? 0, index: 0)
+    }
+}
+
+/// What the rates adapter has done, for tests to await.
+public final class RatesAdapterStatistics: Sendable {
+    private let state = Mutex<(polls: Int, failures: Int, published: [String], isReady: Bool)>((0, 0, [], false))
+    public init() {}
+    public var published: [String] { state.withLock { $0.published } }
+    public var polls: Int { state.withLock { $0.polls } }
+    func ready() { state.withLock { $0.isReady = true } }
+    func polled(ok: Bool) {
+        state.withLock {
+            $0.polls += 1
+            if !ok { $0.failures += 1 }
+        }
+    }
+    func published(_ asOf: String) { state.withLock { $0.published.append(asOf) } }
+}
+
+/// The first of several answers, handed to one waiter; later answers are dropped.
+final class FirstAnswer<Value: Sendable>: Sendable {
+    private let state = Mutex<(answer: Value?, given: Bool, waiter: CheckedContinuation<Value, Never>?)>(
+        (nil, false, nil))
+
+    func await(_ continuation: CheckedContinuation<Value, Never>) {
+        let ready = state.withLock { state -> Value? in
+            guard state.given, let answer = state.answer else {
+                state.waiter = continuation
+                return nil
+            }
+            return answer
+        }
+        if let ready { continuation.resume(returning: ready) }
+    }
+
+    func give(_ value: Value) {
+        let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
+            guard !state.given else { return nil }
+            state.given = true
+            state.answer = value
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: value)
+    }
+}

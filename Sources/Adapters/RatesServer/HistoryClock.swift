@@ -1,0 +1,72 @@
+import Foundation
+
+/// Which day of the history is "today": a start date advanced at a pace of days per second
+/// of wall time, wrapping round to the start after the last fixing, so rates keep moving.
+public struct HistoryClock: Sendable {
+    public let start: Date
+    public let daysPerSecond: Double
+    public let first: Date
+    public let last: Date
+    private let origin: ContinuousClock.Instant
+
+    public init(startDate: String, daysPerSecond: Double, firstDate: String, lastDate: String) throws(HistoryClockError)
+    {
+        guard let start = HistoryClock.date(startDate) else { throw .badDate(startDate) }
+        guard let first = HistoryClock.date(firstDate), let last = HistoryClock.date(lastDate) else {
+            throw .badDate(firstDate)
+        }
+        guard start >= first, start <= last else { throw .outOfRange(startDate, firstDate, lastDate) }
+        guard daysPerSecond >= 0, daysPerSecond.isFinite else { throw .badPace(daysPerSecond) }
+        self.start = start
+        self.daysPerSecond = daysPerSecond
+        self.first = first
+        self.last = last
+        origin = .now
+    }
+
+    /// Today's date in the history, "YYYY-MM-DD".
+    public var today: String {
+        let elapsed = ContinuousClock.now - origin
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let span = last.timeIntervalSince(first) + 86_400
+        var offset = start.timeIntervalSince(first) + seconds * daysPerSecond * 86_400
+        offset = offset.truncatingRemainder(dividingBy: span)
+        return HistoryClock.text(first.addingTimeInterval(offset))
+    }
+
+    static func date(_ text: String) -> Date? {
+        let parts = text.split(separator: "-")
+        guard text.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]),
+            let day = Int(parts[2]), (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        var components = DateComponents()
+        components.year = year
+        components.month = month
+        components.day = day
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        guard let date = calendar.date(from: components), text == HistoryClock.text(date) else { return nil }
+        return date
+    }
+
+    static func text(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+}
+
+public enum HistoryClockError: Error, CustomStringConvertible {
+    case badDate(String)
+    case outOfRange(String, String, String)
+    case badPace(Double)
+
+    public var description: String {
+        switch self {
+        case .badDate(let text): "'\(text)' is not a date in the form YYYY-MM-DD"
+        case .outOfRange(let date, let first, let last): "\(date) is outside the history (\(first) to \(last))"
+        case .badPace(let pace): "the pace \(pace) is not a non-negative number of days per second"
+        }
+    }
+}

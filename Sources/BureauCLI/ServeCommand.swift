@@ -1,0 +1,130 @@
+import ArgumentParser
+import BookingServer
+import Foundation
+import Hummingbird
+import Logging
+import RatesServer
+import ServiceLifecycle
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run an embedded server on loopback: the rates source or the booking service.",
+        subcommands: [ServeRates.self, ServeBooking.self]
+    )
+}
+
+struct ServeRates: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rates",
+        abstract: "Serve ECB reference rates from the shipped history, advancing at a pace.",
+        discussion: """
+            Paths, as the ECB's: \(RatesServer.dailyPath) (the fixing of "today") and
+            \(RatesServer.ninetyDayPath) (90 days, newest first). "Today" starts at --start
+            and moves --pace days per second, wrapping round at the end of the history.
+            History: European Central Bank euro reference rates, 1999-01-04 to 2026-10-30.
+            """
+    )
+
+    @OptionGroup var readiness: ReadinessOptions
+    @Option(help: "Log level.") var logLevel: Logger.Level = .info
+    @Option(help: "The port on 127.0.0.1; 0 picks a free one.") var port = 8561
+    @Option(help: "Days of history per second of wall time.") var pace = 0.2
+    @Option(
+        help: ArgumentHelp("The first day served, YYYY-MM-DD (default: a year before the last).", valueName: "date"))
+    var start: String?
+    @Option(
+        help: ArgumentHelp(
+            "An ECB CSV history to serve instead of the shipped one (gzipped or not).", valueName: "path"))
+    var csv: String?
+    @Option(help: "For tests: answer 500 to the first N requests.") var failFirst = 0
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard pace >= 0, pace.isFinite else { throw ValidationError("--pace must be zero or more days per second") }
+        guard failFirst >= 0 else { throw ValidationError("--fail-first must not be negative") }
+    }
+
+    func run() async throws {
+        let logger = bootstrapServerLogging(logLevel, label: "bureau.serve.rates")
+        let history: ECBHistory
+        do {
+            history =
+                try csv.map { path throws(ECBHistory.LoadError) in try ECBHistory(path: path) } ?? ECBHistory.bundled()
+        } catch {
+            throw usageError("\(error)", code: 1)
+        }
+        var configuration = RatesServer.Configuration()
+        configuration.port = port
+        configuration.daysPerSecond = pace
+        configuration.start = start
+        configuration.failFirst = failFirst
+        let server: RatesServer
+        do {
+            server = try RatesServer(configuration: configuration, history: history)
+        } catch {
+            throw usageError("\(error)")
+        }
+        let readiness = self.readiness
+        let application = server.application(logger: logger) { port in
+            logger.info("serving rates", metadata: ["url": "http://127.0.0.1:\(port)\(RatesServer.dailyPath)"])
+            readiness.notify(detail: "http://127.0.0.1:\(port)")
+        }
+        try await runServer(application, logger: logger)
+    }
+}
+
+struct ServeBooking: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "booking",
+        abstract: "Serve the booking API: idempotent by key, with latency and failures on request.",
+        discussion: """
+            POST /reservations (header Idempotency-Key), POST /reservations/{id}/cancel,
+            GET /reservations/{id}, GET /reservations. Bookings are kept in memory.
+            """
+    )
+
+    @OptionGroup var readiness: ReadinessOptions
+    @Option(help: "Log level.") var logLevel: Logger.Level = .info
+    @Option(help: "The port on 127.0.0.1; 0 picks a free one.") var port = 8562
+    @Option(help: "Milliseconds a create or cancel answer is held back after the work is done.") var latency = 0
+    @Option(help: "The share of requests answered 503, from 0 to 1.") var failureRate = 0.0
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard latency >= 0 else { throw ValidationError("--latency must not be negative") }
+        guard (0...1).contains(failureRate) else { throw ValidationError("--failure-rate must be from 0 to 1") }
+    }
+
+    func run() async throws {
+        let logger = bootstrapServerLogging(logLevel, label: "bureau.serve.booking")
+        var configuration = BookingServer.Configuration()
+        configuration.port = port
+        configuration.latency = .milliseconds(latency)
+        configuration.failureRate = failureRate
+        let readiness = self.readiness
+        let application = BookingServer(configuration: configuration).application(logger: logger) { port in
+            logger.info("serving bookings", metadata: ["url": "http://127.0.0.1:\(port)"])
+            readiness.notify(detail: "http://127.0.0.1:\(port)")
+        }
+        try await runServer(application, logger: logger)
+    }
+}
+
+func bootstrapServerLogging(_ level: Logger.Level, label: String) -> Logger {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+    var logger = Logger(label: label)
+    logger.logLevel = level
+    return logger
+}
+
+func runServer(_ application: some ApplicationProtocol, logger: Logger) async throws {
+    let group = ServiceGroup(
+        configuration: .init(
+            services: [.init(service: application)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
+}

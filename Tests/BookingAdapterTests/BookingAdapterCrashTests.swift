@@ -1,0 +1,86 @@
+import AsyncHTTPClient
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Runtime
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The booking adapter as a process, killed while the booking service is slow to answer.
+@Suite(.timeLimit(.minutes(3)))
+struct BookingAdapterCrashTests {
+    /// The bookings the server holds, from GET /reservations.
+    static func bookings(_ url: String) async throws -> [[String: Any]] {
+        let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: url + "/reservations"), timeout: .seconds(5))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]] ?? []
+    }
+
+    @Test func killedDuringASlowCallItBooksOnceAndPublishesOneOutcomeAfterRestart() async throws {
+        let directory = try TemporaryDirectory("booking-crash")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        let server = try ChildProcess(
+            BureauExecutable.path, ["serve", "booking", "--port", "0", "--latency", "1500"], directory: directory.path,
+            name: "booking-server", readiness: true)
+        defer { server.signal(SIGKILL) }
+        let url = try await server.waitUntilReady()
+        #expect(url.hasPrefix("http://127.0.0.1:"))
+
+        func startAdapter(_ name: String) async throws -> ChildProcess {
+            let adapter = try ChildProcess(
+                BureauExecutable.path,
+                ["run", "booking-adapter", "--data", bus.location.dataDirectory, "--set", "booking-url=\(url)"],
+                directory: directory.path, name: name, readiness: true)
+            try await adapter.waitUntilReady()
+            return adapter
+        }
+        let first = try await startAdapter("adapter1")
+        let client = try BusClient(
+            location: bus.location, options: .init(process: "test"), logger: TestLogging.logger("test"))
+        defer { client.close() }
+        var accepted = Bureau_Reservations_ReservationAccepted()
+        accepted.reservationID = "r-1"
+        accepted.base = "EUR"
+        accepted.quote = "USD"
+        accepted.amount = "500.00"
+        accepted.rate = "1.0832"
+        accepted.quoteAmount = "541.60"
+        _ = try await client.publish(try Emitted(accepted).outgoing(id: .random(), module: "reservations"))
+
+        // The server books at once and holds its answer back for 1.5 s: kill the adapter in between.
+        var booked: [[String: Any]] = []
+        for _ in 0..<200 where booked.isEmpty {
+            booked = try await Self.bookings(url)
+            if booked.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(booked.count == 1)
+        first.signal(SIGKILL)
+        _ = await first.exitStatus()
+        let outcomes = EventFilter(prefixes: ["bureau.booking."])
+        let before = try await client.collect(outcomes, count: 1, timeout: .milliseconds(200))
+        #expect(before.isEmpty, "the adapter was killed before it heard the answer")
+
+        let second = try await startAdapter("adapter2")
+        defer { second.signal(SIGKILL) }
+        let after = try await client.collect(outcomes, count: 1)
+        let confirmed = try #require(try after.first?.payload(as: Bureau_Booking_ReservationConfirmed.self))
+        #expect(confirmed.reservationID == "r-1")
+        let onServer = try await Self.bookings(url)
+        #expect(onServer.count == 1)
+        #expect(onServer.first?["confirmationCode"] as? String == confirmed.confirmationCode)
+
+        // Stop cleanly; the log holds exactly one outcome for the reservation.
+        second.signal(SIGTERM)
+        #expect(await second.exitCode() == 0)
+        await bus.stop()
+        let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
+        #expect(events.filter { $0.type.hasPrefix("bureau.booking.") }.count == 1)
+    }
+}

@@ -1,0 +1,114 @@
+import AsyncHTTPClient
+import BookingServer
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TestSupport
+import Testing
+
+/// The booking API over loopback: answers, idempotency, and the 4xx bodies that say what is wrong.
+@Suite(.timeLimit(.minutes(1)))
+struct BookingServerTests {
+    struct Answer {
+        var status: UInt
+        var json: [String: Any]
+    }
+
+    static func withServer(failureRate: Double = 0, _ body: (String) async throws -> Void) async throws {
+        let server = try await InProcessServer { onListening in
+            var configuration = BookingServer.Configuration()
+            configuration.port = 0
+            configuration.failureRate = failureRate
+            return BookingServer(configuration: configuration).application(
+                logger: TestLogging.logger("booking"), onListening: onListening)
+        }
+        try await body("http://127.0.0.1:\(server.port)")
+        await server.stop()
+    }
+
+    static func call(
+        _ method: HTTPMethod, _ url: String, key: String? = nil, body: String? = nil
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let key { request.headers.add(name: "Idempotency-Key", value: key) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+        let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
+        return Answer(
+            status: response.status.code, json: (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        )
+    }
+
+    static let valid =
+        #"{"reservationId":"r-1","base":"EUR","quote":"USD","amount":"500.00","rate":"1.0832","quoteAmount":"541.60"}"#
+
+    @Test func aBookingIsCreatedOnceAndTheSameKeyGetsTheSameAnswer() async throws {
+        try await Self.withServer { url in
+            let first = try await Self.call(.POST, url + "/reservations", key: "k", body: Self.valid)
+            let again = try await Self.call(.POST, url + "/reservations", key: "k", body: Self.valid)
+            #expect(first.status == 201)
+            #expect(again.status == 200)
+            #expect(first.json["confirmationCode"] as? String == "BK-000001")
+            #expect(again.json["confirmationCode"] as? String == "BK-000001")
+            let read = try await Self.call(.GET, url + "/reservations/r-1")
+            #expect(read.json["status"] as? String == "confirmed")
+        }
+    }
+
+    @Test func aMissingIdempotencyKeyIsABadRequestNamingTheHeader() async throws {
+        try await Self.withServer { url in
+            let answer = try await Self.call(.POST, url + "/reservations", body: Self.valid)
+            #expect(answer.status == 400)
+            #expect(answer.json["field"] as? String == "Idempotency-Key")
+        }
+    }
+
+    @Test func malformedJSONAndMissingFieldsAreBadRequests() async throws {
+        try await Self.withServer { url in
+            let garbage = try await Self.call(.POST, url + "/reservations", key: "k", body: "{not json")
+            #expect(garbage.status == 400)
+            #expect((garbage.json["error"] as? String)?.isEmpty == false)
+            let missing = try await Self.call(.POST, url + "/reservations", key: "k", body: #"{"reservationId":"r"}"#)
+            #expect(missing.status == 400)
+            #expect(missing.json["error"] as? String == "the field 'base' is missing")
+            #expect(missing.json["field"] as? String == "base")
+        }
+    }
+
+    @Test func invalidValuesAreUnprocessableNamingTheField() async throws {
+        try await Self.withServer { url in
+            let badCurrency = Self.valid.replacingOccurrences(of: #""USD""#, with: #""usd""#)
+            let currency = try await Self.call(.POST, url + "/reservations", key: "k1", body: badCurrency)
+            #expect(currency.status == 422)
+            #expect(currency.json["field"] as? String == "quote")
+            let negative = Self.valid.replacingOccurrences(of: #""500.00""#, with: #""-5""#)
+            let amount = try await Self.call(.POST, url + "/reservations", key: "k2", body: negative)
+            #expect(amount.status == 422)
+            #expect(amount.json["error"] as? String == "amount '-5' is not a positive decimal")
+        }
+    }
+
+    @Test func cancellingTwiceOrCancellingWhatIsUnknownIsRefused() async throws {
+        try await Self.withServer { url in
+            _ = try await Self.call(.POST, url + "/reservations", key: "k", body: Self.valid)
+            let cancelled = try await Self.call(.POST, url + "/reservations/r-1/cancel", key: "c1")
+            #expect(cancelled.status == 200)
+            #expect(cancelled.json["status"] as? String == "cancelled")
+            let twice = try await Self.call(.POST, url + "/reservations/r-1/cancel", key: "c2")
+            #expect(twice.status == 409)
+            let unknown = try await Self.call(.POST, url + "/reservations/nope/cancel", key: "c3")
+            #expect(unknown.status == 404)
+            #expect(unknown.json["error"] as? String == "no booking for reservation nope")
+        }
+    }
+
+    @Test func aFailureRateOfOneAnswersServiceUnavailable() async throws {
+        try await Self.withServer(failureRate: 1) { url in
+            let answer = try await Self.call(.POST, url + "/reservations", key: "k", body: Self.valid)
+            #expect(answer.status == 503)
+            let health = try await Self.call(.GET, url + "/health")
+            #expect(health.status == 200)
+        }
+    }
+}

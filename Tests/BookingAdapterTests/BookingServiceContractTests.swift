@@ -1,0 +1,87 @@
+import BookingAdapter
+import BookingServer
+import TestSupport
+import Testing
+
+/// What every ``BookingService`` must do, run against the HTTP client talking to a real
+/// booking server over loopback, and against the in-memory twin.
+@Suite(.timeLimit(.minutes(1)))
+struct BookingServiceContractTests {
+    enum Case: String, CaseIterable, CustomTestStringConvertible {
+        case http, inMemory
+        var testDescription: String { rawValue }
+    }
+
+    /// Runs `body` with the service under test; the server, if any, stops afterwards.
+    static func with(_ kind: Case, _ body: (any BookingService) async throws -> Void) async throws {
+        switch kind {
+        case .inMemory:
+            try await body(InMemoryBookingService())
+        case .http:
+            let server = try await InProcessServer { onListening in
+                var configuration = BookingServer.Configuration()
+                configuration.port = 0
+                return BookingServer(configuration: configuration).application(
+                    logger: TestLogging.logger("booking"), onListening: onListening)
+            }
+            try await body(HTTPBookingService(baseURL: "http://127.0.0.1:\(server.port)", timeout: .seconds(5)))
+            await server.stop()
+        }
+    }
+
+    static func request(_ id: String = "r-1") -> BookingRequest {
+        BookingRequest(
+            reservationId: id, base: "EUR", quote: "USD", amount: "500.00", rate: "1.0832", quoteAmount: "541.60")
+    }
+
+    @Test(arguments: Case.allCases)
+    func theSameKeyGetsTheSameConfirmation(_ kind: Case) async throws {
+        try await Self.with(kind) { service in
+            let first = try await service.book(Self.request(), idempotencyKey: "k-1")
+            let again = try await service.book(Self.request(), idempotencyKey: "k-1")
+            #expect(!first.isEmpty)
+            #expect(again == first)
+        }
+    }
+
+    @Test(arguments: Case.allCases)
+    func aReservationIsNeverBookedTwiceEvenUnderAnotherKey(_ kind: Case) async throws {
+        try await Self.with(kind) { service in
+            let first = try await service.book(Self.request("r-7"), idempotencyKey: "k-1")
+            let other = try await service.book(Self.request("r-7"), idempotencyKey: "k-2")
+            let second = try await service.book(Self.request("r-8"), idempotencyKey: "k-3")
+            #expect(other == first)
+            #expect(second != first)
+        }
+    }
+
+    @Test(arguments: Case.allCases)
+    func aBookingIsCancelledOnceAndRepeatingTheKeyAnswersAsBefore(_ kind: Case) async throws {
+        try await Self.with(kind) { service in
+            _ = try await service.book(Self.request(), idempotencyKey: "k-1")
+            try await service.cancel(reservationID: "r-1", idempotencyKey: "c-1")
+            try await service.cancel(reservationID: "r-1", idempotencyKey: "c-1")
+            await #expect(throws: BookingError.refused("reservation r-1 is already cancelled")) {
+                try await service.cancel(reservationID: "r-1", idempotencyKey: "c-2")
+            }
+        }
+    }
+
+    @Test(arguments: Case.allCases)
+    func cancellingAnUnknownReservationIsRefusedWithTheReason(_ kind: Case) async throws {
+        try await Self.with(kind) { service in
+            await #expect(throws: BookingError.refused("no booking for reservation nope")) {
+                try await service.cancel(reservationID: "nope", idempotencyKey: "c-1")
+            }
+        }
+    }
+
+    @Test(arguments: Case.allCases)
+    func anInvalidRequestIsRefusedNotRetried(_ kind: Case) async throws {
+        try await Self.with(kind) { service in
+            await #expect(throws: BookingError.refused("reservationId is empty")) {
+                try await service.book(Self.request(""), idempotencyKey: "k-1")
+            }
+        }
+    }
+}

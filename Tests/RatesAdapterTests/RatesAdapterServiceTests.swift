@@ -1,0 +1,145 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import RatesAdapter
+import RatesServer
+import Runtime
+import ServiceLifecycle
+import TestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(2)))
+struct RatesAdapterServiceTests {
+    static func document(_ asOf: String, usd: String) -> Data {
+        Data(
+            "<gesmes:Envelope xmlns:gesmes=\"g\"><Cube><Cube time='\(asOf)'><Cube currency='USD' rate='\(usd)'/></Cube></Cube></gesmes:Envelope>"
+                .utf8)
+    }
+
+    /// Runs the adapter until `body` returns.
+    static func withAdapter<T>(
+        source: any RatesSource, bus: TestBus, snapshots: any SnapshotStore = InMemorySnapshotStore(),
+        configure: (inout RatesAdapterService.Configuration) -> Void = { _ in },
+        _ body: (BusClient) async throws -> T
+    ) async throws -> T {
+        let client = try bus.client("rates")
+        var configuration = RatesAdapterService.Configuration()
+        configuration.interval = .milliseconds(30)
+        configuration.backoff = Backoff(
+            initial: .milliseconds(20), multiplier: 2, maximum: .milliseconds(100), jitter: 0)
+        configure(&configuration)
+        let service = RatesAdapterService(
+            source: source, client: client, snapshots: snapshots, configuration: configuration,
+            logger: TestLogging.logger("rates"))
+        let group = ServiceGroup(services: [service], logger: TestLogging.logger("group"))
+        let task = Task { try await group.run() }
+        let result = try await body(try bus.client("observer"))
+        await group.triggerGracefulShutdown()
+        try await task.value
+        client.close()
+        return result
+    }
+
+    @Test func aChangedFixingIsPublishedOnceWithAnIDFromTheSourceAndDate() async throws {
+        let bus = try TestBus()
+        let source = ScriptedRatesSource(
+            name: "test-source",
+            steps: [
+                .document(Self.document("2026-10-29", usd: "1.11")),
+                .document(Self.document("2026-10-29", usd: "1.11")),
+                .document(Self.document("2026-10-30", usd: "1.12")),
+            ])
+        let published = try await Self.withAdapter(source: source, bus: bus) { observer in
+            try await observer.collect(.types([Bureau_Rates_RatesPublished.protoMessageName]), count: 2)
+        }
+        #expect(published.count == 2)
+        let payloads = try published.map { try #require(try $0.payload(as: Bureau_Rates_RatesPublished.self)) }
+        #expect(payloads.map(\.asOf) == ["2026-10-29", "2026-10-30"])
+        #expect(payloads.first?.rates.first?.rate == "1.11")
+        #expect(payloads.allSatisfy { $0.source == "test-source" && $0.base == "EUR" })
+        #expect(published[1].id == RatesAdapterService.fixingID(source: "test-source", asOf: "2026-10-30"))
+        // Polled again and again; published no more.
+        #expect(await source.fetches >= 3)
+    }
+
+    @Test func aRestartDoesNotPublishTheSameFixingAgain() async throws {
+        let bus = try TestBus()
+        let document = Self.document("2026-10-30", usd: "1.12")
+        for _ in 0..<2 {
+            // A fresh snapshot store each time: the adapter finds what it published in the log.
+            _ = try await Self.withAdapter(
+                source: ScriptedRatesSource(name: "s", steps: [.document(document)]), bus: bus
+            ) {
+                observer in
+                try await observer.collect(.types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1)
+            }
+        }
+        let observer = try bus.client()
+        let all = try await observer.collect(
+            .types([Bureau_Rates_RatesPublished.protoMessageName]), count: 2, timeout: .milliseconds(500))
+        #expect(all.count == 1)
+    }
+
+    @Test func aPollStillWaitingWhenTheNextIsDueIsCancelled() async throws {
+        let bus = try TestBus()
+        let source = ScriptedRatesSource(
+            name: "slow",
+            steps: [
+                .slow(Self.document("2026-10-30", usd: "1"), .seconds(10)),
+                .document(Self.document("2026-10-30", usd: "1")),
+            ])
+        _ = try await Self.withAdapter(source: source, bus: bus) { observer in
+            try await observer.collect(.types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1)
+        }
+        #expect(await source.cancelled == 1)
+    }
+
+    @Test func aMalformedDocumentIsAFailureThatNamesTheProblem() async throws {
+        let bus = try TestBus()
+        let broken = Data(
+            "<gesmes:Envelope><Cube><Cube time='2026-10-30'><Cube currency='USD'/></Cube></Cube></gesmes:Envelope>".utf8
+        )
+        let events = try await Self.withAdapter(
+            source: ScriptedRatesSource(name: "b", steps: [.document(broken)]), bus: bus
+        ) {
+            observer in
+            try await observer.collect(
+                .types([Bureau_Rates_RatesFetchFailed.protoMessageName, Bureau_System_ErrorRaised.protoMessageName]),
+                count: 2)
+        }
+        let failed = try #require(try events.first?.payload(as: Bureau_Rates_RatesFetchFailed.self))
+        #expect(failed.reason == "malformed document: <Cube> at line 1 is missing attribute 'rate'")
+        let raised = try #require(try events.last?.payload(as: Bureau_System_ErrorRaised.self))
+        #expect(raised.code == "malformed-document" && raised.module == "rates-adapter")
+    }
+
+    /// Against the real embedded server on loopback: 500 for a while, then the rates.
+    @Test func aServerFailingForAWhileShowsGrowingCappedBackoffThenRecovery() async throws {
+        let bus = try TestBus()
+        var configuration = RatesServer.Configuration()
+        configuration.port = 0
+        configuration.failFirst = 6
+        configuration.start = "2026-10-30"
+        configuration.daysPerSecond = 0
+        let rates = try RatesServer(configuration: configuration, history: try ECBHistory.bundled())
+        let server = try await InProcessServer { rates.application(logger: TestLogging.logger("ecb"), onListening: $0) }
+        let source = HTTPRatesSource(
+            url: "http://127.0.0.1:\(server.port)\(RatesServer.dailyPath)", timeout: .seconds(2))
+        // A long interval: no poll is superseded however slowly this machine answers.
+        let events = try await Self.withAdapter(source: source, bus: bus, configure: { $0.interval = .seconds(10) }) {
+            observer in
+            try await observer.collect(
+                .types([Bureau_Rates_RatesFetchFailed.protoMessageName, Bureau_Rates_RatesPublished.protoMessageName]),
+                count: 7)
+        }
+        await server.stop()
+        let failures = try events.compactMap { try $0.payload(as: Bureau_Rates_RatesFetchFailed.self) }
+        #expect(failures.map(\.attempt) == [1, 2, 3, 4, 5, 6])
+        #expect(failures.map(\.nextRetryMs) == [20, 40, 80, 100, 100, 100], "doubling, capped at 100 ms")
+        #expect(failures.allSatisfy { $0.httpStatus == 500 && $0.reason == "HTTP 500" })
+        let recovered = try #require(try events.last?.payload(as: Bureau_Rates_RatesPublished.self))
+        #expect(recovered.asOf == "2026-10-30")
+        #expect(recovered.rates.first { $0.currency == "USD" }?.rate == "1.1172")
+    }
+}
