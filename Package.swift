@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev.
@@ -157,12 +158,25 @@ let package = Package(
             path: "Sources/Adapters/BookingServer",
             swiftSettings: strict
         ),
+        // The supervisor behind `bureau up`: deployments, processes, restarts, the control socket.
+        .target(
+            name: "Supervisor",
+            dependencies: [
+                "Bus", "EventLog", "BureauSchemas", "ZeroMQ",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "BureauCLI",
             dependencies: [
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
-                "RatesAdapter", "BookingAdapter", "RatesServer", "BookingServer",
+                "RatesAdapter", "BookingAdapter", "RatesServer", "BookingServer", "FrontEnd", "TerminalUI",
+                "Supervisor",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -252,6 +266,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "SupervisorTests",
+            dependencies: ["Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),

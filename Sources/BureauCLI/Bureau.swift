@@ -1,4 +1,5 @@
 import ArgumentParser
+import Supervisor
 
 /// The `bureau` command: one binary, a subcommand per process and tool.
 public struct Bureau: AsyncParsableCommand {
@@ -11,6 +12,11 @@ public struct Bureau: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
+            UpCommand.self,
+            InitCommand.self,
+            PsCommand.self,
+            DownCommand.self,
+            LogsCommand.self,
             BusCommand.self,
             RunCommand.self,
             ServeCommand.self,
@@ -24,4 +30,20 @@ public struct Bureau: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// Parses and runs the command; a process started by `bureau up` first ties its life to the
+    /// supervisor's (see ``Lifeline``).
+    public static func main() async {
+        Lifeline.watchIfInherited()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -141,6 +141,8 @@ final class ClientWorker {
         let channel: SubscriptionChannel
         var tracker: SubscriptionTracker
         var readInFlight: (id: UInt64, sentAt: ContinuousClock.Instant)?
+        /// A read could not be sent (no daemon connected): not before this instant again.
+        var readRetryAt: ContinuousClock.Instant?
         var lastHeard: ContinuousClock.Instant
         var heartbeatInterval: Duration = .milliseconds(500)
         var connected: Bool?
@@ -204,8 +206,9 @@ final class ClientWorker {
             if poller.isReadable(wakeItem) {
                 loop.wake.drain()
                 let (commands, closed) = loop.takeCommands()
-                if closed { return }
+                // Taken in even when closing, so that shutting down answers every waiter.
                 for command in commands { handle(command) }
+                if closed { return }
             }
             if poller.isReadable(ingressItem) { receiveAcknowledgements() }
             if poller.isReadable(readerItem) { receiveReadReplies() }
@@ -382,6 +385,9 @@ final class ClientWorker {
 
     // MARK: Timers
 
+    /// How soon a read that could not be sent is tried again.
+    static let readRetryInterval: Duration = .milliseconds(100)
+
     private func nextTimeout() -> Int {
         var next = clock.now + .seconds(1)
         for publish in publishes.values {
@@ -391,7 +397,12 @@ final class ClientWorker {
             next = min(next, ping.deadline)
         }
         for subscription in subscriptions.values {
-            next = min(next, subscription.lastHeard + subscription.heartbeatInterval * 3)
+            // Once it is known to be disconnected, the heartbeat deadline lies in the past for
+            // good; waking for it would spin.
+            if subscription.connected != false {
+                next = min(next, subscription.lastHeard + subscription.heartbeatInterval * 3)
+            }
+            if let retry = subscription.readRetryAt { next = min(next, retry) }
             if let read = subscription.readInFlight {
                 next = min(next, read.sentAt + options.readTimeout)
             }
@@ -434,7 +445,8 @@ final class ClientWorker {
     private func requestReads() {
         for id in subscriptionOrder {
             guard let subscription = subscriptions[id], !subscription.tracker.isLive,
-                subscription.readInFlight == nil, subscription.channel.hasRoom
+                subscription.readInFlight == nil, subscription.channel.hasRoom,
+                subscription.readRetryAt.map({ clock.now >= $0 }) ?? true
             else { continue }
             var request = Bureau_Bus_ReadRequest()
             request.after = subscription.tracker.cursor
@@ -447,6 +459,9 @@ final class ClientWorker {
             ]
             if (try? reader.send(multipart: frames, wait: false)) == true {
                 subscription.readInFlight = (requestID, clock.now)
+                subscription.readRetryAt = nil
+            } else {
+                subscription.readRetryAt = clock.now + Self.readRetryInterval
             }
         }
     }

@@ -38,7 +38,12 @@ struct BookingAdapterCrashTests {
                 BureauExecutable.path,
                 ["run", "booking-adapter", "--data", bus.location.dataDirectory, "--set", "booking-url=\(url)"],
                 directory: directory.path, name: name, readiness: true)
-            try await adapter.waitUntilReady()
+            do {
+                try await adapter.waitUntilReady()
+            } catch {
+                adapter.signal(SIGKILL)
+                throw error
+            }
             return adapter
         }
         let first = try await startAdapter("adapter1")

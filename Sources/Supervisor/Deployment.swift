@@ -1,0 +1,128 @@
+/// A deployment: the processes `bureau up` runs, how they depend on each other and how they restart.
+///
+/// Every process runs the `bureau` executable with its `arguments`; the supervisor adds the
+/// data directory (through `BUREAU_DATA`) and, for a process that reports readiness,
+/// `--ready-fd`. An argument may name what another process reported when it became ready:
+/// `${rates-server.ready}` is replaced by the rest of that process's READY line (a server's URL).
+public struct Deployment: Sendable, Equatable {
+    public var processes: [ProcessSpec]
+    /// How long a stopping process has between SIGTERM and SIGKILL.
+    public var stopTimeout: Duration
+    /// A process's log file is rotated when it reaches this size; three old files are kept.
+    public var logMaxBytes: Int
+
+    public init(processes: [ProcessSpec], stopTimeout: Duration = .seconds(10), logMaxBytes: Int = 10 << 20) {
+        self.processes = processes
+        self.stopTimeout = stopTimeout
+        self.logMaxBytes = logMaxBytes
+    }
+
+    /// The processes in an order that starts every dependency before what depends on it.
+    ///
+    /// Valid deployments only (see ``DeploymentFile``): names unique, dependencies known, no cycle.
+    public var startOrder: [ProcessSpec] {
+        var ordered: [ProcessSpec] = []
+        var placed = Set<String>()
+        var remaining = processes
+        while !remaining.isEmpty {
+            let ready = remaining.filter { $0.dependsOn.allSatisfy(placed.contains) }
+            guard !ready.isEmpty else { return ordered + remaining }
+            ordered += ready
+            placed.formUnion(ready.map(\.name))
+            remaining.removeAll { placed.contains($0.name) }
+        }
+        return ordered
+    }
+}
+
+/// One process of a deployment.
+public struct ProcessSpec: Sendable, Equatable {
+    public var name: String
+    /// The `bureau` subcommand and its arguments, e.g. `["run", "watchlist"]`.
+    public var arguments: [String]
+    public var dependsOn: [String]
+    /// Whether the process writes READY on `--ready-fd` once it is ready; without it, it is
+    /// ready as soon as it started.
+    public var reportsReadiness: Bool
+    public var readyTimeout: Duration
+    public var restart: RestartPolicy
+
+    public init(
+        name: String, arguments: [String], dependsOn: [String] = [], reportsReadiness: Bool = true,
+        readyTimeout: Duration = .seconds(60), restart: RestartPolicy = RestartPolicy()
+    ) {
+        self.name = name
+        self.arguments = arguments
+        self.dependsOn = dependsOn
+        self.reportsReadiness = reportsReadiness
+        self.readyTimeout = readyTimeout
+        self.restart = restart
+    }
+}
+
+/// When a process that failed is started again: exponential backoff with a cap, a limit.
+public struct RestartPolicy: Sendable, Equatable {
+    public var initialBackoff: Duration
+    public var maximumBackoff: Duration
+    /// Restarts allowed before the process is left stopped as crash-looping.
+    public var maximumRestarts: Int
+
+    public init(
+        initialBackoff: Duration = .milliseconds(500), maximumBackoff: Duration = .seconds(15),
+        maximumRestarts: Int = 5
+    ) {
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+        self.maximumRestarts = maximumRestarts
+    }
+
+    /// The wait before restart number `restart` (1-based): doubling from the initial backoff, capped.
+    public func backoff(beforeRestart restart: Int) -> Duration {
+        var delay = initialBackoff
+        for _ in 1..<max(restart, 1) {
+            delay *= 2
+            if delay >= maximumBackoff { return maximumBackoff }
+        }
+        return min(delay, maximumBackoff)
+    }
+}
+
+extension Deployment {
+    /// The built-in deployment: what `bureau up` runs without a file and `bureau init` writes out.
+    public static let defaultFile = """
+        # bureau.yaml: the processes `bureau up` runs. Edit, then `bureau up --file bureau.yaml`.
+        #
+        # Each process runs `bureau <command>`; `bureau <command> --help` explains the options.
+        # ${NAME.ready} is what process NAME reported when it became ready (a server's URL).
+        # Servers listen on a free loopback port (--port 0) so that deployments never collide;
+        # give them fixed ports (8561, 8562) to reach them with curl.
+
+        processes:
+          bus:
+            command: bus
+          rates-server:
+            command: serve rates --port 0 --pace 0.2
+          booking-server:
+            command: serve booking --port 0 --latency 300
+          reducers:
+            command: run watchlist converter reservations alerts
+            depends_on: [bus]
+          rates-adapter:
+            command: run rates-adapter --set rates-url=${rates-server.ready}/stats/eurofxref/eurofxref-daily.xml
+            depends_on: [bus, rates-server]
+          booking-adapter:
+            command: run booking-adapter --set booking-url=${booking-server.ready}
+            depends_on: [bus, booking-server]
+
+        # Defaults for every process; a process may override them under its own `restart:`.
+        restart:
+          initial_backoff_ms: 500
+          max_backoff_ms: 15000
+          max_restarts: 5
+
+        ready_timeout_s: 60
+        stop_timeout_s: 10
+        log_max_bytes: 10485760
+
+        """
+}

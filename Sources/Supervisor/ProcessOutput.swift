@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A process's output file under the data directory, rotated at a size.
+///
+/// `NAME.log` is written; at `maxBytes` it becomes `NAME.log.1` (older ones shift up to
+/// `NAME.log.3`, the oldest is dropped) and a new `NAME.log` starts.
+final class RotatingLogFile: Sendable {
+    let path: String
+    private let maxBytes: Int
+    private let state: Mutex<(fd: Int32, size: Int)>
+    static let kept = 3
+
+    init(path: String, maxBytes: Int) {
+        self.path = path
+        self.maxBytes = maxBytes
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        var info = stat()
+        let size = fd >= 0 && fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        state = Mutex((fd, size))
+    }
+
+    func write(_ bytes: [UInt8]) {
+        state.withLock { state in
+            guard state.fd >= 0 else { return }
+            if state.size + bytes.count > maxBytes && state.size > 0 {
+                close(state.fd)
+                for index in stride(from: Self.kept - 1, through: 1, by: -1) {
+                    rename("\(path).\(index)", "\(path).\(index + 1)")
+                }
+                rename(path, "\(path).1")
+                state.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+                state.size = 0
+            }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { Glibc.write(state.fd, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { break }
+                offset += written
+            }
+            state.size += offset
+        }
+    }
+
+    deinit {
+        state.withLock { if $0.fd >= 0 { close($0.fd) } }
+    }
+}
+
+/// Where the supervisor's and its processes' lines go: each process's log file, and the
+/// terminal with coloured, aligned name prefixes when there is no front-end.
+final class ProcessOutput: Sendable {
+    private let directory: String
+    private let maxBytes: Int
+    private let console: Bool
+    private let colour: Bool
+    private let width: Int
+    private let files = Mutex<[String: RotatingLogFile]>([:])
+    private let terminal = Mutex<Void>(())
+    static let palette = [36, 33, 35, 32, 34, 91, 96, 93, 95, 92]
+
+    init(directory: String, names: [String], maxBytes: Int, console: Bool) {
+        self.directory = directory
+        self.maxBytes = maxBytes
+        self.console = console
+        let environment = ProcessInfo.processInfo.environment
+        colour = isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+        width = (names + ["supervisor"]).map(\.count).max() ?? 10
+    }
+
+    func path(of name: String) -> String { directory + "/\(name).log" }
+
+    /// Writes one line of `name`'s output (or of the supervisor's, as "supervisor").
+    func line(_ name: String, _ text: String, index: Int? = nil) {
+        let file = files.withLock { files in
+            if let file = files[name] { return file }
+            let file = RotatingLogFile(path: path(of: name), maxBytes: maxBytes)
+            files[name] = file
+            return file
+        }
+        file.write(Array((text + "\n").utf8))
+        guard console else { return }
+        let padded = name.padding(toLength: width, withPad: " ", startingAt: 0)
+        let prefix: String
+        if colour {
+            let code = index.map { Self.palette[$0 % Self.palette.count] } ?? 1
+            prefix = "\u{1B}[\(code)m\(padded) |\u{1B}[0m "
+        } else {
+            prefix = "\(padded) | "
+        }
+        let bytes = Array((prefix + text + "\n").utf8)
+        terminal.withLock { _ in
+            _ = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// Reads `fd` line by line on a thread of its own until end-of-file, then closes it.
+    func follow(_ fd: Int32, name: String, index: Int) {
+        Thread.detachNewThread {
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 16 << 10)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                pending += buffer[0..<count]
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    self.line(name, String(decoding: pending[..<newline], as: UTF8.self), index: index)
+                    pending.removeSubrange(...newline)
+                }
+            }
+            if !pending.isEmpty { self.line(name, String(decoding: pending, as: UTF8.self), index: index) }
+            close(fd)
+        }
+    }
+}

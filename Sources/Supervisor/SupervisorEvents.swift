@@ -1,0 +1,98 @@
+import Bus
+import EventLog
+import Logging
+import SwiftProtobuf
+import Synchronization
+
+/// Publishes the supervisor's `ProcessStarted` / `ProcessExited` events, in order, once the
+/// bus is up; keeps them while the bus is down (a crashed bus is itself a process) and
+/// retries with the same ids, so that each lands once.
+final class SupervisorEvents: Sendable {
+    private let location: BusLocation
+    private let logger: Logger
+    private let queue: AsyncStream<OutgoingEvent>.Continuation
+    private let stream: AsyncStream<OutgoingEvent>
+    private let state = Mutex<(client: BusClient?, worker: Task<Void, Never>?)>((nil, nil))
+    /// Events queued and not yet published or given up on, and who waits for none to be left.
+    private let pending = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+
+    init(location: BusLocation, logger: Logger) {
+        self.location = location
+        self.logger = logger
+        (stream, queue) = AsyncStream.makeStream(of: OutgoingEvent.self)
+    }
+
+    func publish(_ message: some SwiftProtobuf.Message) {
+        guard let event = try? OutgoingEvent(message, module: "supervisor") else { return }
+        pending.withLock { $0.count += 1 }
+        if case .terminated = queue.yield(event) { done() }
+    }
+
+    /// The bus is ready: start publishing (once).
+    func connect() {
+        let start = state.withLock { state -> Bool in
+            guard state.worker == nil else { return false }
+            var options = BusClient.Options(process: "supervisor")
+            options.publishTimeout = .seconds(5)
+            state.client = try? BusClient(location: location, options: options, logger: self.logger)
+            return state.client != nil
+        }
+        guard start, let client = state.withLock({ $0.client }) else { return }
+        let stream = self.stream
+        let logger = self.logger
+        let worker = Task {
+            for await event in stream {
+                // Until it lands, or the supervisor finishes; the same id every time.
+                var attempts = 0
+                while true {
+                    attempts += 1
+                    do {
+                        _ = try await client.publish(event)
+                        break
+                    } catch {
+                        if Task.isCancelled || attempts >= 20 {
+                            logger.warning("could not publish \(event.type): \(error)")
+                            break
+                        }
+                    }
+                }
+                self.done()
+            }
+        }
+        state.withLock { $0.worker = worker }
+    }
+
+    private func done() {
+        let waiters = pending.withLock { pending -> [CheckedContinuation<Void, Never>] in
+            pending.count -= 1
+            guard pending.count <= 0 else { return [] }
+            defer { pending.waiters = [] }
+            return pending.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once everything queued so far has been published, or `timeout` passed; called
+    /// before the bus is stopped, so that the last exits reach the log.
+    func drain(timeout: Duration) async {
+        guard state.withLock({ $0.worker != nil }) else { return }
+        _ = await Supervisor.withTimeout(timeout) {
+            await withCheckedContinuation { continuation in
+                let now = self.pending.withLock { pending in
+                    if pending.count <= 0 { return true }
+                    pending.waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+    }
+
+    /// Stops publishing: what is still queued is dropped (the bus is gone), and the client closed.
+    func finish() async {
+        queue.finish()
+        let (worker, client) = state.withLock { ($0.worker, $0.client) }
+        worker?.cancel()
+        client?.close()
+    }
+}

@@ -1,0 +1,199 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `bureau up` as a person runs it: the default deployment, crashes, and every way to stop it.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct SupervisorProcessTests {
+    struct Row: Decodable {
+        var name: String
+        var pid: Int32
+        var state: String
+        var restarts: Int
+    }
+
+    static func processes(_ bus: BusProcess) async throws -> [Row] {
+        let result = try await bus.run(["ps", "--json"])
+        try #require(result.code == 0, "bureau ps: \(result.err)")
+        return try JSONDecoder().decode([Row].self, from: Data(result.out.utf8))
+    }
+
+    static func alive(_ pid: Int32) -> Bool {
+        // A zombie no longer runs: check its state, not only that it exists.
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return !status.contains(") Z ")
+    }
+
+    /// Waits (bounded) until none of `pids` runs.
+    static func allGone(_ pids: [Int32], within timeout: Duration = .seconds(20)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if !pids.contains(where: alive) { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// Starts the default deployment without the front-end; returns once every process is ready.
+    static func up(_ directory: TemporaryDirectory, bus: BusProcess) async throws -> (ChildProcess, Duration) {
+        let began = ContinuousClock.now
+        let supervisor = try ChildProcess(
+            BureauExecutable.path, ["up", "--no-tui", "--data", bus.location.dataDirectory], directory: directory.path,
+            name: "up", readiness: true)
+        try await supervisor.waitUntilReady(timeout: .seconds(120))
+        return (supervisor, ContinuousClock.now - began)
+    }
+
+    static func pairs(_ bus: BusProcess) async throws -> String {
+        try await bus.run(["show", "watchlist"]).out
+    }
+
+    @Test func theDefaultDeploymentRunsRestartsCrashesAndStopsCleanlyOnSIGTERM() async throws {
+        let directory = try TemporaryDirectory("up")
+        let bus = BusProcess(directory: directory.path)
+        let (supervisor, took) = try await Self.up(directory, bus: bus)
+        defer { supervisor.signal(SIGKILL) }
+        print("bureau up --no-tui: every process ready in \(took)")
+        let rows = try await Self.processes(bus)
+        #expect(
+            rows.map(\.name).sorted() == [
+                "booking-adapter", "booking-server", "bus", "rates-adapter", "rates-server", "reducers",
+            ])
+        #expect(rows.allSatisfy { $0.state == "ready" })
+
+        // Rates first: a pair must be quoted before it can be watched.
+        let observer = try BusClient(
+            location: bus.location, options: .init(process: "test"), logger: TestLogging.logger("t"))
+        defer { observer.close() }
+        let rates = try await observer.collect(
+            .types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1, timeout: .seconds(60))
+        try #require(rates.count == 1)
+        let added = try await bus.run(["send", "bureau://watchlist/add?base=EUR&quote=USD"])
+        #expect(added.code == 0, "\(added.out) \(added.err)")
+        #expect(added.out.contains("PairAdded"))
+
+        // kill -9 the reducers: restarted, the exit in the log, the state intact.
+        let reducers = try #require(rows.first { $0.name == "reducers" })
+        kill(reducers.pid, SIGKILL)
+        let exits = try await observer.collect(
+            .types([Bureau_System_ProcessExited.protoMessageName]), count: 1, timeout: .seconds(30)
+        ) { event in (try? event.payload(as: Bureau_System_ProcessExited.self))??.process == "reducers" }
+        let exited = try #require(try exits.first?.payload(as: Bureau_System_ProcessExited.self))
+        #expect(exited.signal == SIGKILL)
+        #expect(exited.message.hasPrefix("restarting in"))
+        let restarted = try await observer.collect(
+            .types([Bureau_System_ProcessStarted.protoMessageName]), count: 1, timeout: .seconds(30)
+        ) { event in (try? event.payload(as: Bureau_System_ProcessStarted.self))??.restarts == 1 }
+        #expect(restarted.count == 1)
+        let second = try await bus.run(["send", "bureau://watchlist/add?base=EUR&quote=JPY", "--timeout", "30"])
+        #expect(second.code == 0, "\(second.out) \(second.err)")
+        let duplicate = try await bus.run(["send", "bureau://watchlist/add?base=EUR&quote=USD"])
+        #expect(duplicate.code == 1, "the restarted reducer still knows EUR/USD")
+        #expect(duplicate.out.contains("DUPLICATE"))
+        let watchlist = try await Self.pairs(bus)
+        #expect(watchlist.contains("EUR/USD") && watchlist.contains("EUR/JPY"))
+
+        // SIGTERM to the supervisor: every child gone, the log verifies.
+        let pids = try await Self.processes(bus).map(\.pid)
+        supervisor.signal(SIGTERM)
+        #expect(await supervisor.exitCode(within: .seconds(60)) == 0)
+        #expect(try await Self.allGone(pids))
+        let verify = try await bus.run(["log", "verify"])
+        #expect(verify.code == 0, "\(verify.out) \(verify.err)")
+    }
+
+    @Test func noChildSurvivesASupervisorKilledWithSIGKILL() async throws {
+        let directory = try TemporaryDirectory("up-kill")
+        let bus = BusProcess(directory: directory.path)
+        let (supervisor, _) = try await Self.up(directory, bus: bus)
+        let pids = try await Self.processes(bus).map(\.pid)
+        #expect(pids.count == 6 && pids.allSatisfy(Self.alive))
+        supervisor.signal(SIGKILL)
+        _ = await supervisor.exitStatus()
+        #expect(try await Self.allGone(pids))
+        let verify = try await bus.run(["log", "verify"])
+        #expect(verify.code == 0, "\(verify.out) \(verify.err)")
+    }
+
+    @Test func aProcessThatAlwaysFailsBacksOffThenIsReportedAsCrashLooping() async throws {
+        let directory = try TemporaryDirectory("up-fail")
+        let file = directory.file("bureau.yaml")
+        try """
+        processes:
+          broken:
+            command: send not-a-url
+            ready: false
+        restart:
+          initial_backoff_ms: 50
+          max_backoff_ms: 200
+          max_restarts: 4
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let supervisor = try ChildProcess(
+            BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", directory.file("data")],
+            directory: directory.path, name: "up")
+        defer { supervisor.signal(SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !supervisor.standardOutput.contains("crash-looping"), ContinuousClock.now < deadline, supervisor.isRunning
+        {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let output = supervisor.standardOutput
+        let delays = output.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "restarting in ") else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != " " })
+        }
+        #expect(delays == ["50", "100", "200", "200"], "doubling, capped at 200 ms: \(output)")
+        #expect(output.contains("broken"))
+        #expect(output.contains("crash-looping: failed 5 times; not restarting (max_restarts 4)"))
+        supervisor.signal(SIGTERM)
+        #expect(await supervisor.exitCode(within: .seconds(30)) == 0)
+    }
+
+    @Test func aDependencyThatNeverGetsReadyTimesOutWithAClearMessage() async throws {
+        let directory = try TemporaryDirectory("up-stuck")
+        let file = directory.file("bureau.yaml")
+        // No bus: the reducers never catch up.
+        try """
+        processes:
+          reducers:
+            command: run watchlist
+            ready_timeout_s: 2
+          after:
+            command: run converter
+            depends_on: [reducers]
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let supervisor = try ChildProcess(
+            BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", directory.file("data")],
+            directory: directory.path, name: "up")
+        defer { supervisor.signal(SIGKILL) }
+        #expect(await supervisor.exitCode(within: .seconds(60)) == 1)
+        #expect(supervisor.standardError.contains("reducers was not ready within 2 s (ready_timeout_s)"))
+        #expect(!supervisor.standardOutput.contains("started after (pid"), "what depends on it never starts")
+    }
+
+    @Test func aBrokenDeploymentFileIsRefusedNamingTheLineAndField() async throws {
+        let directory = try TemporaryDirectory("up-bad")
+        let file = directory.file("bureau.yaml")
+        try "processes:\n  bus:\n    command: bus\n    depend_on: [x]\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let bus = BusProcess(directory: directory.path)
+        let result = try await bus.run(["up", "--no-tui", "--file", file])
+        #expect(result.code == 64)
+        #expect(result.err.contains("bureau.yaml:4: processes.bus.depend_on: unknown field"))
+    }
+
+    @Test func psAndDownWithoutADeploymentSaySo() async throws {
+        let directory = try TemporaryDirectory("up-none")
+        let bus = BusProcess(directory: directory.path)
+        let result = try await bus.run(["ps"])
+        #expect(result.code == 1)
+        #expect(result.err.contains("no deployment is running"))
+    }
+}
