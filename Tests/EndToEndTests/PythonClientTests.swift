@@ -1,0 +1,66 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Another language joins the bus: the Python scripts in tools/python, as README documents them.
+@Suite(.timeLimit(.minutes(2)))
+struct PythonClientTests {
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("tools/python").path
+    /// Debian's interpreter, where python3-zmq and python3-protobuf are installed.
+    static let python = "/usr/bin/python3"
+
+    static func python(
+        _ arguments: [String], in directory: TemporaryDirectory, name: String
+    ) async throws -> (
+        code: Int32, out: String, err: String
+    ) {
+        let child = try ChildProcess(Self.python, arguments, directory: directory.path, name: name)
+        let code = await child.exitCode(within: .seconds(60)) ?? -1
+        return (code, child.standardOutput, child.standardError)
+    }
+
+    @Test func aPythonClientPublishesARequestAndAnotherFollowsTheBus() async throws {
+        let directory = try TemporaryDirectory("python")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        let reducer = try ChildProcess(
+            BureauExecutable.path, ["run", "converter", "--data", bus.location.dataDirectory],
+            directory: directory.path,
+            name: "converter", readiness: true)
+        defer { reducer.signal(SIGKILL) }
+        try await reducer.waitUntilReady()
+        let data = bus.location.dataDirectory
+
+        let accepted = try await Self.python(
+            [
+                Self.scripts + "/request.py", "--data", data, "bureau.converter.AmountSetRequested",
+                #"{"value": "250", "currency": "EUR"}"#,
+            ], in: directory, name: "request")
+        #expect(accepted.code == 0, "\(accepted.err)")
+        #expect(accepted.out.contains(#"bureau.converter.AmountChanged {"value": "250.00", "currency": "EUR"}"#))
+
+        let rejected = try await Self.python(
+            [
+                Self.scripts + "/request.py", "--data", data, "bureau.converter.AmountSetRequested",
+                #"{"value": "-3", "currency": "EUR"}"#,
+            ], in: directory, name: "rejected")
+        #expect(rejected.code == 1, "\(rejected.err)")
+        #expect(rejected.out.contains("bureau.converter.AmountRejected"))
+        #expect(rejected.out.contains("NOT_POSITIVE"))
+
+        // The subscriber sees all four events, from the log, in order.
+        let followed = try await Self.python(
+            [Self.scripts + "/subscribe.py", "--data", data, "--count", "4"], in: directory, name: "subscribe")
+        #expect(followed.code == 0, "\(followed.err)")
+        let types = followed.out.split(separator: "\n").map {
+            $0.split(separator: " ").prefix(2).joined(separator: " ")
+        }
+        #expect(
+            types == [
+                "1 bureau.converter.AmountSetRequested", "2 bureau.converter.AmountChanged",
+                "3 bureau.converter.AmountSetRequested", "4 bureau.converter.AmountRejected",
+            ])
+        await bus.stop()
+    }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""Prints events from a Bureau bus, one per line: position, type, payload as JSON.
+
+    tools/python/subscribe.py [--data DIR] [--from POSITION] [--type PREFIX]... [--count N]
+
+Catches up from the log, then follows live events; stops after --count events if given.
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bureau_bus import Bus, message_class  # noqa: E402
+from google.protobuf import json_format  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=os.environ.get("BUREAU_DATA", ".bureau"))
+    parser.add_argument("--from", dest="start", type=int, default=0, help="print events after this position")
+    parser.add_argument("--type", action="append", default=[], help="only types starting with this prefix")
+    parser.add_argument("--count", type=int, default=0, help="stop after this many events")
+    arguments = parser.parse_args()
+    bus = Bus(arguments.data)
+    printed = 0
+    try:
+        for envelope in bus.events(arguments.start, arguments.type):
+            try:
+                message = message_class(envelope.type)()
+                message.ParseFromString(envelope.payload)
+                payload = json_format.MessageToJson(message, indent=None)
+            except (ImportError, AttributeError):
+                payload = f'"<{len(envelope.payload)} bytes of an unknown type>"'
+            print(f"{envelope.position} {envelope.type} {payload}", flush=True)
+            printed += 1
+            if arguments.count and printed >= arguments.count:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        bus.close()
+
+
+if __name__ == "__main__":
+    main()
