@@ -23,6 +23,7 @@ public struct Bureau: AsyncParsableCommand {
             SendCommand.self,
             CommandsCommand.self,
             ShowCommand.self,
+            ReplayCommand.self,
             PublishCommand.self,
             LogCommand.self,
             KeygenCommand.self,

@@ -9,10 +9,11 @@ struct LogCommand: AsyncParsableCommand {
         commandName: "log",
         abstract: "Inspect the event log.",
         discussion: """
-            show, stats and verify read the segment files directly: they work with or without a
-            running bus, and see only records whose checksum holds. tail follows the live bus.
+            show, stats, verify and export read the segment files directly: they work with or
+            without a running bus, and see only records whose checksum holds. tail follows the
+            live bus. import builds a new log from an export.
             """,
-        subcommands: [LogShow.self, LogTail.self, LogStats.self, LogVerify.self]
+        subcommands: [LogShow.self, LogTail.self, LogStats.self, LogVerify.self, LogExport.self, LogImport.self]
     )
 }
 
@@ -24,6 +25,15 @@ struct LogShow: AsyncParsableCommand {
             Lines read: position, commit time, type, payload. With --json each line is a JSON
             object: position, id, type, time, producer, causation, correlation, and the payload
             in protobuf's JSON mapping (an unknown type has "unknown": true and "payloadBase64").
+
+            --correlation ID shows the whole chain one intent caused: the request whose id that \
+            is, every event correlated with it, and every event caused by one of those; in text \
+            each event is indented under the event that caused it.
+
+            Examples:
+              bureau log show --from 1200 --to 1210
+              bureau log show --type bureau.reservations. --json
+              bureau log show --correlation 5f0c2a4e-8d1b-4c7e-9a3f-2b6d8e1f0a47
             """
     )
 
@@ -32,18 +42,29 @@ struct LogShow: AsyncParsableCommand {
     @Option(help: "The last position to show.") var to: UInt64?
     @Option(help: ArgumentHelp("Only types starting with this, e.g. bureau.watchlist.", valueName: "prefix"))
     var type: [String] = []
+    @Option(help: ArgumentHelp("Only the chain of events this intent (an event id) caused.", valueName: "id"))
+    var correlation: String?
     @Flag(help: "One JSON object per line.") var json = false
 
     func validate() throws {
         guard from >= 1 else { throw ValidationError("--from starts at 1") }
         if let to, to < from { throw ValidationError("--to (\(to)) is before --from (\(from))") }
+        if let correlation, EventID(correlation) == nil {
+            throw ValidationError("--correlation '\(correlation)' is not an event id (8-4-4-4-12 hex digits)")
+        }
     }
 
     func run() async throws {
         let filter = EventFilter(prefixes: type)
+        var chain = correlation.flatMap(EventID.init).map(CorrelationChain.init)
         try LogFiles.forEach(in: global.location, from: from, to: to) { event in
+            var depth = 0
+            if chain != nil {
+                guard let found = chain?.depth(of: event) else { return }
+                depth = found
+            }
             guard filter.matches(event.type) else { return }
-            print(json ? event.jsonLine : event.line)
+            print(json ? event.jsonLine : String(repeating: "  ", count: depth) + event.line)
         }
     }
 }

@@ -12,6 +12,9 @@ public struct FeatureModule: Sendable {
     /// Builds the service that hosts the module (a reducer host, an adapter); nil for a
     /// feature with nothing to run (system). Throws for settings it cannot use.
     public let makeHost: (@Sendable (HostEnvironment) throws -> any Service)?
+    /// The module's reducer, for tools that run it offline (replay, verification); nil for an
+    /// adapter or a feature without one.
+    public private(set) var reducer: (any Reducer)? = nil
 
     public init(
         name: String, summary: String, commands: [CommandSpec] = [], projections: [AnyProjection] = [],
@@ -35,6 +38,7 @@ public struct FeatureModule: Sendable {
                     reducer: reducer, client: environment.client, snapshots: environment.snapshots,
                     options: environment.hostOptions, logger: environment.logger, statistics: environment.statistics)
             })
+        self.reducer = reducer
     }
 }
 

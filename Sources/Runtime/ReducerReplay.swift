@@ -1,5 +1,11 @@
 import Bus
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Runs a reducer over recorded events, offline: the clean run that crash recovery, replay and
 /// determinism are checked against.
 public struct ReducerReplay<R: Reducer> {
@@ -22,17 +28,40 @@ public struct ReducerReplay<R: Reducer> {
     /// Applies `event` if it is an input after the current position; returns its outputs.
     @discardableResult
     public mutating func apply(_ event: StoredEvent, keepOutputs: Bool = true) -> [OutgoingEvent] {
-        guard event.position > position, !reducer.isOwnOutput(event) else { return [] }
+        if case .applied(let produced) = applyInput(event, keepOutputs: keepOutputs) { return produced }
+        return []
+    }
+
+    /// Applies `event` as the host would, and says what it was to this reducer.
+    public mutating func applyInput(_ event: StoredEvent, keepOutputs: Bool = false) -> ReplayOutcome {
+        guard event.position > position, !reducer.isOwnOutput(event) else { return .notAnInput }
         do {
-            guard let produced = try reducer.apply(event, to: &state) else { return [] }
+            guard let produced = try reducer.apply(event, to: &state) else { return .notAnInput }
             position = event.position
             inputCount += 1
             if keepOutputs { outputs += produced }
-            return produced
+            return .applied(produced)
         } catch {
             position = event.position
             malformed.append(event.position)
-            return []
+            return .malformed(reason: "\(error)")
         }
     }
+
+    /// The state as JSON, keys sorted, as a snapshot would hold it.
+    public func stateJSON() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(state)
+    }
+}
+
+/// What one event was to a reducer run offline.
+public enum ReplayOutcome: Sendable, Equatable {
+    /// Not an input (or at or before the last input, or one of the reducer's own outputs).
+    case notAnInput
+    /// An input; these are the outputs it produced, ids derived as the host derives them.
+    case applied([OutgoingEvent])
+    /// An input whose payload does not decode: the host publishes an ErrorRaised for it instead.
+    case malformed(reason: String)
 }

@@ -1,0 +1,132 @@
+import ArgumentParser
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Logging
+import Runtime
+import WatchlistFeature
+
+struct ReplayBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay and verification of a recorded log vs raw read + decode of the same log.",
+        discussion: """
+            Writes a log of --events events as a watchlist host would have left it: rates, then
+            add and remove EUR/USD requests in turn, each followed by the reducer's answer (ids
+            derived, causation and correlation set). It is written straight to the files, not
+            through a bus: only the reading is measured. Then, each over the whole log from the
+            files: raw read + decode; `bureau replay` (the watchlist reducer and its read model,
+            and the final snapshot); `bureau replay --verify` (every answer re-computed and
+            compared with the recorded one).
+
+            Example: swift run -c release bureau-bench replay --events 1000000
+            """
+    )
+
+    @Option var events = 1_000_000
+
+    func run() async throws {
+        startWatchdog(.seconds(1200))
+        try await withScratchDirectory { directory in
+            let location = BusLocation(dataDirectory: directory + "/data")
+            let started = ContinuousClock.now
+            let written = try writeLog(location)
+            print(
+                "# replay benchmark: \(formatted(Double(written))) events written in \(ContinuousClock.now - started)")
+            let timing = ReducersBenchmark()
+
+            let (raw, rawCount) = try timing.timeRead(location) { _ in }
+
+            let replay = LogReplay(reducers: [WatchlistReducer()], projections: [AnyProjection(WatchlistProjection())])
+            let replayStarted = ContinuousClock.now
+            let (_, replayCount) = try timing.timeRead(location) { replay.apply($0) }
+            let snapshot = try replay.snapshot()
+            let replayRate = Double(replayCount) / seconds(ContinuousClock.now - replayStarted)
+
+            let verifier = ReplayVerifier(reducers: [WatchlistReducer()])
+            var divergence: ReplayDivergence?
+            let (verifyRate, verifyCount) = try timing.timeRead(location) { event in
+                if divergence == nil { divergence = verifier.check(event) }
+            }
+            if let divergence {
+                throw ValidationError("the generated log does not verify: \(divergence)")
+            }
+            let compared = verifier.counts.first?.outputsCompared ?? 0
+
+            print("")
+            print("| measure | value |")
+            print("|---|---|")
+            print("| raw read + decode (\(formatted(Double(rawCount))) events) | \(formatted(raw)) events/s |")
+            print(
+                "| replay: watchlist reducer + read model, final snapshot (\(formatted(Double(replayCount))) events) "
+                    + "| \(formatted(replayRate)) events/s |")
+            print(
+                "| verify: \(formatted(Double(compared))) answers re-computed and compared "
+                    + "(\(formatted(Double(verifyCount))) events) | \(formatted(verifyRate)) events/s |")
+            print("| replay / raw read + decode | \(String(format: "%.2f", replayRate / raw)) |")
+            print("| verify / raw read + decode | \(String(format: "%.2f", verifyRate / raw)) |")
+            print("")
+            let pairs = snapshot.module("watchlist")?.state["pairs"]?.description ?? "?"
+            print("replayed to position \(snapshot.position); watchlist pairs: \(pairs)")
+        }
+    }
+
+    /// Writes the log a watchlist host would have left; how many events.
+    private func writeLog(_ location: BusLocation) throws -> UInt64 {
+        var options = FileEventLog.Options()
+        options.durability = .never
+        let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
+        let log = try FileEventLog(directory: location.logDirectory, options: options, logger: quiet)
+        var replay = ReducerReplay(WatchlistReducer())
+        var batch: [LogRecord] = []
+        var position: UInt64 = 0
+        let start = CommitTime(seconds: 1_793_000_000, nanos: 0)
+
+        func append(_ event: OutgoingEvent, process: String) throws -> StoredEvent {
+            position += 1
+            let micros = Int64(position)
+            let stored = StoredEvent(
+                position: position, id: event.id, type: event.type,
+                commitTime: CommitTime(
+                    seconds: start.seconds + micros / 1_000_000, nanos: Int32(micros % 1_000_000) * 1000),
+                producerProcess: process, producerModule: event.module, causation: event.causation,
+                correlation: event.correlation, payload: event.payload)
+            batch.append(LogRecord(position: position, id: event.id, body: try stored.envelope().serializedData()))
+            if batch.count >= 4096 {
+                try log.append(batch)
+                try log.commit()
+                batch.removeAll(keepingCapacity: true)
+            }
+            return stored
+        }
+
+        var rates = Bureau_Rates_RatesPublished()
+        rates.asOf = "2026-10-30"
+        rates.base = "EUR"
+        var usd = Bureau_Rates_Rate()
+        usd.currency = "USD"
+        usd.rate = "1.1172"
+        rates.rates = [usd]
+        // Two fixings, so that the requests and their answers make the count even.
+        replay.apply(try append(try OutgoingEvent(rates), process: "rates"))
+        rates.asOf = "2026-10-31"
+        replay.apply(try append(try OutgoingEvent(rates), process: "rates"))
+        let add = try PairAddRequested(base: "EUR", quote: "USD").serializedData()
+        let remove = try PairRemoveRequested(base: "EUR", quote: "USD").serializedData()
+        var index = 0
+        while position + 2 <= UInt64(events) {
+            let request =
+                index % 2 == 0
+                ? OutgoingEvent(type: PairAddRequested.protoMessageName, payload: add)
+                : OutgoingEvent(type: PairRemoveRequested.protoMessageName, payload: remove)
+            index += 1
+            for answer in replay.apply(try append(request, process: "bench"), keepOutputs: false) {
+                _ = try append(answer, process: "watchlist-host")
+            }
+        }
+        try log.append(batch)
+        try log.close()
+        return position
+    }
+}

@@ -1,0 +1,253 @@
+import AlertsFeature
+import Bus
+import ConverterFeature
+import EventLog
+import Foundation
+import ReservationsFeature
+import Runtime
+import TestSupport
+import Testing
+import WatchlistFeature
+
+/// `bureau replay`, `log export`, `log import` and `log show --correlation` on a session that a
+/// real bus and a real reducer host recorded.
+@Suite(.timeLimit(.minutes(3)))
+struct ReplayCommandTests {
+    /// A stopped deployment: the bus and `bureau run` for the four reducers, 120 requests answered.
+    struct Session {
+        let directory: TemporaryDirectory
+        let bus: BusProcess
+        let requests: [OutgoingEvent]
+        let events: [StoredEvent]
+    }
+
+    static func record() async throws -> Session {
+        let directory = try TemporaryDirectory("replay")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        let client = try BusClient(location: bus.location, options: .init(process: "test"))
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1172", "JPY": "175.68", "GBP": "0.8338"])))
+        let host = try ChildProcess(
+            BureauExecutable.path,
+            ["run", "watchlist", "converter", "reservations", "alerts", "--data", bus.location.dataDirectory],
+            directory: directory.path, name: "run", readiness: true)
+        try await host.waitUntilReady()
+        let requests = try ExactlyOnceTests.requests(120)
+        _ = try await client.publish(Array(requests.prefix(60)))
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.25", "JPY": "170"], asOf: "2026-10-31")))
+        _ = try await client.publish(Array(requests.dropFirst(60)))
+        let answered = try await ExactlyOnceTests.waitForAnswers(
+            to: Set(requests.map(\.id)), client: client, timeout: .seconds(60))
+        #expect(answered == requests.count)
+        host.signal(SIGTERM)
+        #expect(await host.exitCode() == 0)
+        client.close()
+        #expect(await bus.stop() == 0)
+        let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
+        return Session(directory: directory, bus: bus, requests: requests, events: events)
+    }
+
+    @Test func verifyPassesOnARecordedSessionAndCountsWhatItCompared() async throws {
+        let session = try await Self.record()
+        let text = try await session.bus.run(["replay", "--verify"])
+        #expect(text.code == 0, "\(text.out)\(text.err)")
+        #expect(text.out.contains("ok: \(session.events.count) events read"))
+        let result = try await session.bus.run(["replay", "--verify", "--json"])
+        #expect(result.code == 0)
+        let document = try JSONValue(parsing: result.out)
+        #expect(document["ok"] == .bool(true))
+        guard case .array(let modules)? = document["modules"] else {
+            Issue.record("no modules in \(result.out)")
+            return
+        }
+        #expect(
+            modules.compactMap { $0["module"] }
+                == ["watchlist", "converter", "reservations", "alerts"].map { .string($0) })
+        for module in modules {
+            guard case .string(let name)? = module["module"] else { continue }
+            let recorded = session.events.filter { $0.producerModule == name }.count
+            #expect(module["outputsCompared"] == .integer(recorded), "\(name)")
+            #expect(module["unpublished"] == .integer(0), "\(name)")
+        }
+    }
+
+    @Test func aChangedReducerFailsVerificationAtTheRightPositionWithBothEvents() async throws {
+        let session = try await Self.record()
+        // The first accepted reservation: a changed reducer quotes one cent more.
+        let accepted = try #require(session.events.first { $0.type == ReservationAccepted.protoMessageName })
+        let changed = ChangedReducer(inner: ReservationsReducer(), at: accepted.causation) { outputs in
+            outputs.map { output in
+                guard var message = output.message as? ReservationAccepted else { return output }
+                message.quoteAmount += "1"
+                return Emitted(message)
+            }
+        }
+        let reducers: [any Reducer] = [WatchlistReducer(), ConverterReducer(), changed, AlertsReducer()]
+        let divergence = try #require(ReplayVerifier.verify(reducers: reducers, events: session.events).divergence)
+        #expect(divergence.kind == .different)
+        #expect(divergence.module == "reservations")
+        #expect(divergence.position == accepted.position)
+        #expect(divergence.inputPosition == accepted.causation)
+        #expect(divergence.recorded == accepted)
+        #expect(divergence.differences.map(\.path) == ["payload.quoteAmount"])
+        #expect(divergence.description.contains("recorded:    {\"position\":\(accepted.position)"))
+        #expect(divergence.description.contains("re-computed: {\"id\":\"\(accepted.id)\""))
+        // Today's reducers still agree with the same log.
+        let today: [any Reducer] = [WatchlistReducer(), ConverterReducer(), ReservationsReducer(), AlertsReducer()]
+        #expect(ReplayVerifier.verify(reducers: today, events: session.events).divergence == nil)
+    }
+
+    @Test func replayToAPositionEqualsTheStateTheHostsSnapshotHeldThere() async throws {
+        let session = try await Self.record()
+        let store = FileSnapshotStore(directory: session.bus.location.snapshotDirectory)
+        func check<R: Reducer>(_ reducer: R) async throws {
+            let snapshot = try #require(
+                store.load(R.State.self, module: reducer.module, stateVersion: reducer.stateVersion, rejected: { _ in })
+            )
+            let result = try await session.bus.run([
+                "replay", "--to", "\(snapshot.position)", "--module", reducer.module, "--json",
+            ])
+            #expect(result.code == 0, "\(result.err)")
+            let document = try JSONValue(parsing: result.out)
+            #expect(document["position"] == .integer(snapshot.position))
+            let state = try #require(document["modules"]?[reducer.module]?["state"])
+            let replayed = try JSONDecoder().decode(R.State.self, from: Data(state.description.utf8))
+            #expect(replayed == snapshot.state, "\(reducer.module) at \(snapshot.position)")
+        }
+        try await check(WatchlistReducer())
+        try await check(ConverterReducer())
+        try await check(ReservationsReducer())
+        try await check(AlertsReducer())
+        // A read model replayed to a position is what `bureau show --at` folds there.
+        let middle = session.events.count / 2
+        let replayed = try await session.bus.run(["replay", "--to", "\(middle)", "--module", "reservations", "--json"])
+        let shown = try await session.bus.run(["show", "reservations", "--at", "\(middle)", "--json"])
+        #expect(
+            try JSONValue(parsing: replayed.out)["projections"]?["reservations"] == JSONValue(parsing: shown.out))
+        let text = try await session.bus.run(["replay", "--to", "\(middle)"])
+        #expect(text.out.contains("replayed \(middle) events, up to position \(middle)"))
+        #expect(text.out.contains("== watchlist: reducer state"))
+        #expect(text.out.contains("== read model reservations =="))
+    }
+
+    @Test func exportThenImportThenReplayGivesTheSameState() async throws {
+        let session = try await Self.record()
+        let exported = try await session.bus.run(["log", "export"])
+        #expect(exported.code == 0, "\(exported.err)")
+        let lines = exported.out.split(separator: "\n")
+        #expect(lines.count == session.events.count)
+        let file = session.directory.file("excerpt.jsonl")
+        try exported.out.write(toFile: file, atomically: true, encoding: .utf8)
+
+        let copy = BusProcess(directory: session.directory.path, data: session.directory.file("copy"))
+        let imported = try await copy.run(["log", "import", file])
+        #expect(imported.code == 0, "\(imported.err)")
+        #expect(imported.out.contains("imported \(session.events.count) events"))
+        #expect(try copy.records() == session.bus.records(), "the same records, byte for byte")
+
+        let original = try await session.bus.run(["replay", "--json"])
+        let again = try await copy.run(["replay", "--json"])
+        let before = try JSONValue(parsing: original.out)
+        let after = try JSONValue(parsing: again.out)
+        #expect(after["position"] == before["position"])
+        #expect(after["projections"] == before["projections"])
+        func state<R: Reducer>(_ reducer: R, in document: JSONValue) throws -> R.State {
+            let state = try #require(document["modules"]?[reducer.module]?["state"])
+            return try JSONDecoder().decode(R.State.self, from: Data(state.description.utf8))
+        }
+        #expect(try state(WatchlistReducer(), in: after) == state(WatchlistReducer(), in: before))
+        #expect(try state(ConverterReducer(), in: after) == state(ConverterReducer(), in: before))
+        #expect(try state(ReservationsReducer(), in: after) == state(ReservationsReducer(), in: before))
+        #expect(try state(AlertsReducer(), in: after) == state(AlertsReducer(), in: before))
+        #expect(try await copy.run(["replay", "--verify"]).code == 0)
+
+        // A line without its envelope is built from its fields: here, a tampered answer, which
+        // verification then finds.
+        let index = try #require(session.events.firstIndex { $0.type == PairAdded.protoMessageName })
+        let answer = session.events[index]
+        var edited = lines.map(String.init)
+        edited[index] = answer.jsonLine.replacingOccurrences(of: "\"quote\":\"", with: "\"quote\":\"X")
+        let tampered = session.directory.file("tampered.jsonl")
+        try edited.joined(separator: "\n").write(toFile: tampered, atomically: true, encoding: .utf8)
+        let other = BusProcess(directory: session.directory.path, data: session.directory.file("tampered"))
+        #expect(try await other.run(["log", "import", tampered]).code == 0)
+        let verified = try await other.run(["replay", "--verify"])
+        #expect(verified.code == 1)
+        #expect(verified.out.contains("divergence at position \(answer.position), module watchlist"))
+        #expect(verified.out.contains("payload.quote: \"X"))
+    }
+
+    @Test func importRefusesANonEmptyDirectoryAndNamesABadLineWritingNothing() async throws {
+        let session = try await Self.record()
+        let exported = try await session.bus.run(["log", "export", "--to", "5"])
+        var lines = exported.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5)
+        let good = session.directory.file("good.jsonl")
+        try lines.joined(separator: "\n").write(toFile: good, atomically: true, encoding: .utf8)
+
+        let existing = try await session.bus.run(["log", "import", good])
+        #expect(existing.code != 0)
+        #expect(existing.err.contains("is not empty"))
+
+        lines[3] = "{\"position\": 4, \"type\": "
+        let bad = session.directory.file("bad.jsonl")
+        try lines.joined(separator: "\n").write(toFile: bad, atomically: true, encoding: .utf8)
+        let target = BusProcess(directory: session.directory.path, data: session.directory.file("new"))
+        let refused = try await target.run(["log", "import", bad])
+        #expect(refused.code != 0)
+        #expect(refused.err.contains("bad.jsonl line 4: not JSON"))
+        #expect(!FileManager.default.fileExists(atPath: target.location.dataDirectory), "nothing half-written")
+
+        let excerpt = try await session.bus.run(["log", "export", "--from", "3", "--to", "5"])
+        try excerpt.out.write(toFile: bad, atomically: true, encoding: .utf8)
+        let late = try await target.run(["log", "import", bad])
+        #expect(late.err.contains("line 1: the first event is at position 3; an import starts at position 1"))
+        #expect(!FileManager.default.fileExists(atPath: target.location.dataDirectory))
+    }
+
+    @Test func showByCorrelationPrintsTheWholeChainOfOneIntent() async throws {
+        let session = try await Self.record()
+        let request = try #require(
+            session.requests.first { request in
+                session.events.contains {
+                    $0.correlation == request.id && $0.type == ReservationAccepted.protoMessageName
+                }
+            })
+        let chain = session.events.filter { $0.id == request.id || $0.correlation == request.id }
+        #expect(chain.count >= 2)
+        let shown = try await session.bus.run(["log", "show", "--correlation", "\(request.id)"])
+        #expect(shown.code == 0)
+        let lines = shown.out.split(separator: "\n")
+        #expect(lines.count == chain.count)
+        #expect(lines.first?.hasPrefix("\(chain[0].position) ") == true)
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("  ") }, "answers are indented under their cause")
+        let json = try await session.bus.run(["log", "show", "--correlation", "\(request.id)", "--json"])
+        #expect(json.out.split(separator: "\n").count == chain.count)
+        let bad = try await session.bus.run(["log", "show", "--correlation", "nope"])
+        #expect(bad.code == 64)
+    }
+}
+
+/// A reducer that behaves as `inner` except for the outputs of the input at one position.
+struct ChangedReducer<Inner: Reducer>: Reducer {
+    let inner: Inner
+    let position: UInt64
+    let alter: @Sendable ([Emitted]) -> [Emitted]
+
+    init(inner: Inner, at position: UInt64, alter: @escaping @Sendable ([Emitted]) -> [Emitted]) {
+        self.inner = inner
+        self.position = position
+        self.alter = alter
+    }
+
+    var module: String { inner.module }
+    var stateVersion: Int { inner.stateVersion }
+    var initialState: Inner.State { inner.initialState }
+    var inputs: InputDecoder<Inner.Input> { inner.inputs }
+    var outputTypes: [String] { inner.outputTypes }
+
+    func reduce(state: inout Inner.State, input: Envelope<Inner.Input>) -> [Emitted] {
+        let outputs = inner.reduce(state: &state, input: input)
+        return input.position == position ? alter(outputs) : outputs
+    }
+}
