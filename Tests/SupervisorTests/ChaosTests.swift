@@ -1,0 +1,133 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Runtime
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Kill -9 of random processes, the bus included, under continuous load: nothing acknowledged
+/// is lost or doubled, every request gets exactly one answer, the log verifies, and the
+/// reducers' recorded outputs match a re-run.
+@Suite(.serialized, .timeLimit(.minutes(6)))
+struct ChaosTests {
+    static let deployment = """
+        processes:
+          bus:
+            command: bus --heartbeat-ms 200
+          rates-server:
+            command: serve rates --port 0 --pace 5
+          booking-server:
+            command: serve booking --port 0
+          reducers:
+            command: run watchlist converter reservations alerts
+            depends_on: [bus]
+          rates-adapter:
+            command: run rates-adapter --set rates-url=${rates-server.ready}/stats/eurofxref/eurofxref-daily.xml --set poll-ms=200
+            depends_on: [bus, rates-server]
+          booking-adapter:
+            command: run booking-adapter --set booking-url=${booking-server.ready}
+            depends_on: [bus, booking-server]
+        restart:
+          initial_backoff_ms: 100
+          max_backoff_ms: 500
+          max_restarts: 1000
+        """
+
+    @Test func killingRandomProcessesForAMinuteLosesAndDoublesNothing() async throws {
+        let directory = try TemporaryDirectory("chaos")
+        let file = directory.file("bureau.yaml")
+        try Self.deployment.write(toFile: file, atomically: true, encoding: .utf8)
+        let bus = BusProcess(directory: directory.path)
+        let supervisor = try ChildProcess(
+            BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", bus.location.dataDirectory],
+            directory: directory.path, name: "up", readiness: true)
+        defer { supervisor.signal(SIGKILL) }
+        try await supervisor.waitUntilReady(timeout: .seconds(120))
+
+        // Load: converter requests, one after another, each retried with its id until acknowledged.
+        let stop = StopFlag()
+        let acknowledged = Locked<[EventID]>([])
+        let load = Task {
+            var options = BusClient.Options(process: "chaos-load")
+            options.publishTimeout = .seconds(3)
+            let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("load"))
+            defer { client.close() }
+            var index = 0
+            while !stop.isSet {
+                index += 1
+                let amount = index % 5 == 0 ? "-\(index)" : "\(index).50"
+                let event = try OutgoingEvent(
+                    Bureau_Converter_AmountSetRequested.with {
+                        $0.value = amount
+                        $0.currency = "EUR"
+                    })
+                while !stop.isSet {
+                    if (try? await client.publish(event)) != nil {
+                        acknowledged.withLock { $0.append(event.id) }
+                        break
+                    }
+                }
+            }
+        }
+
+        // Chaos: every 3 s, kill -9 one process chosen at random, for a minute.
+        var kills: [String: Int] = [:]
+        var generator = SystemRandomNumberGenerator()
+        let chaosEnds = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < chaosEnds {
+            try await Task.sleep(for: .seconds(3))
+            let rows = try await SupervisorProcessTests.processes(bus).filter { $0.pid > 0 && $0.state == "ready" }
+            guard let victim = rows.randomElement(using: &generator) else { continue }
+            kill(victim.pid, SIGKILL)
+            kills[victim.name, default: 0] += 1
+        }
+        stop.set()
+        _ = try? await load.value
+
+        // Every process back, then every acknowledged request answered (bounded).
+        let ids = acknowledged.value
+        let answers = [
+            Bureau_Converter_AmountChanged.protoMessageName, Bureau_Converter_AmountRejected.protoMessageName,
+        ]
+        let observer = try BusClient(
+            location: bus.location, options: .init(process: "chaos-check"), logger: TestLogging.logger("c"))
+        let wanted = Set(ids)
+        let answered = try await observer.collect(
+            EventFilter(prefixes: answers), count: ids.count, timeout: .seconds(90)
+        ) {
+            wanted.contains($0.correlation)
+        }
+        observer.close()
+        supervisor.signal(SIGTERM)
+        #expect(await supervisor.exitCode(within: .seconds(60)) == 0)
+
+        let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
+        let requests = events.filter { $0.type == Bureau_Converter_AmountSetRequested.protoMessageName }
+        let requestCounts = Dictionary(grouping: requests, by: \.id).mapValues(\.count)
+        let answerCounts = Dictionary(grouping: events.filter { answers.contains($0.type) }, by: \.correlation)
+            .mapValues(\.count)
+        let missing = ids.filter { requestCounts[$0] == nil }
+        let doubled = requestCounts.filter { $0.value > 1 }
+        let unanswered = requests.filter { answerCounts[$0.id] == nil }
+        let overAnswered = answerCounts.filter { $0.value > 1 }
+        print(
+            "chaos: \(kills.values.reduce(0, +)) kills \(kills.sorted { $0.key < $1.key }), "
+                + "\(ids.count) requests acknowledged, \(requests.count) in the log, \(answered.count) answered, "
+                + "\(events.count) events in all")
+        #expect(kills.values.reduce(0, +) >= 15)
+        #expect(missing.isEmpty, "acknowledged but not in the log: \(missing.count)")
+        #expect(doubled.isEmpty, "in the log more than once: \(doubled.count)")
+        #expect(unanswered.isEmpty, "requests without an answer: \(unanswered.count)")
+        #expect(overAnswered.isEmpty, "requests answered more than once: \(overAnswered.count)")
+        #expect(events.map(\.position) == Array(1...UInt64(events.count)))
+        let verify = try await bus.run(["log", "verify"])
+        #expect(verify.code == 0, "\(verify.out) \(verify.err)")
+        let replay = try await bus.run(["replay", "--verify"])
+        #expect(replay.code == 0, "\(replay.out) \(replay.err)")
+    }
+}
