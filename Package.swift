@@ -170,6 +170,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Terminal rendering: a cell buffer, display widths, a diff renderer, keys. No Bureau types.
+        .target(
+            name: "TerminalUI",
+            swiftSettings: strict
+        ),
+        // The front-end: screens computed from projections, keys turned into command URLs.
+        .target(
+            name: "FrontEnd",
+            dependencies: [
+                "TerminalUI", "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
+                "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "BureauCLI",
             dependencies: [
@@ -187,7 +202,7 @@ let package = Package(
         .executableTarget(
             name: "bureau-bench",
             dependencies: [
-                "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas",
+                "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -270,6 +285,15 @@ let package = Package(
         .testTarget(
             name: "SupervisorTests",
             dependencies: ["Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),
+        .testTarget(
+            name: "FrontEndTests",
+            dependencies: [
+                "FrontEnd", "TerminalUI", "Runtime", "Bus", "Money", "BureauSchemas", "TestSupport",
+                "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
+            ],
+            resources: [.copy("Snapshots")],
             swiftSettings: strict),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),

@@ -9,7 +9,10 @@ struct BenchmarkCommand: AsyncParsableCommand {
         commandName: "bureau-bench",
         abstract: "Bureau's benchmarks, each beside a baseline measured in the same run.",
         discussion: "Build in release mode: swift run -c release bureau-bench <benchmark>",
-        subcommands: [BusBenchmark.self, LogOpenBenchmark.self, ReducersBenchmark.self, ReplayBenchmark.self]
+        subcommands: [
+            BusBenchmark.self, LogOpenBenchmark.self, ReducersBenchmark.self, ReplayBenchmark.self,
+            RendererBenchmarkCommand.self,
+        ]
     )
 }
 

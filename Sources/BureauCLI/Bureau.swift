@@ -27,6 +27,7 @@ public struct Bureau: AsyncParsableCommand {
             PublishCommand.self,
             LogCommand.self,
             KeygenCommand.self,
+            TuiCommand.self,
         ]
     )
 

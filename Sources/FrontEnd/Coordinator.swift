@@ -1,0 +1,224 @@
+import Foundation
+import Money
+import Runtime
+import TerminalUI
+
+/// Turns keys into new states and effects: all navigation lives here, none in the screens.
+///
+/// ``handle(_:in:)`` is a pure function of the state and the key (plus the router's command
+/// list for completion), so key sequences are tested without a terminal or a bus.
+public struct Coordinator: Sendable {
+    public let router: CommandRouter
+
+    public init(router: CommandRouter) {
+        self.router = router
+    }
+
+    public func handle(_ key: Key, in state: inout AppState) -> [Effect] {
+        state.navigation.notice = nil
+        switch state.navigation.overlay {
+        case .picker(var picker, let purpose):
+            switch picker.handle(key) {
+            case .open:
+                state.navigation.overlay = .picker(picker, purpose)
+                return []
+            case .cancelled:
+                state.navigation.overlay = nil
+                return []
+            case .picked(let pair):
+                state.navigation.overlay = nil
+                return picked(pair, for: purpose, in: &state)
+            }
+        case .prompt(let purpose, var field):
+            switch key {
+            case .escape, .control("c"):
+                state.navigation.overlay = nil
+                return []
+            case .enter:
+                state.navigation.overlay = nil
+                return submit(field.text, for: purpose, in: &state)
+            default:
+                _ = field.edit(key)
+                state.navigation.overlay = .prompt(purpose, field)
+                return []
+            }
+        case .commandLine(var field, _):
+            switch key {
+            case .escape, .control("c"):
+                state.navigation.overlay = nil
+                return []
+            case .enter:
+                state.navigation.overlay = nil
+                let url = field.text.trimmingCharacters(in: .whitespaces)
+                return url.isEmpty ? [] : [.dispatch(url)]
+            case .tab:
+                let completions = complete(&field)
+                state.navigation.overlay = .commandLine(field, completions: completions)
+                return []
+            default:
+                _ = field.edit(key)
+                state.navigation.overlay = .commandLine(field, completions: [])
+                return []
+            }
+        case .help:
+            state.navigation.overlay = nil
+            return key == .character("q") ? [.quit] : []
+        case nil:
+            return handleMain(key, in: &state)
+        }
+    }
+
+    private func handleMain(_ key: Key, in state: inout AppState) -> [Effect] {
+        let tab = state.navigation.tab
+        switch key {
+        case .character("q"), .control("c"), .control("d"):
+            return [.quit]
+        case .character("?"):
+            state.navigation.overlay = .help
+        case .character(":"):
+            state.navigation.overlay = .commandLine(TextField("bureau://"), completions: [])
+        case .character("1"): state.navigation.tab = .watchlist
+        case .character("2"): state.navigation.tab = .reservations
+        case .character("3"): state.navigation.tab = .alerts
+        case .tab, .right:
+            state.navigation.tab = Navigation.Tab(rawValue: (tab.rawValue + 1) % Navigation.Tab.allCases.count) ?? tab
+        case .backTab, .left:
+            let count = Navigation.Tab.allCases.count
+            state.navigation.tab = Navigation.Tab(rawValue: (tab.rawValue + count - 1) % count) ?? tab
+        case .up, .character("k"):
+            move(by: -1, in: &state)
+        case .down, .character("j"):
+            move(by: 1, in: &state)
+        case .character("a"):
+            state.navigation.overlay = .picker(
+                PairPicker(currencies: currencies(state), watched: Set(state.models.watchlist.pairs)), .watch)
+        case .character("s"):
+            state.navigation.overlay = .picker(PairPicker(currencies: currencies(state)), .alert)
+        case .character("m"):
+            state.navigation.overlay = .prompt(.amount, TextField())
+        case .character("d"):
+            guard tab == .watchlist, let pair = selectedPair(state) else { return notice("no pair selected", &state) }
+            return [.dispatch("bureau://watchlist/remove?base=\(pair.base.code)&quote=\(pair.quote.code)")]
+        case .character("r"):
+            guard let pair = selectedPair(state) else { return notice("add a pair first (a)", &state) }
+            guard let rate = state.models.watchlist.latest?.quote(from: pair.base, to: pair.quote) else {
+                return notice("no rate for \(pair) yet", &state)
+            }
+            state.navigation.overlay = .prompt(.reserve(pair, rate: DecimalText.plain(rate)), TextField())
+        case .character("c"):
+            guard tab == .reservations else { return notice("cancel works on the Reservations screen (2)", &state) }
+            let rows = state.models.reservations.reservations
+            let index = state.navigation.selected(.reservations)
+            guard rows.indices.contains(index) else { return notice("no reservation selected", &state) }
+            return [.dispatch("bureau://reservations/cancel?id=\(rows[index].id)")]
+        case .character("x"):
+            guard tab == .alerts else { return notice("clear works on the Alerts screen (3)", &state) }
+            let rows = state.models.alerts.alerts
+            let index = state.navigation.selected(.alerts)
+            guard rows.indices.contains(index) else { return notice("no alert selected", &state) }
+            return [.dispatch("bureau://alerts/clear?id=\(rows[index].id)")]
+        default:
+            break
+        }
+        return []
+    }
+
+    private func notice(_ text: String, _ state: inout AppState) -> [Effect] {
+        state.navigation.notice = text
+        return []
+    }
+
+    /// The picked pair goes back to whoever opened the picker.
+    private func picked(
+        _ pair: CurrencyPair, for purpose: Navigation.PickerPurpose, in state: inout AppState
+    )
+        -> [Effect]
+    {
+        switch purpose {
+        case .watch:
+            return [.dispatch("bureau://watchlist/add?base=\(pair.base.code)&quote=\(pair.quote.code)")]
+        case .alert:
+            state.navigation.overlay = .prompt(.alert(pair), TextField())
+            return []
+        }
+    }
+
+    private func submit(_ text: String, for purpose: Navigation.PromptPurpose, in state: inout AppState) -> [Effect] {
+        let words = text.split(separator: " ").map(String.init)
+        guard let first = words.first else { return [] }
+        switch purpose {
+        case .amount:
+            let currency = words.count > 1 ? words[1].uppercased() : state.models.converter.amount.currency.code
+            return [
+                .dispatch("bureau://converter/amount?value=\(Self.escaped(first))&currency=\(Self.escaped(currency))")
+            ]
+        case .reserve(let pair, let rate):
+            return [
+                .dispatch(
+                    "bureau://reservations/reserve?base=\(pair.base.code)&quote=\(pair.quote.code)"
+                        + "&amount=\(Self.escaped(first))&rate=\(rate)")
+            ]
+        case .alert(let pair):
+            let threshold = text.replacingOccurrences(of: " ", with: "")
+            let direction: String
+            let value: String
+            if threshold.hasPrefix(">") || threshold.lowercased().hasPrefix("above") {
+                direction = "above"
+                value = String(threshold.drop { !$0.isNumber && $0 != "." })
+            } else if threshold.hasPrefix("<") || threshold.lowercased().hasPrefix("below") {
+                direction = "below"
+                value = String(threshold.drop { !$0.isNumber && $0 != "." })
+            } else {
+                return notice("start the threshold with > or <, e.g. >1.2", &state)
+            }
+            return [
+                .dispatch(
+                    "bureau://alerts/set?base=\(pair.base.code)&quote=\(pair.quote.code)&\(direction)=\(Self.escaped(value))"
+                )
+            ]
+        }
+    }
+
+    /// Completes the field to the longest common prefix of the router's completions; returns them.
+    private func complete(_ field: inout TextField) -> [String] {
+        let completions = router.completions(for: field.text)
+        guard let first = completions.first else { return [] }
+        var common = first
+        for completion in completions.dropFirst() {
+            common = String(common.commonPrefix(with: completion))
+        }
+        if common.count > field.text.count { field.text = common }
+        return completions.count > 1 ? completions : []
+    }
+
+    private func move(by delta: Int, in state: inout AppState) {
+        let tab = state.navigation.tab
+        let count: Int =
+            switch tab {
+            case .watchlist: state.models.watchlist.pairs.count
+            case .reservations: state.models.reservations.reservations.count
+            case .alerts: state.models.alerts.alerts.count
+            }
+        let current = state.navigation.selected(tab)
+        state.navigation.selection[tab] = max(0, min(count - 1, current + delta))
+    }
+
+    private func selectedPair(_ state: AppState) -> CurrencyPair? {
+        let pairs = state.models.watchlist.pairs
+        let index = min(state.navigation.selected(.watchlist), pairs.count - 1)
+        return pairs.indices.contains(index) ? pairs[index] : nil
+    }
+
+    /// The currencies the latest rates know, else every currency Bureau knows.
+    private func currencies(_ state: AppState) -> [Currency] {
+        if let rates = state.models.watchlist.latest { return rates.currencies.sorted() }
+        return Currency.all
+    }
+
+    /// A value made safe for a query string: the few characters URLs give meaning to are escaped.
+    static func escaped(_ value: String) -> String {
+        value.addingPercentEncoding(
+            withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=?#+")))
+            ?? value
+    }
+}

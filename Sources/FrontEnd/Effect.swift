@@ -1,0 +1,6 @@
+/// What handling a key asks the outside world to do; the key handler itself does nothing.
+public enum Effect: Sendable, Equatable {
+    /// Route this command URL and publish the request it becomes.
+    case dispatch(String)
+    case quit
+}

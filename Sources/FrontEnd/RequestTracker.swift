@@ -1,0 +1,81 @@
+import Bus
+import EventLog
+import Foundation
+import Runtime
+
+/// The requests sent from this front-end, newest last: pending until the answer correlated
+/// with each arrives, then accepted or rejected with the module's reason.
+public struct RequestTracker: Sendable, Equatable {
+    public private(set) var requests: [TrackedRequest] = []
+
+    /// How many finished requests are remembered.
+    public static let limit = 20
+
+    public init() {}
+
+    /// The request shown on the request line.
+    public var latest: TrackedRequest? { requests.last }
+
+    public var pendingCount: Int { requests.filter { $0.status == .pending }.count }
+
+    /// Routes `url`: the event to publish (recorded as pending under `id`), or nil when the URL
+    /// does not route (recorded as failed with the router's precise reason).
+    public mutating func start(_ url: String, router: CommandRouter, id: EventID) -> OutgoingEvent? {
+        do {
+            let route = try router.route(url)
+            let outgoing = try route.request.outgoing(id: id, module: "")
+            append(TrackedRequest(id: id, url: url, command: route.command))
+            return outgoing
+        } catch let error as CommandError {
+            append(TrackedRequest(id: nil, url: url, status: .failed(error.description)))
+        } catch {
+            append(TrackedRequest(id: nil, url: url, status: .failed("the request does not encode: \(error)")))
+        }
+        return nil
+    }
+
+    /// The bus did not take the request.
+    public mutating func publishFailed(_ id: EventID, reason: String) {
+        update(id) { $0.status = .failed(reason) }
+    }
+
+    /// Notes an answer or outcome correlated with one of the requests.
+    public mutating func apply(_ event: StoredEvent) {
+        update(event.correlation) { request in
+            let short = event.type.split(separator: ".").last.map(String.init) ?? event.type
+            if request.rejections.contains(event.type) {
+                request.status = .rejected(Self.reason(of: event))
+            } else if request.failedOutcomes.contains(event.type) {
+                request.status = .outcome(succeeded: false, Self.reason(of: event))
+            } else if request.outcomes.contains(event.type) {
+                request.status = .outcome(succeeded: true, short)
+            } else if request.answers.contains(event.type), request.status == .pending {
+                request.status = .accepted(short)
+            }
+        }
+    }
+
+    private mutating func update(_ id: EventID, _ change: (inout TrackedRequest) -> Void) {
+        guard let index = requests.lastIndex(where: { $0.id == id }) else { return }
+        change(&requests[index])
+    }
+
+    private mutating func append(_ request: TrackedRequest) {
+        requests.append(request)
+        // Pending requests are kept however many there are, so a late answer still finds its request.
+        while requests.count > Self.limit, let index = requests.firstIndex(where: { $0.status != .pending }) {
+            requests.remove(at: index)
+        }
+    }
+
+    /// A rejection's or failure's reason: its `message` (or `reason`) field, else its whole payload.
+    static func reason(of event: StoredEvent) -> String {
+        guard let json = event.payloadJSON,
+            let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        else { return event.summary }
+        for key in ["message", "reason"] {
+            if let text = object[key] as? String, !text.isEmpty { return text }
+        }
+        return json
+    }
+}

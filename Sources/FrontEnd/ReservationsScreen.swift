@@ -1,0 +1,43 @@
+import ReservationsFeature
+import TerminalUI
+
+/// The reservations, newest first, with their status: pending, confirmed, failed, cancelling
+/// or cancelled.
+public struct ReservationsScreen: Component, Sendable {
+    public var reservations: ReservationsProjection.Value
+    public var selected: Int
+
+    public init(reservations: ReservationsProjection.Value, selected: Int) {
+        self.reservations = reservations
+        self.selected = selected
+    }
+
+    public func draw(in buffer: inout CellBuffer, area: Rect) {
+        let rows = reservations.reservations.map { row -> [Table.Item] in
+            [
+                Table.Item(row.id, .bold), Table.Item(row.pair), Table.Item(row.amount),
+                Table.Item(row.rate), Table.Item(row.quoteAmount), Self.status(row.status),
+                Table.Item(row.detail, Theme.muted),
+            ]
+        }
+        Table(
+            columns: [
+                .init("Id", width: 7), .init("Pair", width: 8), .init("Amount", width: 14, alignRight: true),
+                .init("Rate", width: 9, alignRight: true), .init("Receive", width: 15, alignRight: true),
+                .init("Status", width: 12), .init("Detail", width: 20),
+            ],
+            rows: rows, selected: rows.isEmpty ? nil : min(selected, rows.count - 1),
+            empty: "No reservations: select a pair on the watchlist and press r."
+        ).draw(in: &buffer, area: area)
+    }
+
+    static func status(_ status: String) -> Table.Item {
+        switch status {
+        case "confirmed": Table.Item("✓ confirmed", Theme.success)
+        case "failed": Table.Item("✗ failed", Theme.error)
+        case "cancelled": Table.Item("– cancelled", Theme.muted)
+        case "pending", "cancelling": Table.Item("⧗ \(status)", Theme.pending)
+        default: Table.Item(status)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import FrontEnd
+import Money
+import TerminalUI
+import Testing
+
+/// Each screen rendered to text for a fixed history, compared with its reviewed snapshot.
+@Suite(.timeLimit(.minutes(2)))
+struct ScreenSnapshotTests {
+    static func screen(_ state: AppState, width: Int = 100, height: Int = 30) -> String {
+        RootView(state: state).rendered(width: width, height: height).text
+    }
+
+    @Test func watchlistShowsRatesChangesConversionsAndTheEventPane() {
+        Snapshot.expect(Self.screen(Fixtures.state), matches: "watchlist")
+    }
+
+    @Test func reservationsShowEveryStatus() {
+        var state = Fixtures.state
+        state.navigation.tab = .reservations
+        Snapshot.expect(Self.screen(state), matches: "reservations")
+    }
+
+    @Test func alertsShowTheTriggeredOneStandingOut() {
+        var state = Fixtures.state
+        state.navigation.tab = .alerts
+        Snapshot.expect(Self.screen(state), matches: "alerts")
+        let buffer = RootView(state: state).rendered(width: 100, height: 30)
+        let row = (0..<30).first {
+            buffer.text.split(separator: "\n", omittingEmptySubsequences: false)[$0].contains("TRIGGERED")
+        }
+        let column = row.flatMap { y in (0..<100).first { buffer[$0, y].character == "‼" } }
+        if let row, let column {
+            #expect(buffer[column, row].style.background == .red)
+        } else {
+            Issue.record("no triggered alert on screen")
+        }
+    }
+
+    @Test func thePickerMarksWatchedPairsInTheQuoteStep() {
+        var state = Fixtures.state
+        let coordinator = Coordinator(router: Fixtures.router)
+        for key: Key in [.character("a"), .character("E"), .character("U"), .enter] {
+            _ = coordinator.handle(key, in: &state)
+        }
+        Snapshot.expect(Self.screen(state), matches: "picker-quote")
+    }
+
+    @Test func reservingShowsTheQuoteForTheAmountTyped() {
+        var state = Fixtures.state
+        let coordinator = Coordinator(router: Fixtures.router)
+        for key: Key in [.character("r"), .character("5"), .character("0"), .character("0")] {
+            _ = coordinator.handle(key, in: &state)
+        }
+        Snapshot.expect(Self.screen(state), matches: "reserve-prompt")
+    }
+
+    @Test func helpListsTheKeys() {
+        var state = Fixtures.state
+        state.navigation.overlay = .help
+        Snapshot.expect(Self.screen(state), matches: "help")
+    }
+
+    @Test func aDownBusIsShownWhileTheLastStateStays() {
+        var state = Fixtures.state
+        state.connection.isConnected = false
+        state.connection.problem = "no answer to ping"
+        Snapshot.expect(Self.screen(state, width: 120, height: 24), matches: "bus-down")
+    }
+
+    @Test func anEmptyDeploymentInvitesTheFirstPair() {
+        Snapshot.expect(Self.screen(AppState(), width: 80, height: 20), matches: "empty")
+    }
+}
