@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import FrontEnd
+import Runtime
 import TerminalUI
 
 #if canImport(Glibc)
@@ -24,12 +25,22 @@ struct TuiCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @Flag(
+        help: """
+            Time travel: open the log instead of the live bus; step through it event by event, \
+            jump to a position or a time, and see each event and the state difference it caused.
+            """)
+    var replay = false
 
     func run() async throws {
         guard Terminal.isInteractive else {
             throw CLIError("`bureau tui` needs a terminal on standard input and output")
         }
         let location = global.location
+        if replay {
+            try await runReplay(location)
+            return
+        }
         redirectStandardError(to: location.processLogDirectory + "/tui.log")
         global.bootstrapLogging()
         var options = BusClient.Options(process: "tui")
@@ -40,6 +51,28 @@ struct TuiCommand: AsyncParsableCommand {
             client: client, router: Composition.registry().router,
             colorMode: ColorMode.detect(environment: ProcessInfo.processInfo.environment),
             logger: global.logger("bureau.tui"))
+        do {
+            try await session.run()
+        } catch {
+            throw CLIError(error.description)
+        }
+    }
+
+    /// Loads the log (it must fit in memory) and opens the time-travel screen at its end.
+    private func runReplay(_ location: BusLocation) async throws {
+        var events: [StoredEvent] = []
+        let progress = Progress(label: "reading the log")
+        try LogFiles.forEach(in: location, to: nil) { event in
+            events.append(event)
+            progress.update(event.position)
+        }
+        progress.finish()
+        guard !events.isEmpty else { throw CLIError("the log in \(location.logDirectory) is empty: nothing to replay") }
+        var browser = ReplayBrowser(events: events) { LogReplay(registry: Composition.registry()) }
+        browser.move(to: events.count)
+        let session = ReplaySession(
+            browser: browser, router: Composition.registry().router,
+            colorMode: ColorMode.detect(environment: ProcessInfo.processInfo.environment))
         do {
             try await session.run()
         } catch {

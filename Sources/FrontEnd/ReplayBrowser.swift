@@ -1,0 +1,149 @@
+import Bus
+import Runtime
+import TerminalUI
+
+/// Time travel over a recorded log: the screens as they were after any event, that event,
+/// and the state difference it caused. A value; keys move it, nothing is published.
+///
+/// Moving forward applies one event; moving back, or jumping, folds again from the start,
+/// so a jump costs a pass over the events before it.
+public struct ReplayBrowser: Sendable {
+    public let events: [StoredEvent]
+    /// How many events are applied: 0 (before the first) to `events.count`.
+    public private(set) var applied = 0
+    /// The front-end's state after `applied` events (screens, navigation).
+    public private(set) var state = AppState()
+    /// What the last applied event changed in the reducers' states and the read models.
+    public private(set) var changes: [StateChange] = []
+    /// Text typed after `g`: a position, or a time such as 2026-11-22T02:20:00Z.
+    public private(set) var jumpPrompt: String?
+    public private(set) var problem: String?
+    private let makeReplay: @Sendable () -> LogReplay
+
+    /// - Parameter makeReplay: a fresh offline replay of every module (reducers and read models).
+    public init(events: [StoredEvent], makeReplay: @escaping @Sendable () -> LogReplay) {
+        self.events = events
+        self.makeReplay = makeReplay
+    }
+
+    /// The event applied last, if any.
+    public var current: StoredEvent? { applied > 0 ? events[applied - 1] : nil }
+
+    /// Handles a key; returns false when the person quits.
+    public mutating func handle(_ key: Key, coordinator: Coordinator) -> Bool {
+        if jumpPrompt != nil { return handlePrompt(key) }
+        problem = nil
+        switch key {
+        case .right, .character("n"), .character("l"): move(to: applied + 1)
+        case .left, .character("p"), .character("h"): move(to: applied - 1)
+        case .pageDown: move(to: applied + 100)
+        case .pageUp: move(to: applied - 100)
+        case .home: move(to: 0)
+        case .end: move(to: events.count)
+        case .character("g"): jumpPrompt = ""
+        case .character("q"), .control("c"): return false
+        default:
+            // Screen keys (1 2 3, Tab, arrows in lists) work as live; actions are read-only here.
+            let effects = coordinator.handle(key, in: &state)
+            if effects.contains(where: { if case .quit = $0 { true } else { false } }) { return false }
+            if effects.contains(where: { if case .dispatch = $0 { true } else { false } }) {
+                problem = "replay is read-only: nothing is sent"
+            }
+        }
+        return true
+    }
+
+    private mutating func handlePrompt(_ key: Key) -> Bool {
+        switch key {
+        case .escape: jumpPrompt = nil
+        case .backspace: jumpPrompt = jumpPrompt.map { String($0.dropLast()) }
+        case .character(let character): jumpPrompt?.append(character)
+        case .enter:
+            let text = jumpPrompt ?? ""
+            jumpPrompt = nil
+            if let position = UInt64(text) {
+                // Applied through the event at `position` (positions are 1…N in a whole log).
+                move(to: events.firstIndex { $0.position > position } ?? events.count)
+            } else if let time = CommitTime(text) {
+                move(to: events.firstIndex { $0.commitTime > time } ?? events.count)
+            } else {
+                problem = "'\(text)' is neither a position nor a time like 2026-11-22T02:20:00Z"
+            }
+        default: break
+        }
+        return true
+    }
+
+    /// Shows the state after `count` events.
+    public mutating func move(to count: Int) {
+        let target = min(max(count, 0), events.count)
+        let navigation = state.navigation
+        var next = AppState()
+        next.navigation = navigation
+        next.connection.isConnected = true
+        next.connection.caughtUp = true
+        let replay = makeReplay()
+        var before: ReplaySnapshot?
+        for (index, event) in events.prefix(target).enumerated() {
+            if index == target - 1 { before = try? replay.snapshot() }
+            next.receive(event)
+            replay.apply(event)
+        }
+        next.connection.head = events.last?.position ?? 0
+        if let before, let after = try? replay.snapshot() {
+            changes = before.changes(to: after)
+        } else {
+            changes = []
+        }
+        state = next
+        applied = target
+    }
+}
+
+/// The time-travel screen: the live screens as they were, and a panel with the event and
+/// what it changed.
+public struct ReplayView: Component, Sendable {
+    public var browser: ReplayBrowser
+    static let panelHeight = 9
+
+    public init(browser: ReplayBrowser) {
+        self.browser = browser
+    }
+
+    public func draw(in buffer: inout CellBuffer, area: Rect) {
+        let panel = min(Self.panelHeight, max(area.height - 4, 3))
+        let top = Rect(x: area.x, y: area.y, width: area.width, height: area.height - panel)
+        RootView(state: browser.state).draw(in: &buffer, area: top)
+        let bottom = Rect(x: area.x, y: area.y + top.height, width: area.width, height: panel)
+        buffer.fill(bottom)
+        let head = browser.events.last?.position ?? 0
+        let title = " REPLAY · after \(browser.applied) of \(browser.events.count) events (head \(head)) "
+        buffer.box(
+            bottom, title: title, footer: " ← → step · PgUp PgDn 100 · Home End · g jump to position or time · q quit ")
+        var y = bottom.y + 1
+        let inner = Rect(x: bottom.x + 2, y: bottom.y + 1, width: bottom.width - 4, height: bottom.height - 2)
+        func line(_ text: String, style: Style = .plain) {
+            guard y < inner.y + inner.height else { return }
+            buffer.write(text, x: inner.x, y: y, style: style, clip: inner)
+            y += 1
+        }
+        if let prompt = browser.jumpPrompt {
+            line("jump to position or time: \(prompt)▏", style: Theme.pending)
+        }
+        if let problem = browser.problem { line(problem, style: Theme.error) }
+        guard let event = browser.current else {
+            line("before the first event: ← → to step, g to jump", style: Theme.muted)
+            return
+        }
+        line(event.line)
+        if browser.changes.isEmpty { line("changed nothing in any reducer's state or read model", style: Theme.muted) }
+        for change in browser.changes {
+            for difference in change.differences.prefix(3) {
+                line("\(change.owner): \(difference)")
+            }
+            if change.differences.count > 3 {
+                line("\(change.owner): … \(change.differences.count - 3) more", style: Theme.muted)
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Runtime
+import TerminalUI
+
+/// `bureau tui --replay` at work: the terminal and a ``ReplayBrowser``; no bus.
+public struct ReplaySession: Sendable {
+    public let browser: ReplayBrowser
+    public let router: CommandRouter
+    public let colorMode: ColorMode
+
+    public init(browser: ReplayBrowser, router: CommandRouter, colorMode: ColorMode) {
+        self.browser = browser
+        self.router = router
+        self.colorMode = colorMode
+    }
+
+    /// Runs until the person quits; the terminal is restored on return, on a quit signal and on a crash.
+    public func run() async throws(TerminalError) {
+        let terminal = Terminal(colorMode: colorMode)
+        try terminal.enter()
+        defer { terminal.restore() }
+        let input = TerminalInput()
+        defer { input.stop() }
+        let coordinator = Coordinator(router: router)
+        var browser = self.browser
+        var renderer = Renderer(colorMode: colorMode)
+        var size = terminal.size
+        func draw() {
+            terminal.write(
+                renderer.render(ReplayView(browser: browser).rendered(width: size.columns, height: size.rows)))
+        }
+        draw()
+        loop: for await event in input.events {
+            switch event {
+            case .keys(let keys):
+                for key in keys where !browser.handle(key, coordinator: coordinator) { break loop }
+                draw()
+            case .resized(let newSize):
+                size = newSize
+                renderer.invalidate()
+                draw()
+            case .closed:
+                break loop
+            }
+        }
+    }
+}

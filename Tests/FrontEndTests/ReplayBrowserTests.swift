@@ -1,0 +1,80 @@
+import AlertsFeature
+import Bus
+import ConverterFeature
+import FrontEnd
+import ReservationsFeature
+import Runtime
+import SystemFeature
+import TerminalUI
+import Testing
+import WatchlistFeature
+
+/// Time travel over a recorded history: stepping, jumping, and what each event changed.
+struct ReplayBrowserTests {
+    static func browser() -> ReplayBrowser {
+        ReplayBrowser(events: Fixtures.history) {
+            LogReplay(
+                registry: ModuleRegistry([
+                    WatchlistModule.make(), ConverterModule.make(), ReservationsModule.make(), AlertsModule.make(),
+                    SystemModule.make(),
+                ]))
+        }
+    }
+
+    static let coordinator = Coordinator(router: Fixtures.router)
+
+    @Test func steppingForwardShowsEachEventAndWhatItChanged() throws {
+        var browser = Self.browser()
+        #expect(browser.applied == 0 && browser.current == nil)
+        for _ in 0..<2 { _ = browser.handle(.right, coordinator: Self.coordinator) }
+        #expect(browser.applied == 2)
+        let event = try #require(browser.current)
+        #expect(event.position == Fixtures.history[1].position)
+        let screen = ReplayView(browser: browser).rendered(width: 120, height: 40).text
+        #expect(screen.contains("REPLAY · after 2 of \(Fixtures.history.count) events"))
+        #expect(screen.contains(event.type))
+        // The second event changed something, and the panel names who and where.
+        #expect(!browser.changes.isEmpty)
+        #expect(screen.contains(try #require(browser.changes.first?.owner)))
+    }
+
+    @Test func steppingBackGivesTheSameStateAsComingForward() {
+        var forward = Self.browser()
+        forward.move(to: 3)
+        var back = Self.browser()
+        back.move(to: Fixtures.history.count)
+        while back.applied > 3 { _ = back.handle(.left, coordinator: Self.coordinator) }
+        #expect(back.state.models == forward.state.models)
+        #expect(back.changes == forward.changes)
+    }
+
+    @Test func jumpingToAPositionOrATimeLandsOnThatEvent() throws {
+        var browser = Self.browser()
+        let target = Fixtures.history[4]
+        for key in ["g"] + String(target.position).map(String.init) {
+            _ = browser.handle(.character(Character(key)), coordinator: Self.coordinator)
+        }
+        _ = browser.handle(.enter, coordinator: Self.coordinator)
+        #expect(browser.current?.position == target.position)
+
+        _ = browser.handle(.home, coordinator: Self.coordinator)
+        #expect(browser.applied == 0)
+        _ = browser.handle(.character("g"), coordinator: Self.coordinator)
+        for character in "\(Fixtures.history[2].commitTime)" {
+            _ = browser.handle(.character(character), coordinator: Self.coordinator)
+        }
+        _ = browser.handle(.enter, coordinator: Self.coordinator)
+        #expect(browser.current?.position == Fixtures.history[2].position)
+
+        _ = browser.handle(.character("g"), coordinator: Self.coordinator)
+        for character in "soon" { _ = browser.handle(.character(character), coordinator: Self.coordinator) }
+        _ = browser.handle(.enter, coordinator: Self.coordinator)
+        #expect(browser.problem?.contains("'soon' is neither a position nor a time") == true)
+    }
+
+    @Test func actionsAreReadOnlyAndQQuits() {
+        var browser = Self.browser()
+        browser.move(to: Fixtures.history.count)
+        #expect(browser.handle(.character("q"), coordinator: Self.coordinator) == false)
+    }
+}
