@@ -19,12 +19,29 @@ import Testing
 /// NSDecimalNumber, rounded half to even to the quote currency's minor units.
 @Suite(.timeLimit(.minutes(3)))
 struct CrossRateTests {
-    /// The ECB's history as published: date → currency → rate text, "N/A" left out.
+    /// The ECB's history as published (`../shared/data`, else the shipped copy): date → currency
+    /// → rate text, "N/A" left out.
     static func csv() throws -> [String: [String: String]] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let path = root.deletingLastPathComponent().appendingPathComponent("shared/data/eurofxref-hist.csv").path
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let text: String
+        if FileManager.default.fileExists(atPath: path) {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } else {
+            // Without ../shared beside the repository: the same CSV as shipped, unpacked by gzip.
+            let shipped = root.appendingPathComponent("Sources/Adapters/RatesServer/Resources/eurofxref-hist.csv.gz")
+                .path
+            let gzip = Process()
+            gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+            gzip.arguments = ["-dc", shipped]
+            let output = Pipe()
+            gzip.standardOutput = output
+            try gzip.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            gzip.waitUntilExit()
+            text = String(decoding: data, as: UTF8.self)
+        }
         var lines = text.split(whereSeparator: \.isNewline).map(String.init)
         let header = lines.removeFirst().split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         var rows: [String: [String: String]] = [:]
