@@ -17,7 +17,7 @@ struct BookingAdapterCrashTests {
     /// The bookings the server holds, from GET /reservations.
     static func bookings(_ url: String) async throws -> [[String: Any]] {
         let response = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: url + "/reservations"), timeout: .seconds(5))
+            HTTPClientRequest(url: url + "/reservations"), timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
         return try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]] ?? []
     }

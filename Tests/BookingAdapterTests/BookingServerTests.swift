@@ -33,7 +33,7 @@ struct BookingServerTests {
         request.method = method
         if let key { request.headers.add(name: "Idempotency-Key", value: key) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
         return Answer(
             status: response.status.code, json: (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]

@@ -24,7 +24,8 @@ struct BookingServiceContractTests {
                 return BookingServer(configuration: configuration).application(
                     logger: TestLogging.logger("booking"), onListening: onListening)
             }
-            try await body(HTTPBookingService(baseURL: "http://127.0.0.1:\(server.port)", timeout: .seconds(5)))
+            // Generous: the suite runs beside process-heavy tests on two cores.
+            try await body(HTTPBookingService(baseURL: "http://127.0.0.1:\(server.port)", timeout: .seconds(30)))
             await server.stop()
         }
     }

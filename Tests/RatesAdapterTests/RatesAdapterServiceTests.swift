@@ -125,7 +125,7 @@ struct RatesAdapterServiceTests {
         let rates = try RatesServer(configuration: configuration, history: try ECBHistory.bundled())
         let server = try await InProcessServer { rates.application(logger: TestLogging.logger("ecb"), onListening: $0) }
         let source = HTTPRatesSource(
-            url: "http://127.0.0.1:\(server.port)\(RatesServer.dailyPath)", timeout: .seconds(2))
+            url: "http://127.0.0.1:\(server.port)\(RatesServer.dailyPath)", timeout: .seconds(30))
         // A long interval: no poll is superseded however slowly this machine answers.
         let events = try await Self.withAdapter(source: source, bus: bus, configure: { $0.interval = .seconds(10) }) {
             observer in
