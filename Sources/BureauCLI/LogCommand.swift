@@ -129,7 +129,7 @@ struct LogStats: AsyncParsableCommand {
         progress.finish()
         let bytes = LogFiles.bytes(in: global.location)
         if json {
-            let types = perType.sorted { $0.key < $1.key }.map { "\(StoredEventQuoting.quoted($0.key)):\($0.value)" }
+            let types = perType.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }
             print(
                 "{\"count\":\(count),\"first\":\(first?.position ?? 0),\"last\":\(last?.position ?? 0),"
                     + "\"firstTime\":\(first.map { "\"\($0.commitTime)\"" } ?? "null"),"
@@ -177,13 +177,5 @@ struct LogVerify: AsyncParsableCommand {
         if report.records > 0 { line += "; positions 1…\(report.records)" }
         if report.writeInProgress { line += " (the bus is writing the next record)" }
         print(line)
-    }
-}
-
-/// JSON quoting for the CLI's own JSON output.
-enum StoredEventQuoting {
-    static func quoted(_ text: String) -> String {
-        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "\"" + escaped + "\""
     }
 }

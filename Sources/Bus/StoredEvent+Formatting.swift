@@ -37,9 +37,9 @@ extension StoredEvent {
         var fields = [
             "\"position\":\(position)",
             "\"id\":\"\(id)\"",
-            "\"type\":\(Self.quoted(type))",
+            "\"type\":\(JSONText.quoted(type))",
             "\"time\":\"\(commitTime)\"",
-            "\"producer\":{\"process\":\(Self.quoted(producerProcess)),\"module\":\(Self.quoted(producerModule))}",
+            "\"producer\":{\"process\":\(JSONText.quoted(producerProcess)),\"module\":\(JSONText.quoted(producerModule))}",
             "\"causation\":\(causation)",
             "\"correlation\":\"\(correlation)\"",
         ]
@@ -52,9 +52,12 @@ extension StoredEvent {
         }
         return "{" + fields.joined(separator: ",") + "}"
     }
+}
 
+/// JSON text written by hand, where building a value to encode would cost more than it says.
+public enum JSONText {
     /// `text` as a JSON string literal.
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -76,7 +76,7 @@ public indirect enum JSONValue: Sendable, Equatable, CustomStringConvertible {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .number(let text): out += text
-        case .string(let text): out += JSONValue.quoted(text)
+        case .string(let text): out += JSONText.quoted(text)
         case .array(let items):
             guard !items.isEmpty else {
                 out += "[]"
@@ -95,30 +95,11 @@ public indirect enum JSONValue: Sendable, Equatable, CustomStringConvertible {
             }
             out += "{"
             for (index, (key, value)) in members.enumerated() {
-                out += (index > 0 ? "," : "") + newline + JSONValue.quoted(key) + (indent == nil ? ":" : ": ")
+                out += (index > 0 ? "," : "") + newline + JSONText.quoted(key) + (indent == nil ? ":" : ": ")
                 value.write(to: &out, indent: indent, level: level + 1)
             }
             out += closing + "}"
         }
-    }
-
-    /// `text` as a JSON string literal.
-    public static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }
 
