@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "bureau", targets: ["bureau"]),
         .library(name: "Bus", targets: ["Bus"]),
+        .library(name: "BusTesting", targets: ["BusTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -170,6 +171,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Tests written at the bus: deployments on a temporary directory, given / when / expect, scenario files.
+        .target(
+            name: "BusTesting",
+            dependencies: [
+                "Bus", "EventLog", "BureauSchemas", "Runtime", "Supervisor",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
         // Terminal rendering: a cell buffer, display widths, a diff renderer, keys. No Bureau types.
         .target(
             name: "TerminalUI",
@@ -191,7 +204,7 @@ let package = Package(
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 "RatesAdapter", "BookingAdapter", "RatesServer", "BookingServer", "FrontEnd", "TerminalUI",
-                "Supervisor",
+                "Supervisor", "BusTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -218,7 +231,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Bus", "EventLog", "Runtime", "BureauSchemas",
+                "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -285,6 +298,13 @@ let package = Package(
         .testTarget(
             name: "SupervisorTests",
             dependencies: ["Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BusTestingTests",
+            dependencies: [
+                "BusTesting", "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature",
+                "AlertsFeature", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),
         .testTarget(

@@ -28,6 +28,7 @@ public struct Bureau: AsyncParsableCommand {
             LogCommand.self,
             KeygenCommand.self,
             TuiCommand.self,
+            TestCommand.self,
         ]
     )
 

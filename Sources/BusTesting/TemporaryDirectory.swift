@@ -2,7 +2,7 @@
     import Glibc
 #endif
 
-/// A fresh directory under /tmp for one test, removed with everything in it when released.
+/// A fresh directory under /tmp, removed with everything in it when released.
 ///
 /// The path is short on purpose: `ipc://` socket paths must fit in 107 bytes.
 public final class TemporaryDirectory: @unchecked Sendable {
@@ -13,7 +13,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
         let created = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.flatMap { mkdtemp($0) } != nil
         }
-        guard created else { throw TestSupportError("mkdtemp failed: errno \(errno)") }
+        guard created else { throw BusTestingError("cannot create a directory under /tmp: errno \(errno)") }
         path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -45,9 +45,4 @@ public final class TemporaryDirectory: @unchecked Sendable {
         closedir(directory)
         rmdir(path)
     }
-}
-
-public struct TestSupportError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

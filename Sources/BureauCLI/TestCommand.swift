@@ -1,0 +1,122 @@
+import ArgumentParser
+import Bus
+import BusTesting
+import Foundation
+import Runtime
+import Supervisor
+
+struct TestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run scenario files (given / when / expect) against a real deployment.",
+        discussion: """
+            Each file runs against a fresh multi-process deployment on a temporary directory
+            (the bus, the reducers, the booking server and adapter; no rates adapter, so that
+            the rates are the ones the scenarios give), or, with --data, against a deployment
+            that is already running. Its scenarios run in order and share that deployment.
+
+            Prints one line per scenario and a summary `N passed, N failed`; exits 1 when a
+            scenario failed, 64 when a file is not a valid scenario file. The format is in
+            Schemas/scenario.schema.json and README.md; Tests/Scenarios/ has examples.
+
+            Examples:
+              bureau test Tests/Scenarios/*.yaml
+              bureau test Tests/Scenarios/watchlist.yaml --junit report.xml
+              bureau test my.yaml --data .bureau     # against `bureau up`'s deployment
+            """
+    )
+
+    /// What each file runs against unless --file names another deployment.
+    static let deploymentFile = """
+        processes:
+          bus:
+            command: bus
+          booking-server:
+            command: serve booking --port 0 --latency 1000
+          reducers:
+            command: run watchlist converter reservations alerts
+            depends_on: [bus]
+          booking-adapter:
+            command: run booking-adapter --set booking-url=${booking-server.ready}
+            depends_on: [bus, booking-server]
+        restart:
+          max_restarts: 0
+        ready_timeout_s: 60
+        stop_timeout_s: 10
+
+        """
+
+    @Argument(help: ArgumentHelp("Scenario files (YAML).", valueName: "file")) var files: [String]
+    @Option(help: ArgumentHelp("Run against the deployment already running on this data directory.", valueName: "dir"))
+    var data: String?
+    @Option(
+        name: .customLong("file"),
+        help: ArgumentHelp(
+            "The deployment to start for each file (default: the built-in test deployment).", valueName: "bureau.yaml"))
+    var deploymentPath: String?
+    @Option(help: ArgumentHelp("Write a JUnit XML report here.", valueName: "path")) var junit: String?
+    @Option(help: "Seconds to wait for each scenario's expected events (a file's timeout_s wins).") var timeout:
+        Double = 10
+
+    func validate() throws {
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number") }
+        guard data == nil || deploymentPath == nil else {
+            throw ValidationError("--data runs against a deployment that is already up; --file starts one: pick one")
+        }
+    }
+
+    func run() async throws {
+        var suites: [ScenarioSuite] = []
+        do {
+            for path in files { suites.append(try ScenarioFile.load(path)) }
+        } catch {
+            throw usageError(error.description)
+        }
+        let deployment = try loadDeployment()
+        var options = BusFixture.Options()
+        options.timeout = .milliseconds(Int64(timeout * 1000))
+        options.process = "bureau-test"
+        let router = Composition.registry().router
+        var results: [ScenarioResult] = []
+        for suite in suites {
+            let running: TestDeployment
+            do {
+                if let data {
+                    running = try TestDeployment.existing(dataDirectory: data)
+                } else {
+                    FileHandle.standardError.write(Data("starting a deployment for \(suite.file)…\n".utf8))
+                    running = try await TestDeployment.processes(deployment, executable: UpCommand.executablePath())
+                }
+            } catch {
+                throw CLIError("\(suite.file): cannot start the deployment: \(error)")
+            }
+            let runner = ScenarioRunner(fixture: running.fixture(router: router, options: options))
+            results += await runner.run(suite) { result in print(result.summary) }
+            await running.stop()
+        }
+        let failed = results.filter { !$0.passed }.count
+        print("\(results.count - failed) passed, \(failed) failed")
+        if let junit {
+            do {
+                try JUnitReport.xml(results).write(toFile: junit, atomically: true, encoding: .utf8)
+            } catch {
+                throw CLIError("cannot write the JUnit report to \(junit): \(error.localizedDescription)")
+            }
+        }
+        if failed > 0 { throw ExitCode.failure }
+    }
+
+    private func loadDeployment() throws -> Deployment {
+        do {
+            guard let deploymentPath else {
+                return try DeploymentFile.parse(Self.deploymentFile, file: "(test deployment)")
+            }
+            guard let text = try? String(contentsOfFile: deploymentPath, encoding: .utf8) else {
+                throw usageError("cannot read the deployment file \(deploymentPath)")
+            }
+            return try DeploymentFile.parse(text, file: deploymentPath)
+        } catch let error as DeploymentError {
+            throw usageError(error.description)
+        }
+    }
+}

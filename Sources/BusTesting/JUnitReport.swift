@@ -1,0 +1,72 @@
+/// Scenario results as JUnit XML, for CI systems that show test reports: one `testsuite` per file.
+public enum JUnitReport {
+    public static func xml(_ results: [ScenarioResult]) -> String {
+        var files: [String] = []
+        for result in results where !files.contains(result.file) { files.append(result.file) }
+        let failures = results.filter { !$0.passed }.count
+        var lines = [
+            #"<?xml version="1.0" encoding="UTF-8"?>"#,
+            #"<testsuites name="bureau test" tests="\#(results.count)" failures="\#(failures)" time="\#(seconds(results))">"#,
+        ]
+        for file in files {
+            let cases = results.filter { $0.file == file }
+            lines.append(
+                #"  <testsuite name="\#(escape(file))" tests="\#(cases.count)" "#
+                    + #"failures="\#(cases.filter { !$0.passed }.count)" time="\#(seconds(cases))">"#)
+            for result in cases {
+                let open =
+                    #"    <testcase classname="\#(escape(file))" name="\#(escape(result.name))" "#
+                    + #"time="\#(seconds([result]))""#
+                guard let failure = result.failure else {
+                    lines.append(open + "/>")
+                    continue
+                }
+                let first = failure.split(separator: "\n").first.map(String.init) ?? failure
+                lines.append(open + ">")
+                lines.append(#"      <failure message="\#(escape(first))">\#(escape(failure))</failure>"#)
+                lines.append("    </testcase>")
+            }
+            lines.append("  </testsuite>")
+        }
+        lines.append("</testsuites>")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func seconds(_ results: [ScenarioResult]) -> String {
+        let total = results.reduce(Duration.zero) { $0 + $1.duration }
+        let (whole, fraction) = total.components
+        return String(format3: Double(whole) + Double(fraction) / 1e18)
+    }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            default:
+                // XML 1.0 has no place for most control characters, even escaped.
+                if let scalar = character.unicodeScalars.first, scalar.value < 0x20,
+                    !["\n", "\t", "\r"].contains(character)
+                {
+                    result += "?"
+                } else {
+                    result.append(character)
+                }
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    /// A number with three decimals, e.g. `0.125`.
+    init(format3 value: Double) {
+        let thousandths = Int((value * 1000).rounded())
+        let fraction = String(thousandths % 1000)
+        self = "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}

@@ -1,0 +1,208 @@
+import Bus
+import EventLog
+import Foundation
+import Logging
+import Runtime
+import ServiceLifecycle
+import Supervisor
+import Synchronization
+
+/// What a bus-level test runs against: a real bus daemon on a temporary directory with modules,
+/// adapters and servers beside it, or a real multi-process deployment, or one already running.
+///
+/// Call ``stop()`` at the end: it shuts down what the deployment started (in reverse order,
+/// gracefully) and removes its directory.
+public final class TestDeployment: Sendable {
+    public let location: BusLocation
+    /// A client on the deployment's bus, for the test's own publishing and subscribing.
+    public let client: BusClient
+    private let directory: TemporaryDirectory?
+    private let daemon: RunningBusDaemon?
+    private let group: ServiceGroup?
+    private let running: Task<Void, any Error>?
+    private let stopped = Mutex(false)
+
+    private init(
+        location: BusLocation, client: BusClient, directory: TemporaryDirectory?, daemon: RunningBusDaemon?,
+        group: ServiceGroup?, running: Task<Void, any Error>?
+    ) {
+        self.location = location
+        self.client = client
+        self.directory = directory
+        self.daemon = daemon
+        self.group = group
+        self.running = running
+    }
+
+    /// A bus daemon in this process on a fresh directory, with `modules` hosted beside it and
+    /// `services` (adapters, servers) built on its client.
+    ///
+    /// - Parameter settings: adapter settings by name (`rates-url`, `booking-url`), as `bureau run --set` takes them.
+    public static func inProcess(
+        modules: [FeatureModule] = [], settings: [String: String] = [:],
+        services: [@Sendable (BusClient) throws -> any Service] = [],
+        logger: Logger = Logger(label: "bureau.bus-testing", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) async throws -> TestDeployment {
+        let directory = try TemporaryDirectory("bus-test")
+        let location = BusLocation(dataDirectory: directory.file("data"))
+        var configuration = BusDaemon.Configuration(location: location)
+        configuration.heartbeatInterval = .milliseconds(100)
+        let daemon = try BusDaemon(configuration: configuration, logger: logger).start()
+        let client = try makeClient(location: location, logger: logger)
+        var hosted: [any Service] = []
+        do {
+            for module in modules {
+                let environment = HostEnvironment(
+                    client: client, snapshots: InMemorySnapshotStore(), logger: logger, settings: settings)
+                if let host = try module.makeHost?(environment) { hosted.append(host) }
+            }
+            for make in services { hosted.append(try make(client)) }
+        } catch {
+            client.close()
+            daemon.stop()
+            throw error
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: hosted.map { .init(service: $0, successTerminationBehavior: .ignore) }, logger: logger))
+        let running = Task { try await group.run() }
+        return TestDeployment(
+            location: location, client: client, directory: directory, daemon: daemon, group: group, running: running)
+    }
+
+    /// A real deployment of `bureau` processes on a fresh directory, supervised as `bureau up`
+    /// does; returns when every process is ready.
+    ///
+    /// - Parameters:
+    ///   - executable: the `bureau` binary the processes run.
+    ///   - timeout: how long to wait for every process to be ready.
+    public static func processes(
+        _ deployment: Deployment, executable: String, timeout: Duration = .seconds(120),
+        logger: Logger = Logger(label: "bureau.bus-testing", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) async throws -> TestDeployment {
+        let directory = try TemporaryDirectory("bus-test")
+        let location = BusLocation(dataDirectory: directory.file("data"))
+        try FileManager.default.createDirectory(atPath: location.runDirectory, withIntermediateDirectories: true)
+        let ready = ReadySignal()
+        var configuration = Supervisor.Configuration(
+            deployment: deployment, location: location, executable: executable, console: false)
+        configuration.onReady = { _ in ready.fire(nil) }
+        let supervisor = try Supervisor(configuration: configuration, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: supervisor, successTerminationBehavior: .gracefullyShutdownGroup)],
+                logger: logger))
+        let running = Task {
+            do {
+                try await group.run()
+                ready.fire(BusTestingError("the deployment stopped before it was ready"))
+            } catch {
+                ready.fire(error)
+                throw error
+            }
+        }
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            ready.fire(BusTestingError("the deployment was not ready within \(timeout.secondsText)"))
+        }
+        let failure = await ready.wait()
+        timer.cancel()
+        if let failure {
+            await group.triggerGracefulShutdown()
+            _ = try? await running.value
+            throw failure
+        }
+        let client = try makeClient(location: location, logger: logger)
+        return TestDeployment(
+            location: location, client: client, directory: directory, daemon: nil, group: group, running: running)
+    }
+
+    /// A deployment something else runs (`bureau up`), found by its data directory; ``stop()`` leaves it running.
+    public static func existing(
+        dataDirectory: String,
+        logger: Logger = Logger(label: "bureau.bus-testing", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws -> TestDeployment {
+        let location = BusLocation(dataDirectory: dataDirectory)
+        return TestDeployment(
+            location: location, client: try makeClient(location: location, logger: logger), directory: nil,
+            daemon: nil, group: nil, running: nil)
+    }
+
+    /// A fixture on this deployment's bus.
+    public func fixture(router: CommandRouter, options: BusFixture.Options = BusFixture.Options()) -> BusFixture {
+        BusFixture(client: client, router: router, options: options)
+    }
+
+    /// Runs `body` with this deployment, then stops it, also when `body` throws.
+    public func run<T: Sendable>(_ body: (TestDeployment) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            await stop()
+            return result
+        } catch {
+            await stop()
+            throw error
+        }
+    }
+
+    /// Stops what this deployment started (gracefully, in reverse order) and removes its
+    /// directory; a second call does nothing.
+    public func stop() async {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        client.close()
+        if let group {
+            await group.triggerGracefulShutdown()
+            _ = try? await running?.value
+        }
+        daemon?.stop()
+    }
+
+    deinit {
+        // Released without stop(): end what runs here at least; a supervisor's children die
+        // with their lifeline when its group ends.
+        guard stopped.withLock({ !$0 }) else { return }
+        client.close()
+        if let group { Task { await group.triggerGracefulShutdown() } }
+        daemon?.stop()
+    }
+
+    private static func makeClient(location: BusLocation, logger: Logger) throws -> BusClient {
+        var options = BusClient.Options(process: "bus-test")
+        options.publishTimeout = .seconds(20)
+        return try BusClient(location: location, options: options, logger: logger)
+    }
+}
+
+/// Fires once: nil when the deployment is ready, or the reason it will not be.
+final class ReadySignal: Sendable {
+    private struct State {
+        var outcome: (any Error)??
+        var waiters: [CheckedContinuation<(any Error)?, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    func fire(_ failure: (any Error)?) {
+        let waiters = state.withLock { state -> [CheckedContinuation<(any Error)?, Never>] in
+            guard state.outcome == nil else { return [] }
+            state.outcome = .some(failure)
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: failure) }
+    }
+
+    func wait() async -> (any Error)? {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> (any Error)?? in
+                if let outcome = state.outcome { return outcome }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+}

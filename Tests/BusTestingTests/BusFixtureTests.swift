@@ -1,0 +1,119 @@
+import AlertsFeature
+import BureauSchemas
+import Bus
+import BusTesting
+import Runtime
+import TestSupport
+import Testing
+import WatchlistFeature
+
+/// Given / when / expect on a real bus with real reducers, and the reports a failing expectation gives.
+@Suite(.timeLimit(.minutes(2)))
+struct BusFixtureTests {
+    static let registry = ModuleRegistry([WatchlistModule.make(), AlertsModule.make()])
+
+    /// Runs `body` on a fresh in-process deployment with the watchlist and alerts hosted, and stops it after.
+    func withFixture(
+        _ configure: (inout BusFixture.Options) -> Void = { _ in },
+        _ body: (BusFixture, TestDeployment) async throws -> Void
+    ) async throws {
+        let deployment = try await TestDeployment.inProcess(modules: Self.registry.modules)
+        var options = BusFixture.Options()
+        options.timeout = .seconds(5)
+        configure(&options)
+        let fixture = deployment.fixture(router: Self.registry.router, options: options)
+        try await deployment.run { deployment in try await body(fixture, deployment) }
+    }
+
+    @Test func aCommandsAnswerIsExpectedByTypeAndFields() async throws {
+        try await withFixture { fixture, deployment in
+            try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
+            let matched = try await fixture.when(
+                command: "bureau://watchlist/add?base=EUR&quote=USD",
+                expect: [EventPattern(PairAdded(base: "EUR", quote: "USD"))])
+            #expect(matched.map(\.type) == ["bureau.watchlist.PairAdded"])
+            try await fixture.when(
+                command: "bureau://watchlist/add?base=EUR&quote=USD",
+                expect: [
+                    EventPattern(
+                        PairRejected(base: "EUR", quote: "USD", reason: .duplicate, message: ""), ignoring: ["message"])
+                ])
+        }
+    }
+
+    @Test func anEventNobodyExpectedFailsWithTheFieldsThatDiffer() async throws {
+        try await withFixture { fixture, deployment in
+            try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
+            let sent = try await fixture.when(command: "bureau://watchlist/add?base=EUR&quote=USD")
+            let failure = await #expect(throws: ExpectationFailure.self) {
+                try await fixture.expect(sent, [EventPattern(PairAdded(base: "EUR", quote: "GBP"))])
+            }
+            #expect(failure?.unexpected.map(\.type) == ["bureau.watchlist.PairAdded"])
+            let report = failure?.description ?? ""
+            #expect(report.contains("after bureau://watchlist/add?base=EUR&quote=USD (position 2)"), "\(report)")
+            #expect(
+                report.contains(#"missing    bureau.watchlist.PairAdded {"base":"EUR","quote":"GBP"}"#), "\(report)")
+            #expect(report.contains(#"quote: expected "GBP", got "USD""#), "\(report)")
+            #expect(
+                report.contains(#"unexpected bureau.watchlist.PairAdded at position 3: {"base":"EUR","quote":"USD"}"#))
+        }
+    }
+
+    @Test func anEventThatNeverComesFailsNamingWhatWasAwaitedAndForHowLong() async throws {
+        try await withFixture({ $0.timeout = .milliseconds(500) }) { fixture, _ in
+            try await fixture.given([Emitted(rates(["USD": "1.1172"]))])
+            let sent = try await fixture.when(command: "bureau://watchlist/remove?base=EUR&quote=USD")
+            let failure = await #expect(throws: ExpectationFailure.self) {
+                try await fixture.expect(
+                    sent,
+                    [
+                        EventPattern(type: "bureau.watchlist.PairRejected"),
+                        EventPattern(type: "bureau.watchlist.PairRemoved"),
+                    ])
+            }
+            #expect(failure?.missing.map(\.pattern.type) == ["bureau.watchlist.PairRemoved"])
+            #expect(failure?.unexpected.isEmpty == true)
+            #expect(
+                failure?.description.contains("missing    bureau.watchlist.PairRemoved {}, not seen within 0.") == true)
+        }
+    }
+
+    @Test func exhaustiveModeFailsOnAnUnassertedEventThatNonExhaustiveModeIgnores() async throws {
+        try await withFixture { fixture, deployment in
+            try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
+            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=USD&above=1.2")
+            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=GBP&above=0.9")
+            // One rates event crosses both thresholds: two AlertTriggered in its chain.
+            let moved = try await fixture.when(Emitted(rates(["USD": "1.25", "GBP": "0.95"], asOf: "2026-10-31")))
+            let onlyUSD = [
+                EventPattern(type: "bureau.alerts.AlertTriggered", fields: .object([("quote", .string("USD"))]))
+            ]
+            let failure = await #expect(throws: ExpectationFailure.self) { try await fixture.expect(moved, onlyUSD) }
+            #expect(failure?.missing.isEmpty == true)
+            #expect(failure?.unexpected.count == 1)
+            #expect(failure?.description.contains(#""quote":"GBP""#) == true)
+            let matched = try await fixture.expect(moved, onlyUSD, exhaustivity: .nonExhaustive)
+            #expect(matched.count == 1)
+        }
+    }
+
+    @Test func expectingNothingPassesOnlyWhenTheChainStaysEmpty() async throws {
+        try await withFixture { fixture, deployment in
+            let first = try await fixture.when(Emitted(rates(["USD": "1.1172"])))
+            try await fixture.expect(first, [])
+            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=USD&below=1.0")
+            let fall = try await fixture.when(Emitted(rates(["USD": "0.99"], asOf: "2026-10-31")))
+            await #expect(throws: ExpectationFailure.self) { try await fixture.expect(fall, []) }
+        }
+    }
+
+    @Test func aURLThatDoesNotRouteIsRefusedBeforeAnythingIsPublished() async throws {
+        try await withFixture { fixture, deployment in
+            await #expect(throws: CommandError.unknownModule("nope", known: ["alerts", "watchlist"])) {
+                try await fixture.when(command: "bureau://nope/add")
+            }
+            let head = try await deployment.client.ping().head
+            #expect(head == 0)
+        }
+    }
+}

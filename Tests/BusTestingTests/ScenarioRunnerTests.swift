@@ -1,0 +1,109 @@
+import AlertsFeature
+import BusTesting
+import Runtime
+import TestSupport
+import Testing
+import WatchlistFeature
+
+/// Scenario files run against real reducers on a real bus.
+@Suite(.timeLimit(.minutes(2)))
+struct ScenarioRunnerTests {
+    static let registry = ModuleRegistry([WatchlistModule.make(), AlertsModule.make()])
+
+    func run(_ text: String) async throws -> [ScenarioResult] {
+        let suite = try ScenarioFile.parse(text, file: "test.yaml")
+        let deployment = try await TestDeployment.inProcess(modules: Self.registry.modules)
+        var options = BusFixture.Options()
+        options.timeout = .seconds(3)
+        let runner = ScenarioRunner(fixture: deployment.fixture(router: Self.registry.router, options: options))
+        return try await deployment.run { _ in await runner.run(suite) }
+    }
+
+    static let background = """
+        given:
+          - type: bureau.rates.RatesPublished
+            payload: { asOf: "2024-03-01", base: EUR, rates: [{ currency: USD, rate: "1.0832" }] }
+
+        """
+
+    @Test func capturedValuesFlowIntoLaterScenariosAndIntoTheirOwnExpectation() async throws {
+        let results = try await run(
+            Self.background + """
+                scenarios:
+                  - name: arm
+                    when: { command: "bureau://alerts/set?base=EUR&quote=USD&above=1.09" }
+                    expect:
+                      - type: bureau.alerts.AlertArmed
+                        fields: { alertId: "${armed}", threshold: "1.09" }
+                        capture: { armed: alertId }
+                  - name: clear
+                    when: { command: "bureau://alerts/clear?id=${armed}" }
+                    expect:
+                      - type: bureau.alerts.AlertCleared
+                        fields: { alertId: "${armed}" }
+                """)
+        #expect(results.map(\.passed) == [true, true], "\(results.map(\.summary))")
+    }
+
+    @Test func aFailingScenarioIsReportedAndTheNextOneStillRuns() async throws {
+        let results = try await run(
+            Self.background + """
+                scenarios:
+                  - name: wrong quote
+                    when: { command: "bureau://watchlist/add?base=EUR&quote=USD" }
+                    expect:
+                      - type: bureau.watchlist.PairAdded
+                        fields: { quote: GBP }
+                  - name: unknown variable
+                    when: { command: "bureau://alerts/clear?id=${nobody}" }
+                    expect: []
+                  - name: duplicate
+                    when: { command: "bureau://watchlist/add?base=EUR&quote=USD" }
+                    expect:
+                      - type: bureau.watchlist.PairRejected
+                        fields: { reason: DUPLICATE }
+                """)
+        #expect(results.map(\.passed) == [false, false, true])
+        #expect(results[0].failure?.contains(#"quote: expected "GBP", got "USD""#) == true, "\(results[0].summary)")
+        #expect(results[1].failure == "line 11: no variable 'nobody' has been captured")
+        #expect(results[0].summary.hasPrefix("✗ test.yaml: wrong quote ("))
+        #expect(results[2].summary.hasPrefix("✓ test.yaml: duplicate ("))
+    }
+
+    @Test func aFailedBackgroundFailsEveryScenarioOfTheFile() async throws {
+        let results = try await run(
+            """
+            given:
+              - command: bureau://watchlist/add?base=EUR&quote=USD
+            scenarios:
+              - name: one
+                when: { command: "bureau://watchlist/remove?base=EUR&quote=USD" }
+                expect: []
+              - name: two
+                when: { command: "bureau://watchlist/remove?base=EUR&quote=USD" }
+                expect: []
+            """)
+        #expect(results.map(\.passed) == [false, false])
+        #expect(
+            results.allSatisfy {
+                $0.failure?.hasPrefix(
+                    "the file's given steps failed: line 2: the given command bureau://watchlist/add?base=EUR&quote=USD was rejected:"
+                ) == true
+            }, "\(results.map(\.summary))")
+    }
+
+    @Test func aPayloadThatIsNotTheEventsFailsNamingIt() async throws {
+        let results = try await run(
+            """
+            scenarios:
+              - name: bad payload
+                when:
+                  type: bureau.watchlist.PairAddRequested
+                  payload: { base: EUR, colour: red }
+                expect: []
+            """)
+        #expect(
+            results[0].failure
+                == "line 4: the payload is not a valid bureau.watchlist.PairAddRequested: it has no field 'colour'")
+    }
+}
