@@ -271,7 +271,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature", "ConverterFeature",
+                "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "BusTesting", "WatchlistFeature",
+                "ConverterFeature",
                 "ReservationsFeature", "AlertsFeature", "SystemFeature",
             ],
             swiftSettings: strict),
@@ -289,6 +290,7 @@ let package = Package(
             name: "BookingAdapterTests",
             dependencies: [
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
+                "BusTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import BookingAdapter
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import Runtime
 import ServiceLifecycle
@@ -18,10 +19,7 @@ struct BookingAdapterServiceTests {
         maxAttempts: Int = 8, _ body: (BusClient, BookingAdapterStatistics) async throws -> T
     ) async throws -> T {
         let client = try bus.client("booking-adapter")
-        var configuration = BookingAdapterService.Configuration()
-        configuration.backoff = Backoff(
-            initial: .milliseconds(10), multiplier: 2, maximum: .milliseconds(40), jitter: 0)
-        configuration.maxAttempts = maxAttempts
+        let configuration = configuration(maxAttempts: maxAttempts)
         let statistics = BookingAdapterStatistics()
         let adapter = BookingAdapterService(
             service: service, client: client, snapshots: snapshots, configuration: configuration,
@@ -37,7 +35,35 @@ struct BookingAdapterServiceTests {
         return result
     }
 
-    static func accepted(_ id: String, amount: String = "500.00") throws -> OutgoingEvent {
+    static func configuration(maxAttempts: Int = 8) -> BookingAdapterService.Configuration {
+        var configuration = BookingAdapterService.Configuration()
+        configuration.backoff = Backoff(
+            initial: .milliseconds(10), multiplier: 2, maximum: .milliseconds(40), jitter: 0)
+        configuration.maxAttempts = maxAttempts
+        return configuration
+    }
+
+    /// Runs `body` against the adapter on a bus-testing deployment: given / when / expect at the bus.
+    @discardableResult
+    static func withFixture<T: Sendable>(
+        service: any BookingService, maxAttempts: Int = 8,
+        _ body: (BusFixture, BookingAdapterStatistics) async throws -> T
+    ) async throws -> T {
+        let statistics = BookingAdapterStatistics()
+        let deployment = try await TestDeployment.inProcess(services: [
+            { client in
+                BookingAdapterService(
+                    service: service, client: client, snapshots: InMemorySnapshotStore(),
+                    configuration: configuration(maxAttempts: maxAttempts), logger: TestLogging.logger("booking"),
+                    statistics: statistics)
+            }
+        ])
+        return try await deployment.run { deployment in
+            try await body(deployment.fixture(router: CommandRouter(commands: [])), statistics)
+        }
+    }
+
+    static func accepted(_ id: String, amount: String = "500.00") -> Emitted {
         var event = Bureau_Reservations_ReservationAccepted()
         event.reservationID = id
         event.base = "EUR"
@@ -45,86 +71,87 @@ struct BookingAdapterServiceTests {
         event.amount = amount
         event.rate = "1.0832"
         event.quoteAmount = "541.60"
-        return try Emitted(event).outgoing(id: EventID.random(), module: "reservations")
+        return Emitted(event)
     }
 
-    static func cancellation(_ id: String) throws -> OutgoingEvent {
+    static func cancellation(_ id: String) -> Emitted {
         var event = Bureau_Reservations_CancellationAccepted()
         event.reservationID = id
-        return try Emitted(event).outgoing(id: EventID.random(), module: "reservations")
+        return Emitted(event)
+    }
+
+    static func confirmed(_ id: String, code: String) -> EventPattern {
+        EventPattern(
+            Bureau_Booking_ReservationConfirmed.with {
+                $0.reservationID = id
+                $0.confirmationCode = code
+            })
     }
 
     @Test func anAcceptedReservationIsBookedAndConfirmedWithTheCode() async throws {
-        let bus = try TestBus()
         let service = InMemoryBookingService()
-        let outcomes = try await Self.withAdapter(service: service, bus: bus) { observer, _ in
-            let accepted = try Self.accepted("r-1")
-            _ = try await observer.publish(accepted)
-            return try await observer.collect(Self.outcomes, count: 1)
+        try await Self.withFixture(service: service) { fixture, _ in
+            let sent = try await fixture.when(Self.accepted("r-1"))
+            let outcomes = try await fixture.expect(sent, [Self.confirmed("r-1", code: "MEM-1")])
+            #expect(outcomes.first?.causation == sent.position)
         }
-        let confirmed = try #require(try outcomes.first?.payload(as: Bureau_Booking_ReservationConfirmed.self))
-        #expect(confirmed.reservationID == "r-1")
-        #expect(confirmed.confirmationCode == "MEM-1")
-        #expect(outcomes.first?.causation == 1)
         #expect(await service.bookings.count == 1)
     }
 
     @Test func transientFailuresAreRetriedThenTheOutcomeIsPublishedOnce() async throws {
-        let bus = try TestBus()
         let service = InMemoryBookingService(failFirst: 3)
-        let (outcomes, retries) = try await Self.withAdapter(service: service, bus: bus) { observer, statistics in
-            _ = try await observer.publish(try Self.accepted("r-1"))
-            await statistics.waitUntilCompleted(1)
-            return (try await observer.collect(Self.outcomes, count: 1), statistics.retries)
+        let retries = try await Self.withFixture(service: service) { fixture, statistics in
+            // Exhaustive: one confirmation and nothing else in the chain.
+            try await fixture.when(Self.accepted("r-1"), expect: [Self.confirmed("r-1", code: "MEM-1")])
+            return statistics.retries
         }
-        #expect(outcomes.map(\.type) == [Bureau_Booking_ReservationConfirmed.protoMessageName])
         #expect(retries == 3)
         #expect(await service.calls == 4)
     }
 
     @Test func afterTheLastAttemptTheReservationFailsAndAnErrorIsRaised() async throws {
-        let bus = try TestBus()
         let service = InMemoryBookingService(failFirst: 100)
-        let events = try await Self.withAdapter(service: service, bus: bus, maxAttempts: 3) { observer, _ in
-            _ = try await observer.publish(try Self.accepted("r-1"))
-            return try await observer.collect(
-                EventFilter(prefixes: ["bureau.booking.", Bureau_System_ErrorRaised.protoMessageName]), count: 2)
+        try await Self.withFixture(service: service, maxAttempts: 3) { fixture, _ in
+            try await fixture.when(
+                Self.accepted("r-1"),
+                expect: [
+                    EventPattern(
+                        Bureau_Booking_ReservationFailed.with {
+                            $0.reservationID = "r-1"
+                            $0.reason = "the booking service did not answer after 3 attempts: HTTP 503"
+                        }),
+                    EventPattern(
+                        type: Bureau_System_ErrorRaised.protoMessageName,
+                        fields: .object([("code", .string("booking-unavailable")), ("module", .string("booking"))])),
+                ])
         }
-        let failed = try #require(try events.first?.payload(as: Bureau_Booking_ReservationFailed.self))
-        #expect(failed.reason == "the booking service did not answer after 3 attempts: HTTP 503")
-        let raised = try #require(try events.last?.payload(as: Bureau_System_ErrorRaised.self))
-        #expect(raised.code == "booking-unavailable")
-        #expect(raised.module == "booking")
         #expect(await service.calls == 3)
     }
 
     @Test func aRefusedCancellationFailsAtOnceWithTheServicesReason() async throws {
-        let bus = try TestBus()
         let service = InMemoryBookingService()
-        let outcomes = try await Self.withAdapter(service: service, bus: bus) { observer, _ in
-            _ = try await observer.publish(try Self.cancellation("r-404"))
-            return try await observer.collect(Self.outcomes, count: 1)
+        try await Self.withFixture(service: service) { fixture, _ in
+            try await fixture.when(
+                Self.cancellation("r-404"),
+                expect: [
+                    EventPattern(
+                        Bureau_Booking_CancellationFailed.with {
+                            $0.reservationID = "r-404"
+                            $0.reason = "no booking for reservation r-404"
+                        })
+                ])
         }
-        let failed = try #require(try outcomes.first?.payload(as: Bureau_Booking_CancellationFailed.self))
-        #expect(failed.reservationID == "r-404")
-        #expect(failed.reason == "no booking for reservation r-404")
         #expect(await service.calls == 1)
     }
 
     @Test func aConfirmedReservationIsCancelled() async throws {
-        let bus = try TestBus()
         let service = InMemoryBookingService()
-        let outcomes = try await Self.withAdapter(service: service, bus: bus) { observer, _ in
-            _ = try await observer.publish(try Self.accepted("r-1"))
-            _ = try await observer.collect(Self.outcomes, count: 1)
-            _ = try await observer.publish(try Self.cancellation("r-1"))
-            return try await observer.collect(Self.outcomes, count: 2)
+        try await Self.withFixture(service: service) { fixture, _ in
+            try await fixture.when(Self.accepted("r-1"), expect: [Self.confirmed("r-1", code: "MEM-1")])
+            try await fixture.when(
+                Self.cancellation("r-1"),
+                expect: [EventPattern(Bureau_Booking_ReservationCancelled.with { $0.reservationID = "r-1" })])
         }
-        #expect(
-            outcomes.map(\.type) == [
-                Bureau_Booking_ReservationConfirmed.protoMessageName,
-                Bureau_Booking_ReservationCancelled.protoMessageName,
-            ])
         #expect(await service.bookings["r-1"]?.cancelled == true)
     }
 
@@ -134,12 +161,16 @@ struct BookingAdapterServiceTests {
         let snapshots = InMemorySnapshotStore()
         // Two bookings done by a first run.
         try await Self.withAdapter(service: service, bus: bus, snapshots: snapshots) { observer, statistics in
-            for id in ["r-1", "r-2"] { _ = try await observer.publish(try Self.accepted(id)) }
+            for id in ["r-1", "r-2"] {
+                _ = try await observer.publish(try Self.accepted(id).outgoing(id: .random(), module: "reservations"))
+            }
             await statistics.waitUntilCompleted(2)
         }
         // Accepted while no adapter ran.
         let publisher = try bus.client("reservations")
-        for id in ["r-3", "r-4"] { _ = try await publisher.publish(try Self.accepted(id)) }
+        for id in ["r-3", "r-4"] {
+            _ = try await publisher.publish(try Self.accepted(id).outgoing(id: .random(), module: "reservations"))
+        }
         // A fresh checkpoint store too: the adapter must find the outcomes in the log.
         let owed = try await Self.withAdapter(service: service, bus: bus) { observer, statistics in
             await statistics.waitUntilCompleted(2)

@@ -1,0 +1,86 @@
+import Bus
+import BusTesting
+import Foundation
+import TestSupport
+import Testing
+
+/// `bureau test`: the project's scenario files against real multi-process deployments.
+@Suite(.timeLimit(.minutes(5)))
+struct ScenarioCommandTests {
+    /// Tests/Scenarios, found from this file.
+    static let scenarios = "/" + #filePath.split(separator: "/").dropLast(2).joined(separator: "/") + "/Scenarios"
+
+    static var files: [String] {
+        ["watchlist", "converter", "reservations", "alerts"].map { "\(scenarios)/\($0).yaml" }
+    }
+
+    @Test func everyProjectScenarioPassesAndTheJUnitReportSaysSo() async throws {
+        let directory = try TemporaryDirectory("scenarios")
+        let runner = BusProcess(directory: directory.path)
+        let report = directory.file("report.xml")
+        let result = try await runner.run(["test"] + Self.files + ["--junit", report], data: false)
+        let count = try Self.files.map { try ScenarioFile.load($0).scenarios.count }.reduce(0, +)
+        #expect(count >= 40, "every command of every module, rejections included")
+        #expect(result.code == 0, "\(result.out)\n\(result.err)")
+        let lines = result.out.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("✓ ") }.count == count, "\(result.out)")
+        #expect(lines.last == "\(count) passed, 0 failed")
+        let xml = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(xml.contains(#"<testsuites name="bureau test" tests="\#(count)" failures="0""#))
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == count)
+    }
+
+    @Test func aFailingScenarioIsReportedAndTheExitCodeSaysSo() async throws {
+        let directory = try TemporaryDirectory("scenarios")
+        let file = directory.file("wrong.yaml")
+        try """
+        scenarios:
+          - name: expects the wrong answer
+            when: { command: "bureau://converter/amount?value=10&currency=EUR" }
+            expect:
+              - type: bureau.converter.AmountRejected
+          - name: expects the right one
+            when: { command: "bureau://converter/amount?value=12&currency=EUR" }
+            expect:
+              - type: bureau.converter.AmountChanged
+                fields: { value: "12.00" }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await BusProcess(directory: directory.path).run(["test", file], data: false)
+        #expect(result.code == 1)
+        #expect(result.out.contains("✗ \(file): expects the wrong answer"), "\(result.out)")
+        #expect(result.out.contains("missing    bureau.converter.AmountRejected {}"), "\(result.out)")
+        #expect(result.out.contains(#"unexpected bureau.converter.AmountChanged at position"#), "\(result.out)")
+        #expect(result.out.contains("✓ \(file): expects the right one"))
+        #expect(result.out.hasSuffix("1 passed, 1 failed\n"))
+    }
+
+    @Test func anInvalidFileIsRefusedNamingTheLineBeforeAnythingStarts() async throws {
+        let directory = try TemporaryDirectory("scenarios")
+        let file = directory.file("typo.yaml")
+        try "scenarios:\n  - name: a\n    when: { command: bureau://watchlist/add }\n    expct: []\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await BusProcess(directory: directory.path).run(["test", file], data: false)
+        #expect(result.code == 64)
+        #expect(result.err.contains("\(file):4: scenarios[0].expct: unknown field"), "\(result.err)")
+        #expect(!result.err.contains("starting a deployment"))
+    }
+
+    @Test func scenariosRunAgainstADeploymentThatIsAlreadyUp() async throws {
+        let directory = try TemporaryDirectory("scenarios")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        let reducers = try ChildProcess(
+            BureauExecutable.path, ["run", "converter", "--data", bus.location.dataDirectory],
+            directory: directory.path, name: "run", readiness: true)
+        _ = try await reducers.waitUntilReady()
+        let result = try await bus.run(["test", "\(Self.scenarios)/converter.yaml"])
+        #expect(result.code == 0, "\(result.out)\n\(result.err)")
+        #expect(!result.err.contains("starting a deployment"), "it used the running one")
+        // Everything it did is in the running deployment's log.
+        #expect(
+            try bus.records().count >= 2 * (try ScenarioFile.load("\(Self.scenarios)/converter.yaml").scenarios.count))
+        reducers.signal(SIGTERM)
+        #expect(await reducers.exitCode() == 0)
+        #expect(await bus.stop() == 0)
+    }
+}
