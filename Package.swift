@@ -159,11 +159,17 @@ let package = Package(
             path: "Sources/Adapters/BookingServer",
             swiftSettings: strict
         ),
+        // YAML files people write (bureau.yaml, scenario files): errors that name the line and the field.
+        .target(
+            name: "YAMLFile",
+            dependencies: [.product(name: "Yams", package: "Yams")],
+            swiftSettings: strict
+        ),
         // The supervisor behind `bureau up`: deployments, processes, restarts, the control socket.
         .target(
             name: "Supervisor",
             dependencies: [
-                "Bus", "EventLog", "BureauSchemas", "ZeroMQ",
+                "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "YAMLFile",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -175,7 +181,7 @@ let package = Package(
         .target(
             name: "BusTesting",
             dependencies: [
-                "Bus", "EventLog", "BureauSchemas", "Runtime", "Supervisor",
+                "Bus", "EventLog", "BureauSchemas", "Runtime", "Supervisor", "YAMLFile",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

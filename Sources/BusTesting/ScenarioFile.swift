@@ -1,21 +1,11 @@
 import BureauSchemas
 import Foundation
 import Runtime
+import YAMLFile
 import Yams
 
-/// What is wrong in a scenario file, and where.
-public struct ScenarioFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let file: String
-    public let line: Int?
-    public let field: String?
-    public let problem: String
-
-    public var description: String {
-        var location = file
-        if let line { location += ":\(line)" }
-        return field.map { "\(location): \($0): \(problem)" } ?? "\(location): \(problem)"
-    }
-}
+/// What is wrong in a scenario file, and where: the line and the field.
+public typealias ScenarioFileError = YAMLFileError
 
 /// Reads scenario files (YAML; the schema is `Schemas/scenario.schema.json`).
 ///
@@ -37,18 +27,8 @@ public enum ScenarioFile {
 
     /// Parses the text of a scenario file; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ScenarioFileError) -> ScenarioSuite {
-        let reader = Reader(file: file)
-        let root: Node
-        do {
-            guard let node = try Yams.compose(yaml: text) else { throw reader.error(nil, nil, "the file is empty") }
-            root = node
-        } catch let error as ScenarioFileError {
-            throw error
-        } catch let error as YamlError {
-            throw reader.yamlError(error)
-        } catch {
-            throw reader.error(nil, nil, "not valid YAML: \(error)")
-        }
+        let reader = YAMLReader(file: file)
+        let root = try reader.root(of: text)
         let top = try reader.mapping(root, field: nil)
         try reader.onlyKnown(top, topFields, parent: nil)
         let given = try reader.steps(top["given"], field: "given")
@@ -70,188 +50,150 @@ public enum ScenarioFile {
         return ScenarioSuite(file: file, given: given, scenarios: scenarios)
     }
 
-    struct Reader {
-        let file: String
+}
 
-        func error(_ line: Int?, _ field: String?, _ problem: String) -> ScenarioFileError {
-            ScenarioFileError(file: file, line: line, field: field, problem: problem)
+/// The readers only a scenario file needs.
+extension YAMLReader {
+    func text(_ node: Node, field: String) throws(ScenarioFileError) -> String {
+        try string(node, field: field, nonEmpty: true)
+    }
+
+    func scenario(_ node: Node, field: String) throws(ScenarioFileError) -> Scenario {
+        let fields = try mapping(node, field: field)
+        try onlyKnown(fields, ScenarioFile.scenarioFields, parent: field)
+        guard let nameNode = fields["name"] else { throw error(node.mark?.line, field + ".name", "is missing") }
+        let name = try text(nameNode, field: field + ".name")
+        let label = "scenario '\(name)'"
+        guard let whenNode = fields["when"] else { throw error(node.mark?.line, label + ".when", "is missing") }
+        let when = try step(whenNode, field: label + ".when")
+        guard let expectNode = fields["expect"] else {
+            throw error(node.mark?.line, label + ".expect", "is missing; write `expect: []` to expect nothing")
         }
-
-        func yamlError(_ error: YamlError) -> ScenarioFileError {
-            switch error {
-            case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
-                .composer(_, let problem, let mark, _):
-                return self.error(mark.line, nil, "not valid YAML: \(problem)")
-            case .duplicatedKeysInMapping(let duplicates, let context):
-                return self.error(
-                    context.mark.line, duplicates.first,
-                    "appears more than once (\(duplicates.joined(separator: ", ")))")
-            default:
-                return self.error(nil, nil, "not valid YAML: \(error)")
-            }
+        guard case .sequence(let expectItems) = expectNode else {
+            throw error(expectNode.mark?.line, label + ".expect", "should be a list of events")
         }
-
-        func mapping(_ node: Node, field: String?) throws(ScenarioFileError) -> Node.Mapping {
-            guard case .mapping(let mapping) = node else {
-                throw error(node.mark?.line, field, "should be a mapping of names to values")
-            }
-            return mapping
+        var expected: [ExpectedEvent] = []
+        for (index, item) in expectItems.enumerated() {
+            expected.append(try expectation(item, field: "\(label).expect[\(index)]"))
         }
-
-        func onlyKnown(_ mapping: Node.Mapping, _ known: Set<String>, parent: String?) throws(ScenarioFileError) {
-            for (key, _) in mapping {
-                let name = key.string ?? "?"
-                guard known.contains(name) else {
-                    let path = parent.map { "\($0).\(name)" } ?? name
-                    throw error(key.mark?.line, path, "unknown field; known: \(known.sorted().joined(separator: ", "))")
-                }
+        var exhaustive = true
+        if let flag = fields["exhaustive"] {
+            guard let value = flag.bool else {
+                throw error(flag.mark?.line, label + ".exhaustive", "'\(flag.string ?? "?")' is not true or false")
             }
+            exhaustive = value
         }
-
-        func text(_ node: Node, field: String) throws(ScenarioFileError) -> String {
-            guard case .scalar(let scalar) = node, !scalar.string.isEmpty else {
-                throw error(node.mark?.line, field, "should be text")
-            }
-            return scalar.string
-        }
-
-        func scenario(_ node: Node, field: String) throws(ScenarioFileError) -> Scenario {
-            let fields = try mapping(node, field: field)
-            try onlyKnown(fields, ScenarioFile.scenarioFields, parent: field)
-            guard let nameNode = fields["name"] else { throw error(node.mark?.line, field + ".name", "is missing") }
-            let name = try text(nameNode, field: field + ".name")
-            let label = "scenario '\(name)'"
-            guard let whenNode = fields["when"] else { throw error(node.mark?.line, label + ".when", "is missing") }
-            let when = try step(whenNode, field: label + ".when")
-            guard let expectNode = fields["expect"] else {
-                throw error(node.mark?.line, label + ".expect", "is missing; write `expect: []` to expect nothing")
-            }
-            guard case .sequence(let expectItems) = expectNode else {
-                throw error(expectNode.mark?.line, label + ".expect", "should be a list of events")
-            }
-            var expected: [ExpectedEvent] = []
-            for (index, item) in expectItems.enumerated() {
-                expected.append(try expectation(item, field: "\(label).expect[\(index)]"))
-            }
-            var exhaustive = true
-            if let flag = fields["exhaustive"] {
-                guard let value = flag.bool else {
-                    throw error(flag.mark?.line, label + ".exhaustive", "'\(flag.string ?? "?")' is not true or false")
-                }
-                exhaustive = value
-            }
-            var timeout: Duration?
-            if let seconds = fields["timeout_s"] {
-                guard let value = seconds.string.flatMap(Double.init), value > 0, value.isFinite else {
-                    throw error(
-                        seconds.mark?.line, label + ".timeout_s", "'\(seconds.string ?? "?")' is not a positive number")
-                }
-                timeout = .milliseconds(Int64(value * 1000))
-            }
-            return Scenario(
-                name: name, line: node.mark?.line ?? 0, given: try steps(fields["given"], field: label + ".given"),
-                when: when, expect: expected, exhaustive: exhaustive, timeout: timeout)
-        }
-
-        func steps(_ node: Node?, field: String) throws(ScenarioFileError) -> [ScenarioStep] {
-            guard let node else { return [] }
-            guard case .sequence(let items) = node else {
-                throw error(node.mark?.line, field, "should be a list of steps (an event or a command each)")
-            }
-            var steps: [ScenarioStep] = []
-            for (index, item) in items.enumerated() { steps.append(try step(item, field: "\(field)[\(index)]")) }
-            return steps
-        }
-
-        func step(_ node: Node, field: String) throws(ScenarioFileError) -> ScenarioStep {
-            let fields = try mapping(node, field: field)
-            try onlyKnown(fields, ScenarioFile.stepFields, parent: field)
-            let line = node.mark?.line ?? 0
-            switch (fields["command"], fields["type"]) {
-            case (let command?, nil):
-                guard fields["payload"] == nil else {
-                    throw error(line, field + ".payload", "a command takes its values in the URL")
-                }
-                return .command(url: try text(command, field: field + ".command"), line: line)
-            case (nil, let type?):
-                let name = try eventType(type, field: field + ".type")
-                let payload = try fields["payload"].map { node throws(ScenarioFileError) in
-                    try json(node, field: field + ".payload")
-                }
-                return .event(type: name, payload: payload ?? .object([]), line: line)
-            default:
-                throw error(line, field, "needs either `command: bureau://…` or `type:` (with an optional `payload:`)")
-            }
-        }
-
-        func expectation(_ node: Node, field: String) throws(ScenarioFileError) -> ExpectedEvent {
-            let fields = try mapping(node, field: field)
-            try onlyKnown(fields, ScenarioFile.expectFields, parent: field)
-            guard let typeNode = fields["type"] else { throw error(node.mark?.line, field + ".type", "is missing") }
-            let type = try eventType(typeNode, field: field + ".type")
-            let pattern = try fields["fields"].map { node throws(ScenarioFileError) in
-                try json(node, field: field + ".fields")
-            }
-            var captures: [(variable: String, path: String)] = []
-            if let captureNode = fields["capture"] {
-                for (key, value) in try mapping(captureNode, field: field + ".capture") {
-                    let variable = try text(key, field: field + ".capture")
-                    guard variable.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-                        throw error(
-                            key.mark?.line, field + ".capture",
-                            "'\(variable)' is not a variable name (letters, digits and _)")
-                    }
-                    captures.append((variable, try text(value, field: field + ".capture.\(variable)")))
-                }
-            }
-            return ExpectedEvent(
-                type: type, fields: pattern ?? .object([]), captures: captures, line: node.mark?.line ?? 0)
-        }
-
-        func eventType(_ node: Node, field: String) throws(ScenarioFileError) -> String {
-            let name = try text(node, field: field)
-            guard SchemaRegistry.messageType(named: name) != nil else {
-                let package = name.split(separator: ".").dropLast().joined(separator: ".")
-                let near = SchemaRegistry.eventTypeNames.filter { $0.hasPrefix(package + ".") }
+        var timeout: Duration?
+        if let seconds = fields["timeout_s"] {
+            guard let value = seconds.string.flatMap(Double.init), value > 0, value.isFinite else {
                 throw error(
-                    node.mark?.line, field,
-                    "unknown event type '\(name)'"
-                        + (near.isEmpty
-                            ? "; types are named like bureau.watchlist.PairAdded"
-                            : "; known here: "
-                                + near.joined(separator: ", ")))
+                    seconds.mark?.line, label + ".timeout_s", "'\(seconds.string ?? "?")' is not a positive number")
             }
-            return name
+            timeout = .milliseconds(Int64(value * 1000))
         }
+        return Scenario(
+            name: name, line: node.mark?.line ?? 0, given: try steps(fields["given"], field: label + ".given"),
+            when: when, expect: expected, exhaustive: exhaustive, timeout: timeout)
+    }
 
-        /// YAML as JSON. Plain `true`/`false` and `null`/`~` keep their meaning; every other
-        /// scalar is text, which protobuf's JSON reads as a number where the field is one.
-        func json(_ node: Node, field: String) throws(ScenarioFileError) -> JSONValue {
-            switch node {
-            case .scalar(let scalar):
-                if scalar.style == .plain {
-                    switch scalar.string {
-                    case "true": return .bool(true)
-                    case "false": return .bool(false)
-                    case "null", "~": return .null
-                    default: break
-                    }
-                }
-                return .string(scalar.string)
-            case .sequence(let items):
-                var values: [JSONValue] = []
-                for (index, item) in items.enumerated() { values.append(try json(item, field: "\(field)[\(index)]")) }
-                return .array(values)
-            case .mapping(let mapping):
-                var members: [(String, JSONValue)] = []
-                for (key, value) in mapping {
-                    let name = try text(key, field: field)
-                    members.append((name, try json(value, field: "\(field).\(name)")))
-                }
-                return .object(members)
-            case .alias:
-                throw error(node.mark?.line, field, "aliases are not supported")
+    func steps(_ node: Node?, field: String) throws(ScenarioFileError) -> [ScenarioStep] {
+        guard let node else { return [] }
+        guard case .sequence(let items) = node else {
+            throw error(node.mark?.line, field, "should be a list of steps (an event or a command each)")
+        }
+        var steps: [ScenarioStep] = []
+        for (index, item) in items.enumerated() { steps.append(try step(item, field: "\(field)[\(index)]")) }
+        return steps
+    }
+
+    func step(_ node: Node, field: String) throws(ScenarioFileError) -> ScenarioStep {
+        let fields = try mapping(node, field: field)
+        try onlyKnown(fields, ScenarioFile.stepFields, parent: field)
+        let line = node.mark?.line ?? 0
+        switch (fields["command"], fields["type"]) {
+        case (let command?, nil):
+            guard fields["payload"] == nil else {
+                throw error(line, field + ".payload", "a command takes its values in the URL")
             }
+            return .command(url: try text(command, field: field + ".command"), line: line)
+        case (nil, let type?):
+            let name = try eventType(type, field: field + ".type")
+            let payload = try fields["payload"].map { node throws(ScenarioFileError) in
+                try json(node, field: field + ".payload")
+            }
+            return .event(type: name, payload: payload ?? .object([]), line: line)
+        default:
+            throw error(line, field, "needs either `command: bureau://…` or `type:` (with an optional `payload:`)")
+        }
+    }
+
+    func expectation(_ node: Node, field: String) throws(ScenarioFileError) -> ExpectedEvent {
+        let fields = try mapping(node, field: field)
+        try onlyKnown(fields, ScenarioFile.expectFields, parent: field)
+        guard let typeNode = fields["type"] else { throw error(node.mark?.line, field + ".type", "is missing") }
+        let type = try eventType(typeNode, field: field + ".type")
+        let pattern = try fields["fields"].map { node throws(ScenarioFileError) in
+            try json(node, field: field + ".fields")
+        }
+        var captures: [(variable: String, path: String)] = []
+        if let captureNode = fields["capture"] {
+            for (key, value) in try mapping(captureNode, field: field + ".capture") {
+                let variable = try text(key, field: field + ".capture")
+                guard variable.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                    throw error(
+                        key.mark?.line, field + ".capture",
+                        "'\(variable)' is not a variable name (letters, digits and _)")
+                }
+                captures.append((variable, try text(value, field: field + ".capture.\(variable)")))
+            }
+        }
+        return ExpectedEvent(
+            type: type, fields: pattern ?? .object([]), captures: captures, line: node.mark?.line ?? 0)
+    }
+
+    func eventType(_ node: Node, field: String) throws(ScenarioFileError) -> String {
+        let name = try text(node, field: field)
+        guard SchemaRegistry.messageType(named: name) != nil else {
+            let package = name.split(separator: ".").dropLast().joined(separator: ".")
+            let near = SchemaRegistry.eventTypeNames.filter { $0.hasPrefix(package + ".") }
+            throw error(
+                node.mark?.line, field,
+                "unknown event type '\(name)'"
+                    + (near.isEmpty
+                        ? "; types are named like bureau.watchlist.PairAdded"
+                        : "; known here: "
+                            + near.joined(separator: ", ")))
+        }
+        return name
+    }
+
+    /// YAML as JSON. Plain `true`/`false` and `null`/`~` keep their meaning; every other
+    /// scalar is text, which protobuf's JSON reads as a number where the field is one.
+    func json(_ node: Node, field: String) throws(ScenarioFileError) -> JSONValue {
+        switch node {
+        case .scalar(let scalar):
+            if scalar.style == .plain {
+                switch scalar.string {
+                case "true": return .bool(true)
+                case "false": return .bool(false)
+                case "null", "~": return .null
+                default: break
+                }
+            }
+            return .string(scalar.string)
+        case .sequence(let items):
+            var values: [JSONValue] = []
+            for (index, item) in items.enumerated() { values.append(try json(item, field: "\(field)[\(index)]")) }
+            return .array(values)
+        case .mapping(let mapping):
+            var members: [(String, JSONValue)] = []
+            for (key, value) in mapping {
+                let name = try text(key, field: field)
+                members.append((name, try json(value, field: "\(field).\(name)")))
+            }
+            return .object(members)
+        case .alias:
+            throw error(node.mark?.line, field, "aliases are not supported")
         }
     }
 }

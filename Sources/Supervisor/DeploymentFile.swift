@@ -1,19 +1,9 @@
 import Foundation
+import YAMLFile
 import Yams
 
 /// What is wrong in a deployment file, and where: the line and the field.
-public struct DeploymentError: Error, Equatable, CustomStringConvertible {
-    public let file: String
-    public let line: Int?
-    public let field: String?
-    public let problem: String
-
-    public var description: String {
-        var location = file
-        if let line { location += ":\(line)" }
-        return field.map { "\(location): \($0): \(problem)" } ?? "\(location): \(problem)"
-    }
-}
+public typealias DeploymentError = YAMLFileError
 
 /// Reads `bureau.yaml`: the processes, their dependencies, restart and stop settings.
 ///
@@ -26,18 +16,8 @@ public enum DeploymentFile {
 
     /// Parses the text of a deployment file; `file` names it in errors.
     public static func parse(_ text: String, file: String = "bureau.yaml") throws(DeploymentError) -> Deployment {
-        let reader = Reader(file: file)
-        let root: Node
-        do {
-            guard let node = try Yams.compose(yaml: text) else { throw reader.error(nil, nil, "the file is empty") }
-            root = node
-        } catch let error as DeploymentError {
-            throw error
-        } catch let error as YamlError {
-            throw reader.yamlError(error)
-        } catch {
-            throw reader.error(nil, nil, "\(error)")
-        }
+        let reader = YAMLReader(file: file)
+        let root = try reader.root(of: text)
         let top = try reader.mapping(root, field: nil)
         try reader.onlyKnown(top, Self.topFields, parent: nil)
         var defaults = RestartPolicy()
@@ -102,155 +82,70 @@ public enum DeploymentFile {
         try parse(Deployment.defaultFile, file: "(built-in default)")
     }
 
-    /// Reads YAML nodes, turning every surprise into an error with a line and a field.
-    struct Reader {
-        let file: String
-
-        func error(_ line: Int?, _ field: String?, _ problem: String) -> DeploymentError {
-            DeploymentError(file: file, line: line, field: field, problem: problem)
-        }
-
-        func yamlError(_ error: YamlError) -> DeploymentError {
-            switch error {
-            case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
-                .composer(_, let problem, let mark, _):
-                return self.error(mark.line, nil, "not valid YAML: \(problem)")
-            case .duplicatedKeysInMapping(let duplicates, let context):
-                return self.error(
-                    context.mark.line, duplicates.first,
-                    "appears more than once (\(duplicates.joined(separator: ", ")))")
-            default:
-                return self.error(nil, nil, "not valid YAML: \(error)")
-            }
-        }
-
-        /// `read` applied to `node` when it is there.
-        func optional<T>(_ node: Node?, _ read: (Node) throws(DeploymentError) -> T) throws(DeploymentError) -> T? {
-            guard let node else { return nil }
-            return try read(node)
-        }
-
-        func mapping(_ node: Node, field: String?) throws(DeploymentError) -> [(key: Node, value: Node)] {
-            guard case .mapping(let mapping) = node else {
-                throw error(node.mark?.line, field, "should be a mapping of names to values")
-            }
-            return Array(mapping)
-        }
-
-        func onlyKnown(
-            _ pairs: [(key: Node, value: Node)], _ known: Set<String>, parent: String?
-        ) throws(DeploymentError) {
-            for (key, _) in pairs {
-                let name = key.string ?? "?"
-                guard known.contains(name) else {
-                    let path = parent.map { "\($0).\(name)" } ?? name
-                    throw error(key.mark?.line, path, "unknown field; known: \(known.sorted().joined(separator: ", "))")
-                }
-            }
-        }
-
-        func string(_ node: Node, field: String) throws(DeploymentError) -> String {
-            guard case .scalar(let scalar) = node else { throw error(node.mark?.line, field, "should be text") }
-            return scalar.string
-        }
-
-        func strings(_ node: Node, field: String) throws(DeploymentError) -> [String] {
-            guard case .sequence(let sequence) = node else {
-                throw error(node.mark?.line, field, "should be a list, e.g. [bus]")
-            }
-            var values: [String] = []
-            for item in sequence { values.append(try string(item, field: field)) }
-            return values
-        }
-
-        /// A command as text split at spaces, or as a list of arguments.
-        func arguments(_ node: Node, field: String) throws(DeploymentError) -> [String] {
-            let arguments: [String]
-            if case .sequence = node {
-                arguments = try strings(node, field: field)
-            } else {
-                arguments = try string(node, field: field).split(whereSeparator: \.isWhitespace).map(String.init)
-            }
-            guard let first = arguments.first, !first.hasPrefix("-") else {
-                throw error(
-                    node.mark?.line, field, "should start with a bureau subcommand, e.g. 'bus' or 'run watchlist'")
-            }
-            return arguments
-        }
-
-        func integer(_ node: Node, field: String, minimum: Int = 0) throws(DeploymentError) -> Int {
-            guard let text = node.string, let value = Int(text) else {
-                throw error(node.mark?.line, field, "'\(node.string ?? "?")' is not a whole number")
-            }
-            guard value >= minimum else { throw error(node.mark?.line, field, "must be at least \(minimum)") }
-            return value
-        }
-
-        func seconds(_ node: Node, field: String) throws(DeploymentError) -> Duration {
-            guard let text = node.string, let value = Double(text), value > 0, value.isFinite else {
-                throw error(node.mark?.line, field, "'\(node.string ?? "?")' is not a positive number of seconds")
-            }
-            return .milliseconds(Int64(value * 1000))
-        }
-
-        func bool(_ node: Node, field: String) throws(DeploymentError) -> Bool {
-            switch node.string {
-            case "true", "yes": return true
-            case "false", "no": return false
-            default: throw error(node.mark?.line, field, "'\(node.string ?? "?")' is not true or false")
-            }
-        }
-
-        func restart(_ node: Node, field: String, base: RestartPolicy) throws(DeploymentError) -> RestartPolicy {
-            let pairs = try mapping(node, field: field)
-            try onlyKnown(pairs, DeploymentFile.restartFields, parent: field)
-            var policy = base
-            for (key, value) in pairs {
-                let name = key.string ?? ""
-                switch name {
-                case "initial_backoff_ms":
-                    policy.initialBackoff = .milliseconds(try integer(value, field: "\(field).\(name)", minimum: 1))
-                case "max_backoff_ms":
-                    policy.maximumBackoff = .milliseconds(try integer(value, field: "\(field).\(name)", minimum: 1))
-                default:
-                    policy.maximumRestarts = try integer(value, field: "\(field).\(name)")
-                }
-            }
-            return policy
-        }
-
-        /// Every dependency names a process; no process depends on itself through others.
-        func checkGraph(_ specs: [ProcessSpec], processes: [(key: Node, value: Node)]) throws(DeploymentError) {
-            let names = specs.map(\.name)
-            let line: (String) -> Int? = { name in processes.first { $0.key.string == name }?.value.mark?.line }
-            for spec in specs {
-                for dependency in spec.dependsOn where !names.contains(dependency) {
-                    throw error(
-                        line(spec.name), "processes.\(spec.name).depends_on",
-                        "'\(dependency)' is not a process of this deployment")
-                }
-                for argument in spec.arguments {
-                    for reference in Substitution.references(in: argument) where !spec.dependsOn.contains(reference) {
-                        throw error(
-                            line(spec.name), "processes.\(spec.name).command",
-                            "${\(reference).ready} needs '\(reference)' in depends_on")
-                    }
-                }
-            }
-            let ordered = Deployment(processes: specs).startOrder
-            var placed = Set<String>()
-            for spec in ordered {
-                guard spec.dependsOn.allSatisfy(placed.contains) else {
-                    throw error(line(spec.name), "processes.\(spec.name).depends_on", "is part of a dependency cycle")
-                }
-                placed.insert(spec.name)
-            }
-        }
-    }
 }
 
-extension [(key: Node, value: Node)] {
-    subscript(_ name: String) -> Node? { first { $0.key.string == name }?.value }
+/// The readers only a deployment file needs.
+extension YAMLReader {
+    /// A command as text split at spaces, or as a list of arguments.
+    func arguments(_ node: Node, field: String) throws(DeploymentError) -> [String] {
+        let arguments: [String]
+        if case .sequence = node {
+            arguments = try strings(node, field: field)
+        } else {
+            arguments = try string(node, field: field).split(whereSeparator: \.isWhitespace).map(String.init)
+        }
+        guard let first = arguments.first, !first.hasPrefix("-") else {
+            throw error(
+                node.mark?.line, field, "should start with a bureau subcommand, e.g. 'bus' or 'run watchlist'")
+        }
+        return arguments
+    }
+
+    func restart(_ node: Node, field: String, base: RestartPolicy) throws(DeploymentError) -> RestartPolicy {
+        let pairs = try mapping(node, field: field)
+        try onlyKnown(pairs, DeploymentFile.restartFields, parent: field)
+        var policy = base
+        for (key, value) in pairs {
+            let name = key.string ?? ""
+            switch name {
+            case "initial_backoff_ms":
+                policy.initialBackoff = .milliseconds(try integer(value, field: "\(field).\(name)", minimum: 1))
+            case "max_backoff_ms":
+                policy.maximumBackoff = .milliseconds(try integer(value, field: "\(field).\(name)", minimum: 1))
+            default:
+                policy.maximumRestarts = try integer(value, field: "\(field).\(name)")
+            }
+        }
+        return policy
+    }
+
+    /// Every dependency names a process; no process depends on itself through others.
+    func checkGraph(_ specs: [ProcessSpec], processes: [(key: Node, value: Node)]) throws(DeploymentError) {
+        let names = specs.map(\.name)
+        let line: (String) -> Int? = { name in processes.first { $0.key.string == name }?.value.mark?.line }
+        for spec in specs {
+            for dependency in spec.dependsOn where !names.contains(dependency) {
+                throw error(
+                    line(spec.name), "processes.\(spec.name).depends_on",
+                    "'\(dependency)' is not a process of this deployment")
+            }
+            for argument in spec.arguments {
+                for reference in Substitution.references(in: argument) where !spec.dependsOn.contains(reference) {
+                    throw error(
+                        line(spec.name), "processes.\(spec.name).command",
+                        "${\(reference).ready} needs '\(reference)' in depends_on")
+                }
+            }
+        }
+        let ordered = Deployment(processes: specs).startOrder
+        var placed = Set<String>()
+        for spec in ordered {
+            guard spec.dependsOn.allSatisfy(placed.contains) else {
+                throw error(line(spec.name), "processes.\(spec.name).depends_on", "is part of a dependency cycle")
+            }
+            placed.insert(spec.name)
+        }
+    }
 }
 
 /// `${NAME.ready}` in arguments: what process NAME said when it became ready.

@@ -1,0 +1,116 @@
+import Yams
+
+/// Reads the nodes of a YAML file, turning every surprise into a ``YAMLFileError`` with a
+/// line and a field. Files that people write (`bureau.yaml`, scenario files) read through it,
+/// so that they report mistakes the same way; each adds its own readers in an extension.
+public struct YAMLReader: Sendable {
+    /// The file's name in errors.
+    public let file: String
+
+    public init(file: String) {
+        self.file = file
+    }
+
+    public func error(_ line: Int?, _ field: String?, _ problem: String) -> YAMLFileError {
+        YAMLFileError(file: file, line: line, field: field, problem: problem)
+    }
+
+    /// The document's root node; an empty file and invalid YAML are errors.
+    public func root(of text: String) throws(YAMLFileError) -> Node {
+        do {
+            guard let node = try Yams.compose(yaml: text) else { throw error(nil, nil, "the file is empty") }
+            return node
+        } catch let error as YAMLFileError {
+            throw error
+        } catch let error as YamlError {
+            throw yamlError(error)
+        } catch {
+            throw self.error(nil, nil, "not valid YAML: \(error)")
+        }
+    }
+
+    func yamlError(_ error: YamlError) -> YAMLFileError {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            return self.error(mark.line, nil, "not valid YAML: \(problem)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return self.error(
+                context.mark.line, duplicates.first, "appears more than once (\(duplicates.joined(separator: ", ")))")
+        default:
+            return self.error(nil, nil, "not valid YAML: \(error)")
+        }
+    }
+
+    /// `read` applied to `node` when it is there.
+    public func optional<T>(_ node: Node?, _ read: (Node) throws(YAMLFileError) -> T) throws(YAMLFileError) -> T? {
+        guard let node else { return nil }
+        return try read(node)
+    }
+
+    public func mapping(_ node: Node, field: String?) throws(YAMLFileError) -> [(key: Node, value: Node)] {
+        guard case .mapping(let mapping) = node else {
+            throw error(node.mark?.line, field, "should be a mapping of names to values")
+        }
+        return Array(mapping)
+    }
+
+    /// Fails on the first key that is not in `known`: a misspelt field must not silently do nothing.
+    public func onlyKnown(
+        _ pairs: [(key: Node, value: Node)], _ known: Set<String>, parent: String?
+    ) throws(YAMLFileError) {
+        for (key, _) in pairs {
+            let name = key.string ?? "?"
+            guard known.contains(name) else {
+                let path = parent.map { "\($0).\(name)" } ?? name
+                throw error(key.mark?.line, path, "unknown field; known: \(known.sorted().joined(separator: ", "))")
+            }
+        }
+    }
+
+    /// A scalar's text; with `nonEmpty`, empty text is an error too.
+    public func string(_ node: Node, field: String, nonEmpty: Bool = false) throws(YAMLFileError) -> String {
+        guard case .scalar(let scalar) = node, !(nonEmpty && scalar.string.isEmpty) else {
+            throw error(node.mark?.line, field, "should be text")
+        }
+        return scalar.string
+    }
+
+    public func strings(_ node: Node, field: String) throws(YAMLFileError) -> [String] {
+        guard case .sequence(let sequence) = node else {
+            throw error(node.mark?.line, field, "should be a list, e.g. [bus]")
+        }
+        var values: [String] = []
+        for item in sequence { values.append(try string(item, field: field)) }
+        return values
+    }
+
+    public func integer(_ node: Node, field: String, minimum: Int = 0) throws(YAMLFileError) -> Int {
+        guard let text = node.string, let value = Int(text) else {
+            throw error(node.mark?.line, field, "'\(node.string ?? "?")' is not a whole number")
+        }
+        guard value >= minimum else { throw error(node.mark?.line, field, "must be at least \(minimum)") }
+        return value
+    }
+
+    /// A positive number of seconds, fractions allowed.
+    public func seconds(_ node: Node, field: String) throws(YAMLFileError) -> Duration {
+        guard let text = node.string, let value = Double(text), value > 0, value.isFinite else {
+            throw error(node.mark?.line, field, "'\(node.string ?? "?")' is not a positive number of seconds")
+        }
+        return .milliseconds(Int64(value * 1000))
+    }
+
+    public func bool(_ node: Node, field: String) throws(YAMLFileError) -> Bool {
+        switch node.string {
+        case "true", "yes": return true
+        case "false", "no": return false
+        default: throw error(node.mark?.line, field, "'\(node.string ?? "?")' is not true or false")
+        }
+    }
+}
+
+extension [(key: Node, value: Node)] {
+    /// The value of the key `name`, if the mapping has it.
+    public subscript(_ name: String) -> Node? { first { $0.key.string == name }?.value }
+}
