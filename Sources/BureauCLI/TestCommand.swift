@@ -88,7 +88,15 @@ struct TestCommand: AsyncParsableCommand {
                     running = try await TestDeployment.processes(deployment, executable: UpCommand.executablePath())
                 }
             } catch {
-                throw CLIError("\(suite.file): cannot start the deployment: \(error)")
+                // Every scenario of the file fails with the reason; the other files still run.
+                let reason = "cannot start the deployment: \(error)"
+                for scenario in suite.scenarios {
+                    let result = ScenarioResult(
+                        file: suite.file, name: scenario.name, line: scenario.line, duration: .zero, failure: reason)
+                    print(result.summary)
+                    results.append(result)
+                }
+                continue
             }
             let runner = ScenarioRunner(fixture: running.fixture(router: router, options: options))
             results += await runner.run(suite) { result in print(result.summary) }

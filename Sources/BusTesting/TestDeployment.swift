@@ -110,7 +110,8 @@ public final class TestDeployment: Sendable {
         if let failure {
             await group.triggerGracefulShutdown()
             _ = try? await running.value
-            throw failure
+            // The directory goes with this function: say what the processes said first.
+            throw BusTestingError("\(failure)" + outputTails(in: location.processLogDirectory))
         }
         let client = try makeClient(location: location, logger: logger)
         return TestDeployment(
@@ -168,6 +169,19 @@ public final class TestDeployment: Sendable {
         client.close()
         if let group { Task { await group.triggerGracefulShutdown() } }
         daemon?.stop()
+    }
+
+    /// The last lines each process wrote, indented under its name.
+    private static func outputTails(in directory: String, lines: Int = 5) -> String {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+        var text = ""
+        for name in names where name.hasSuffix(".log") {
+            guard let content = try? String(contentsOfFile: directory + "/" + name, encoding: .utf8) else { continue }
+            let tail = content.split(separator: "\n").suffix(lines)
+            guard !tail.isEmpty else { continue }
+            text += "\n  \(name.dropLast(4)):\n" + tail.map { "    " + $0 }.joined(separator: "\n")
+        }
+        return text
     }
 
     private static func makeClient(location: BusLocation, logger: Logger) throws -> BusClient {

@@ -65,6 +65,24 @@ struct ScenarioCommandTests {
         #expect(!result.err.contains("starting a deployment"))
     }
 
+    @Test func aDeploymentThatCannotStartFailsItsFilesScenariosWithTheReason() async throws {
+        let directory = try TemporaryDirectory("scenarios")
+        let deployment = directory.file("broken.yaml")
+        try "processes:\n  bus:\n    command: bus --durability sometimes\nrestart:\n  max_restarts: 0\n"
+            .write(toFile: deployment, atomically: true, encoding: .utf8)
+        let result = try await BusProcess(directory: directory.path).run(
+            ["test", "\(Self.scenarios)/converter.yaml", "--file", deployment, "--junit", directory.file("r.xml")],
+            data: false)
+        let count = try ScenarioFile.load("\(Self.scenarios)/converter.yaml").scenarios.count
+        #expect(result.code == 1, "\(result.out)\n\(result.err)")
+        #expect(
+            result.out.contains("cannot start the deployment: bus kept failing before it was ready"), "\(result.out)")
+        #expect(result.out.contains("unknown durability policy 'sometimes'"), "what the process said is in the report")
+        #expect(result.out.hasSuffix("0 passed, \(count) failed\n"), "\(result.out)")
+        let xml = try String(contentsOfFile: directory.file("r.xml"), encoding: .utf8)
+        #expect(xml.contains(#"failures="\#(count)""#))
+    }
+
     @Test func scenariosRunAgainstADeploymentThatIsAlreadyUp() async throws {
         let directory = try TemporaryDirectory("scenarios")
         let bus = BusProcess(directory: directory.path)
