@@ -64,16 +64,20 @@ public struct ProcessSpec: Sendable, Equatable {
 public struct RestartPolicy: Sendable, Equatable {
     public var initialBackoff: Duration
     public var maximumBackoff: Duration
-    /// Restarts allowed before the process is left stopped as crash-looping.
+    /// Failures in a row allowed before the process is left stopped as crash-looping.
     public var maximumRestarts: Int
+    /// A process that ran at least this long before it failed starts counting afresh: a crash
+    /// a day apart from the last is not a crash loop.
+    public var resetAfter: Duration
 
     public init(
         initialBackoff: Duration = .milliseconds(500), maximumBackoff: Duration = .seconds(15),
-        maximumRestarts: Int = 5
+        maximumRestarts: Int = 5, resetAfter: Duration = .seconds(60)
     ) {
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
         self.maximumRestarts = maximumRestarts
+        self.resetAfter = resetAfter
     }
 
     /// The wait before restart number `restart` (1-based): doubling from the initial backoff, capped.
@@ -119,6 +123,7 @@ extension Deployment {
           initial_backoff_ms: 500
           max_backoff_ms: 15000
           max_restarts: 5
+          reset_after_s: 60         # a process that ran this long before failing counts afresh
 
         ready_timeout_s: 60
         stop_timeout_s: 10

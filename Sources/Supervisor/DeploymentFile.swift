@@ -11,7 +11,7 @@ public typealias DeploymentError = YAMLFileError
 /// error names the file, the line and the field.
 public enum DeploymentFile {
     static let processFields: Set<String> = ["command", "depends_on", "ready", "ready_timeout_s", "restart"]
-    static let restartFields: Set<String> = ["initial_backoff_ms", "max_backoff_ms", "max_restarts"]
+    static let restartFields: Set<String> = ["initial_backoff_ms", "max_backoff_ms", "max_restarts", "reset_after_s"]
     static let topFields: Set<String> = ["processes", "restart", "ready_timeout_s", "stop_timeout_s", "log_max_bytes"]
 
     /// Parses the text of a deployment file; `file` names it in errors.
@@ -112,6 +112,8 @@ extension YAMLReader {
                 policy.initialBackoff = .milliseconds(try integer(value, field: "\(field).\(name)", minimum: 1))
             case "max_backoff_ms":
                 policy.maximumBackoff = .milliseconds(try integer(value, field: "\(field).\(name)", minimum: 1))
+            case "reset_after_s":
+                policy.resetAfter = try seconds(value, field: "\(field).\(name)")
             default:
                 policy.maximumRestarts = try integer(value, field: "\(field).\(name)")
             }

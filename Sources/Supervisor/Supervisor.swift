@@ -68,6 +68,8 @@ public final class Supervisor: Service, Sendable {
         var pid: pid_t = 0
         var state: State = .pending
         var restarts = 0
+        /// Failures since the process last ran for `restart.resetAfter`: what the limit counts.
+        var failuresInARow = 0
         var startedAt: ContinuousClock.Instant?
         var readyDetail: String?
         /// Stopped on purpose to start again with new arguments (a dependency moved).
@@ -370,14 +372,16 @@ public final class Supervisor: Service, Sendable {
             if signal == 0 && code == 0 {
                 return (.completed, waiters, nil, shared.set(name, .exited))
             }
-            let restarts = entry.restarts + 1
-            shared.entries[name]?.restarts = restarts
-            guard restarts <= entry.spec.restart.maximumRestarts else {
-                return (.giveUp(count: restarts), waiters, entry.spec.restart, shared.set(name, .crashLooping))
+            let ranLong = entry.startedAt.map { .now - $0 >= entry.spec.restart.resetAfter } ?? false
+            let failures = ranLong ? 1 : entry.failuresInARow + 1
+            shared.entries[name]?.failuresInARow = failures
+            shared.entries[name]?.restarts = entry.restarts + 1
+            guard failures <= entry.spec.restart.maximumRestarts else {
+                return (.giveUp(count: failures), waiters, entry.spec.restart, shared.set(name, .crashLooping))
             }
             _ = shared.set(name, .restarting)
-            let delay = entry.spec.restart.backoff(beforeRestart: restarts)
-            return (.restart(after: delay, count: restarts), waiters, entry.spec.restart, [])
+            let delay = entry.spec.restart.backoff(beforeRestart: failures)
+            return (.restart(after: delay, count: failures), waiters, entry.spec.restart, [])
         }
         for waiter in settledWaiters {
             waiter.resume(returning: shared.withLock { $0.entries[name]?.state ?? .stopped })
@@ -397,7 +401,7 @@ public final class Supervisor: Service, Sendable {
                 : "restarting in \(Self.milliseconds(delay)) ms (restart \(count) of \(policy?.maximumRestarts ?? 0))"
         case .giveUp(let count):
             message =
-                "crash-looping: failed \(count) times; not restarting (max_restarts \(policy?.maximumRestarts ?? 0)); "
+                "crash-looping: failed \(count) times in a row; not restarting (max_restarts \(policy?.maximumRestarts ?? 0)); "
                 + "see \(output.path(of: name))"
         }
         say("\(name) (pid \(pid)) \(how); \(message)")

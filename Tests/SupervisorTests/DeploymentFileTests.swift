@@ -32,6 +32,7 @@ struct DeploymentFileTests {
             restart:
               initial_backoff_ms: 50
               max_backoff_ms: 400
+              reset_after_s: 30
             stop_timeout_s: 3
             log_max_bytes: 65536
             """)
@@ -42,7 +43,8 @@ struct DeploymentFileTests {
         #expect(
             worker.restart
                 == RestartPolicy(
-                    initialBackoff: .milliseconds(50), maximumBackoff: .milliseconds(400), maximumRestarts: 1))
+                    initialBackoff: .milliseconds(50), maximumBackoff: .milliseconds(400), maximumRestarts: 1,
+                    resetAfter: .seconds(30)))
         #expect(deployment.processes[0].restart.maximumRestarts == 5)
         #expect(deployment.stopTimeout == .seconds(3))
         #expect(deployment.logMaxBytes == 65536)

@@ -151,7 +151,38 @@ struct SupervisorProcessTests {
         }
         #expect(delays == ["50", "100", "200", "200"], "doubling, capped at 200 ms: \(output)")
         #expect(output.contains("broken"))
-        #expect(output.contains("crash-looping: failed 5 times; not restarting (max_restarts 4)"))
+        #expect(output.contains("crash-looping: failed 5 times in a row; not restarting (max_restarts 4)"))
+        supervisor.signal(SIGTERM)
+        #expect(await supervisor.exitCode(within: .seconds(30)) == 0)
+    }
+
+    @Test func aProcessThatRanLongEnoughBeforeFailingStartsCountingAfresh() async throws {
+        let directory = try TemporaryDirectory("up-reset")
+        let file = directory.file("bureau.yaml")
+        // `send` with no bus waits 0.6 s for an answer, then fails: longer than reset_after_s.
+        try """
+        processes:
+          flaky:
+            command: [send, "bureau://converter/amount?value=1&currency=EUR", --timeout, "0.6"]
+            ready: false
+        restart:
+          initial_backoff_ms: 50
+          max_restarts: 1
+          reset_after_s: 0.3
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let supervisor = try ChildProcess(
+            BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", directory.file("data")],
+            directory: directory.path, name: "up")
+        defer { supervisor.signal(SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        func restarts() -> Int { supervisor.standardOutput.components(separatedBy: "restarting in 50 ms").count - 1 }
+        while restarts() < 4, ContinuousClock.now < deadline, supervisor.isRunning {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let output = supervisor.standardOutput
+        #expect(restarts() >= 4, "past max_restarts 1, each failure the first in a row: \(output)")
+        #expect(output.contains("restart 1 of 1"))
+        #expect(!output.contains("crash-looping"), "\(output)")
         supervisor.signal(SIGTERM)
         #expect(await supervisor.exitCode(within: .seconds(30)) == 0)
     }
