@@ -138,6 +138,19 @@ struct TerminalSessionTests {
                 $0.contains("● connected") && $0.contains("rates.RatesPublished")
             }
 
+            // The window shrinks (SIGWINCH): the screen is laid out again for 100×30, the status
+            // line on the new last row; then back to 120×36.
+            func statusRow(_ screen: String) -> Int? {
+                screen.split(separator: "\n", omittingEmptySubsequences: false).firstIndex {
+                    $0.contains("● connected")
+                }
+            }
+            try await tmux.run(["resize-window", "-t", "tui", "-x", "100", "-y", "30"])
+            let small = try await tmux.waitFor("the status line on row 30 of 30") { statusRow($0) == 29 }
+            #expect(small.split(separator: "\n").allSatisfy { $0.count <= 100 })
+            try await tmux.run(["resize-window", "-t", "tui", "-x", "120", "-y", "36"])
+            try await tmux.waitFor("the status line on row 36 of 36") { statusRow($0) == 35 }
+
             // Add EUR/USD through the picker: base, then quote, typing to filter.
             try await tmux.type("a")
             try await tmux.waitFor("Watch a pair: base currency")
@@ -213,6 +226,25 @@ struct TerminalSessionTests {
             try await tmux.press("Enter")
             let modesAfterSignal = try await tmux.waitFor("icanon echo")
             #expect(!modesAfterSignal.contains("-icanon"))
+
+            // And once more, crashing (SIGABRT, as a failed precondition would): restored too.
+            try await tmux.type(
+                "clear; ulimit -c 0; sh -c 'echo $$ > \(pidFile); exec \(bureau) tui --data \(data)'")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("● connected")
+            let crashing = try #require(
+                Files.read(pidFile).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            #expect(crashing != pid)
+            kill(crashing, SIGABRT)
+            try await tmux.waitFor("the shell prompt after a crash") {
+                $0.split(separator: "\n").last?.hasPrefix("tui-test$") == true
+            }
+            let afterCrash = try await tmux.run(["display", "-p", "-t", "tui", "#{alternate_on}"])
+            #expect(afterCrash.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            try await tmux.type("clear; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)$' | tr '\\n' ' '; echo")
+            try await tmux.press("Enter")
+            let modesAfterCrash = try await tmux.waitFor("icanon echo")
+            #expect(!modesAfterCrash.contains("-icanon"))
         } catch {
             await tmux.kill()
             throw error
