@@ -6,10 +6,11 @@ public struct Bureau: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "bureau",
         abstract: "A bureau de change that runs as cooperating processes on an event bus.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Every process finds the bus through the data directory: --data DIR, else the
             BUREAU_DATA environment variable, else .bureau in the working directory.
-            """,
+            """),
         version: "0.1.0",
         subcommands: [
             UpCommand.self,

@@ -10,17 +10,20 @@ struct BusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bus",
         abstract: "Run the bus daemon: sequence, store and publish every event.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             The daemon is the only writer of the log in <data>/log and serves the bus on ipc
             sockets in <data>/run (owner-only). It stops cleanly on SIGTERM or SIGINT, with
             everything it acknowledged made durable.
 
             Durability policies:
-              always        fdatasync before acknowledging; events that arrive together share
-                            one fdatasync (group commit). Acknowledged events survive a power cut.
-              interval=MS   acknowledge once written; fdatasync at most every MS milliseconds.
+              always        fdatasync before acknowledging; events that arrive
+                            together share one fdatasync (group commit).
+                            Acknowledged events survive a power cut.
+              interval=MS   acknowledge once written; fdatasync at most every
+                            MS milliseconds.
               never         leave writing back to the operating system.
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions

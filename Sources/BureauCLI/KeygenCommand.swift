@@ -6,10 +6,11 @@ struct KeygenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
         abstract: "Make a CURVE key pair for TCP between machines.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Writes NAME.key (the secret key, mode 0600) and NAME.pub (the public key). Give the
             daemon its .key with --curve-secret-file and the clients' .pub lines with --allow-keys.
-            """
+            """)
     )
 
     @Argument(help: "The file name stem, e.g. bus or client-1.")

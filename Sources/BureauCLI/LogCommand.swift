@@ -8,11 +8,12 @@ struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Inspect the event log.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             show, stats, verify and export read the segment files directly: they work with or
             without a running bus, and see only records whose checksum holds. tail follows the
             live bus. import builds a new log from an export.
-            """,
+            """),
         subcommands: [LogShow.self, LogTail.self, LogStats.self, LogVerify.self, LogExport.self, LogImport.self]
     )
 }
@@ -21,7 +22,8 @@ struct LogShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print events from the log, one per line.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Lines read: position, commit time, type, payload. With --json each line is a JSON
             object: position, id, type, time, producer, causation, correlation, and the payload
             in protobuf's JSON mapping (an unknown type has "unknown": true and "payloadBase64").
@@ -34,7 +36,7 @@ struct LogShow: AsyncParsableCommand {
               bureau log show --from 1200 --to 1210
               bureau log show --type bureau.reservations. --json
               bureau log show --correlation 5f0c2a4e-8d1b-4c7e-9a3f-2b6d8e1f0a47
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions

@@ -10,7 +10,8 @@ struct LogExport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write events as JSON lines, losslessly: a log excerpt for a bug report.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             One JSON object per line: position, id, type, time, producer, causation, correlation, \
             the payload in protobuf's JSON mapping (an unknown type has "unknown": true and \
             "payloadBase64"), and "envelope": the stored record's bytes in base64, so that \
@@ -22,7 +23,7 @@ struct LogExport: AsyncParsableCommand {
             Examples:
               bureau log export --to 1200 > excerpt.jsonl
               bureau log export --from 1100 --to 1200 --data /srv/bureau > around-the-bug.jsonl
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions
@@ -66,7 +67,8 @@ struct LogImport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Build a new log from JSON lines that `bureau log export` wrote.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Reproduces every event as it was committed: position, id, type, payload, producer, \
             causation, correlation and commit time, so that `bureau replay` on the new data \
             directory gives the same states. The "envelope" field is used when present; a line \
@@ -79,7 +81,7 @@ struct LogImport: AsyncParsableCommand {
             Examples:
               bureau log import excerpt.jsonl --data ./repro
               bureau replay --verify --data ./repro
-            """
+            """)
     )
 
     @Argument(help: "The JSON lines file, or - for standard input.") var file: String

@@ -9,11 +9,12 @@ struct PublishCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
         abstract: "Publish one event from a shell and print its position.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             The payload is given in protobuf's JSON mapping, e.g.
               bureau publish --type bureau.watchlist.PairAddRequested --json '{"base":"EUR","quote":"USD"}'
             `bureau publish --list-types` prints every type this build knows.
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions

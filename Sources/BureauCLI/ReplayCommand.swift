@@ -8,7 +8,8 @@ struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Rebuild reducer states and read models at a position, or verify the reducers against the log.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Reads the log files alone: no bus and no other process is needed, and a running \
             deployment is not disturbed.
 
@@ -31,7 +32,7 @@ struct ReplayCommand: AsyncParsableCommand {
               bureau replay --to-time 2026-11-22T02:20:00Z
               bureau replay --verify                  check today's reducers against history
               bureau replay --verify --module reservations --data /srv/bureau
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions

@@ -10,13 +10,14 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Host feature reducers (any subset) in this process.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Each reducer catches up from its snapshot in <data>/snapshots, then follows the bus;
             killing the process at any moment loses no output and duplicates none. A module can
             be hosted by one process at a time. Stops cleanly on SIGTERM or SIGINT.
 
             Modules: \(Composition.registry().hostable.joined(separator: ", "))
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions

@@ -8,7 +8,8 @@ struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Send a command URL and print the answer.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Routes the URL to its module's request event, publishes it, and waits for the answer
             correlated with it: an accepted fact (exit 0) or a rejection (exit 1). With
             --outcome, also waits for the later outcome (a booking confirmed or failed). A URL
@@ -18,7 +19,7 @@ struct SendCommand: AsyncParsableCommand {
               bureau send 'bureau://watchlist/add?base=EUR&quote=USD'
               bureau send 'bureau://reservations/reserve?base=EUR&quote=USD&amount=500.00&rate=1.0832' --outcome
             `bureau commands` lists every command.
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions

@@ -18,12 +18,13 @@ struct ServeRates: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rates",
         abstract: "Serve ECB reference rates from the shipped history, advancing at a pace.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Paths, as the ECB's: \(RatesServer.dailyPath) (the fixing of "today") and
             \(RatesServer.ninetyDayPath) (90 days, newest first). "Today" starts at --start
             and moves --pace days per second, wrapping round at the end of the history.
             History: European Central Bank euro reference rates, 1999-01-04 to 2026-10-30.
-            """
+            """)
     )
 
     @OptionGroup var readiness: ReadinessOptions
@@ -78,10 +79,11 @@ struct ServeBooking: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "booking",
         abstract: "Serve the booking API: idempotent by key, with latency and failures on request.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             POST /reservations (header Idempotency-Key), POST /reservations/{id}/cancel,
             GET /reservations/{id}, GET /reservations. Bookings are kept in memory.
-            """
+            """)
     )
 
     @OptionGroup var readiness: ReadinessOptions

@@ -9,21 +9,22 @@ struct TestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Run scenario files (given / when / expect) against a real deployment.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Each file runs against a fresh multi-process deployment on a temporary directory
-            (the bus, the reducers, the booking server and adapter; no rates adapter, so that
-            the rates are the ones the scenarios give), or, with --data, against a deployment
-            that is already running. Its scenarios run in order and share that deployment.
+            (the bus, the reducers, the booking server and adapter; no rates adapter, so that the rates
+            are the ones the scenarios give), or, with --data, against a deployment that is already
+            running. Its scenarios run in order and share that deployment.
 
-            Prints one line per scenario and a summary `N passed, N failed`; exits 1 when a
-            scenario failed, 64 when a file is not a valid scenario file. The format is in
+            Prints one line per scenario and a summary `N passed, N failed`; exits 1 when a scenario
+            failed, 64 when a file is not a valid scenario file. The format is in
             Schemas/scenario.schema.json and README.md; Tests/Scenarios/ has examples.
 
             Examples:
               bureau test Tests/Scenarios/*.yaml
               bureau test Tests/Scenarios/watchlist.yaml --junit report.xml
               bureau test my.yaml --data .bureau     # against `bureau up`'s deployment
-            """
+            """)
     )
 
     /// What each file runs against unless --file names another deployment.

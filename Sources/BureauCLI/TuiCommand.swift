@@ -14,14 +14,15 @@ struct TuiCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tui",
         abstract: "The terminal front-end: watchlist, converter, reservations, alerts and the bus live.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Every action is a command URL sent through the same router as `bureau send`; press ? for
             the keys. Colours follow NO_COLOR and TERM=dumb. Log lines go to DATA/logs/tui.log so
             that they do not disturb the screen.
 
             Keys:
             \(KeyBindings.all.map { "  \($0.keys.padding(toLength: 18, withPad: " ", startingAt: 0)) \($0.action)" }.joined(separator: "\n"))
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions

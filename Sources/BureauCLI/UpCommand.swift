@@ -9,7 +9,8 @@ struct UpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "up",
         abstract: "Run the whole deployment: every process, in dependency order, supervised.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Without --file, runs the built-in default deployment (`bureau init` writes it out as
             bureau.yaml to edit): the bus, the rates and booking servers, the reducers, the rates
             and booking adapters, and the front-end in this terminal.
@@ -29,7 +30,7 @@ struct UpCommand: AsyncParsableCommand {
               bureau up                    # the default deployment with the front-end
               bureau up --no-tui           # no front-end: stream every process's output
               bureau up --file bureau.yaml --data /tmp/demo
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions
@@ -180,10 +181,11 @@ struct LogsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logs",
         abstract: "Print the output of a running deployment's processes; -f follows it.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Without PROCESS, every process's output, each line prefixed with its name. The
             files live in DATA/logs/NAME.log (older ones NAME.log.1 … .3).
-            """
+            """)
     )
 
     @OptionGroup var global: GlobalOptions
