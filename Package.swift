@@ -311,7 +311,8 @@ let package = Package(
             name: "BusTestingTests",
             dependencies: [
                 "BusTesting", "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature",
-                "AlertsFeature", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                "AlertsFeature", "ConverterFeature", "ReservationsFeature",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),

@@ -60,24 +60,25 @@ struct TestCommand: AsyncParsableCommand {
         Double = 10
 
     func validate() throws {
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number") }
+        guard timeout >= 0.001, timeout <= 3600 else {
+            throw ValidationError("--timeout must be a number of seconds from 0.001 to 3600")
+        }
         guard data == nil || deploymentPath == nil else {
             throw ValidationError("--data runs against a deployment that is already up; --file starts one: pick one")
         }
     }
 
     func run() async throws {
+        let router = Composition.registry().router
         var suites: [ScenarioSuite] = []
         do {
-            for path in files { suites.append(try ScenarioFile.load(path)) }
+            for path in files { suites.append(try ScenarioFile.load(path, router: router)) }
         } catch {
             throw usageError(error.description)
         }
         let deployment = try loadDeployment()
         var options = BusFixture.Options()
         options.timeout = .milliseconds(Int64(timeout * 1000))
-        options.process = "bureau-test"
-        let router = Composition.registry().router
         var results: [ScenarioResult] = []
         for suite in suites {
             let running: TestDeployment

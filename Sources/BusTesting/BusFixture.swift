@@ -28,8 +28,6 @@ public final class BusFixture: Sendable {
         /// How long an exhaustive `expect` listens for anything unexpected after the last expected event.
         public var quiet: Duration = .milliseconds(300)
         public var exhaustivity: Exhaustivity = .exhaustive
-        /// The producer process named in the envelopes the fixture publishes.
-        public var process = "bus-test"
 
         public init() {}
     }
@@ -108,11 +106,10 @@ public final class BusFixture: Sendable {
         let timeout = timeout ?? options.timeout
         let start = ContinuousClock.now
         let inChain: @Sendable (StoredEvent) -> Bool = { $0.correlation == stimulus.id }
-        // Until every pattern is matched; in exhaustive mode also stop early at the first
-        // unexpected event (the quiet period below then gathers what else comes).
+        // Until every pattern is matched or the timeout: an event still on its way is not
+        // reported missing because an unexpected one came first.
         var (events, lastPosition) = try await collect(after: stimulus.position, until: .now + timeout) { events in
-            let assignment = Assignment(patterns: patterns, events: events.filter(inChain))
-            return assignment.missing.isEmpty || (exhaustivity == .exhaustive && !assignment.unexpected.isEmpty)
+            Assignment(patterns: patterns, events: events.filter(inChain)).missing.isEmpty
         }
         if exhaustivity == .exhaustive {
             events += try await collect(after: lastPosition, until: .now + options.quiet) { _ in false }.events
@@ -185,6 +182,8 @@ public final class BusFixture: Sendable {
             }
             group.addTask { try? await Task.sleep(until: deadline) }
             try await group.next()
+            // Buffered events would keep the reader going; end the stream itself.
+            subscription.cancel()
             group.cancelAll()
         }
         let events = collected.events.withLock { $0 }
@@ -205,25 +204,35 @@ private final class Collected: Sendable {
     let events = Mutex<[StoredEvent]>([])
 }
 
-/// Events matched to patterns: each event, in order, to the first pattern still unmatched that it fits.
+/// Events matched to patterns, as many as can be: a maximum bipartite matching (augmenting
+/// paths), so that the order events arrive in never decides whether they match.
 struct Assignment {
     let matched: [Int: StoredEvent]
     let unexpected: [StoredEvent]
     let missing: [Int]
 
     init(patterns: [EventPattern], events: [StoredEvent]) {
-        var matched: [Int: StoredEvent] = [:]
-        var unexpected: [StoredEvent] = []
-        for event in events {
-            if let index = patterns.indices.first(where: { matched[$0] == nil && patterns[$0].matches(event) }) {
-                matched[index] = event
-            } else {
-                unexpected.append(event)
+        let fits = events.map { event in patterns.indices.filter { patterns[$0].matches(event) } }
+        var eventOf = [Int?](repeating: nil, count: patterns.count)
+        func augment(_ event: Int, _ visited: inout [Bool]) -> Bool {
+            for pattern in fits[event] where !visited[pattern] {
+                visited[pattern] = true
+                if let holder = eventOf[pattern], !augment(holder, &visited) { continue }
+                eventOf[pattern] = event
+                return true
             }
+            return false
         }
+        for event in events.indices {
+            var visited = [Bool](repeating: false, count: patterns.count)
+            _ = augment(event, &visited)
+        }
+        var matched: [Int: StoredEvent] = [:]
+        for (pattern, event) in eventOf.enumerated() { if let event { matched[pattern] = events[event] } }
+        let used = Set(eventOf.compactMap { $0 })
         self.matched = matched
-        self.unexpected = unexpected
-        missing = patterns.indices.filter { matched[$0] == nil }
+        unexpected = events.indices.filter { !used.contains($0) }.map { events[$0] }
+        missing = patterns.indices.filter { eventOf[$0] == nil }
     }
 }
 

@@ -128,7 +128,7 @@ extension JSONValue {
         case .object(let members): return members.allSatisfy { $0.1.isDefault || $0.1.isWildcard }
         default:
             guard let text = scalarText else { return false }
-            return ["", "0", "false", "null"].contains(text) || text.hasSuffix("_UNSPECIFIED")
+            return ["", "false", "null"].contains(text) || text.hasSuffix("_UNSPECIFIED") || Double(text) == 0
         }
     }
 

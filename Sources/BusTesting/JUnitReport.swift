@@ -40,22 +40,17 @@ public enum JUnitReport {
 
     static func escape(_ text: String) -> String {
         var result = ""
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
             case ">": result += "&gt;"
             case "\"": result += "&quot;"
             case "'": result += "&apos;"
-            default:
-                // XML 1.0 has no place for most control characters, even escaped.
-                if let scalar = character.unicodeScalars.first, scalar.value < 0x20,
-                    !["\n", "\t", "\r"].contains(character)
-                {
-                    result += "?"
-                } else {
-                    result.append(character)
-                }
+            // XML 1.0 has no place for most control characters, even escaped.
+            case "\n", "\t", "\r": result.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20: result += "?"
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result

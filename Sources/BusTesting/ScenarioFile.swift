@@ -1,4 +1,5 @@
 import BureauSchemas
+import Bus
 import Foundation
 import Runtime
 import YAMLFile
@@ -17,16 +18,33 @@ public enum ScenarioFile {
     static let stepFields: Set<String> = ["type", "payload", "command"]
     static let expectFields: Set<String> = ["type", "fields", "capture"]
 
-    /// Reads and parses the file at `path`.
-    public static func load(_ path: String) throws(ScenarioFileError) -> ScenarioSuite {
+    /// Reads and parses the file at `path`; see ``parse(_:file:router:)``.
+    public static func load(_ path: String, router: CommandRouter? = nil) throws(ScenarioFileError) -> ScenarioSuite {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ScenarioFileError(file: path, line: nil, field: nil, problem: "cannot read the file")
         }
-        return try parse(text, file: path)
+        return try parse(text, file: path, router: router)
     }
 
-    /// Parses the text of a scenario file; `file` names it in errors.
-    public static func parse(_ text: String, file: String) throws(ScenarioFileError) -> ScenarioSuite {
+    /// Parses the text of a scenario file; `file` names it in errors. With a `router`, every
+    /// command URL without a `${variable}` must route, so that a typo fails before anything starts.
+    public static func parse(
+        _ text: String, file: String, router: CommandRouter? = nil
+    ) throws(ScenarioFileError) -> ScenarioSuite {
+        let suite = try parseUnchecked(text, file: file)
+        guard let router else { return suite }
+        let steps = suite.given + suite.scenarios.flatMap { $0.given + [$0.when] }
+        for case .command(let url, let line) in steps where !url.contains("${") {
+            do {
+                _ = try router.route(url)
+            } catch {
+                throw ScenarioFileError(file: file, line: line, field: "command", problem: error.description)
+            }
+        }
+        return suite
+    }
+
+    static func parseUnchecked(_ text: String, file: String) throws(ScenarioFileError) -> ScenarioSuite {
         let reader = YAMLReader(file: file)
         let root = try reader.root(of: text)
         let top = try reader.mapping(root, field: nil)
@@ -83,13 +101,8 @@ extension YAMLReader {
             }
             exhaustive = value
         }
-        var timeout: Duration?
-        if let seconds = fields["timeout_s"] {
-            guard let value = seconds.string.flatMap(Double.init), value > 0, value.isFinite else {
-                throw error(
-                    seconds.mark?.line, label + ".timeout_s", "'\(seconds.string ?? "?")' is not a positive number")
-            }
-            timeout = .milliseconds(Int64(value * 1000))
+        let timeout = try optional(fields["timeout_s"]) { node throws(ScenarioFileError) in
+            try seconds(node, field: label + ".timeout_s", maximum: 3600)
         }
         return Scenario(
             name: name, line: node.mark?.line ?? 0, given: try steps(fields["given"], field: label + ".given"),
@@ -119,7 +132,8 @@ extension YAMLReader {
         case (nil, let type?):
             let name = try eventType(type, field: field + ".type")
             let payload = try fields["payload"].map { node throws(ScenarioFileError) in
-                try json(node, field: field + ".payload")
+                try fieldNames(node, of: name, field: field + ".payload")
+                return try json(node, field: field + ".payload")
             }
             return .event(type: name, payload: payload ?? .object([]), line: line)
         default:
@@ -133,7 +147,8 @@ extension YAMLReader {
         guard let typeNode = fields["type"] else { throw error(node.mark?.line, field + ".type", "is missing") }
         let type = try eventType(typeNode, field: field + ".type")
         let pattern = try fields["fields"].map { node throws(ScenarioFileError) in
-            try json(node, field: field + ".fields")
+            try fieldNames(node, of: type, field: field + ".fields")
+            return try json(node, field: field + ".fields")
         }
         var captures: [(variable: String, path: String)] = []
         if let captureNode = fields["capture"] {
@@ -149,6 +164,21 @@ extension YAMLReader {
         }
         return ExpectedEvent(
             type: type, fields: pattern ?? .object([]), captures: captures, line: node.mark?.line ?? 0)
+    }
+
+    /// Fails on a key that is not a field of `type` (in protobuf's JSON mapping): a misspelt
+    /// field in a pattern would otherwise match an absent one and check nothing.
+    func fieldNames(_ node: Node, of type: String, field: String) throws(ScenarioFileError) {
+        guard let messageType = SchemaRegistry.messageType(named: type) else { return }
+        for (key, _) in try mapping(node, field: field) {
+            let name = try text(key, field: field)
+            // null is every field's default, so this decodes exactly when the field exists.
+            do {
+                _ = try messageType.init(jsonString: "{\(JSONText.quoted(name)):null}")
+            } catch {
+                throw self.error(key.mark?.line, "\(field).\(name)", "\(type) has no field '\(name)'")
+            }
+        }
     }
 
     func eventType(_ node: Node, field: String) throws(ScenarioFileError) -> String {

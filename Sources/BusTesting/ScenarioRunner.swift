@@ -227,10 +227,12 @@ struct ScenarioFailure: Error, CustomStringConvertible {
 }
 
 extension JSONValue {
-    /// The value at a dotted path (`reservationId`, `rates.0.rate`); nil where there is none.
+    /// The value at a dotted path (`reservationId`, `rates.0.rate`, or `rates[0].rate` as
+    /// failure reports write it); nil where there is none.
     func value(at path: String) -> JSONValue? {
         var current: JSONValue? = self
-        for key in path.split(separator: ".") {
+        let keys = path.replacingOccurrences(of: "[", with: ".").replacingOccurrences(of: "]", with: "")
+        for key in keys.split(separator: ".") {
             switch current {
             case .object: current = current?[String(key)]
             case .array(let items):

@@ -48,7 +48,13 @@ public final class TestDeployment: Sendable {
         var configuration = BusDaemon.Configuration(location: location)
         configuration.heartbeatInterval = .milliseconds(100)
         let daemon = try BusDaemon(configuration: configuration, logger: logger).start()
-        let client = try makeClient(location: location, logger: logger)
+        let client: BusClient
+        do {
+            client = try makeClient(location: location, logger: logger)
+        } catch {
+            daemon.stop()
+            throw error
+        }
         var hosted: [any Service] = []
         do {
             for module in modules {
@@ -113,7 +119,14 @@ public final class TestDeployment: Sendable {
             // The directory goes with this function: say what the processes said first.
             throw BusTestingError("\(failure)" + outputTails(in: location.processLogDirectory))
         }
-        let client = try makeClient(location: location, logger: logger)
+        let client: BusClient
+        do {
+            client = try makeClient(location: location, logger: logger)
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = try? await running.value
+            throw error
+        }
         return TestDeployment(
             location: location, client: client, directory: directory, daemon: nil, group: group, running: running)
     }
@@ -154,12 +167,14 @@ public final class TestDeployment: Sendable {
             return !stopped
         }
         guard first else { return }
-        client.close()
+        // Hosted modules publish through the client: stop them before closing it.
         if let group {
             await group.triggerGracefulShutdown()
             _ = try? await running?.value
         }
+        client.close()
         daemon?.stop()
+        if let directory { TemporaryDirectory.remove(directory.path) }
     }
 
     deinit {

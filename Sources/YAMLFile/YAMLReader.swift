@@ -93,12 +93,14 @@ public struct YAMLReader: Sendable {
         return value
     }
 
-    /// A positive number of seconds, fractions allowed.
-    public func seconds(_ node: Node, field: String) throws(YAMLFileError) -> Duration {
-        guard let text = node.string, let value = Double(text), value > 0, value.isFinite else {
-            throw error(node.mark?.line, field, "'\(node.string ?? "?")' is not a positive number of seconds")
+    /// A number of seconds from 0.001 to `maximum`, fractions allowed.
+    public func seconds(_ node: Node, field: String, maximum: Double = 86_400) throws(YAMLFileError) -> Duration {
+        guard let text = node.string, let value = Double(text), value >= 0.001, value <= maximum else {
+            throw error(
+                node.mark?.line, field,
+                "'\(node.string ?? "?")' is not a number of seconds from 0.001 to \(Int(maximum))")
         }
-        return .milliseconds(Int64(value * 1000))
+        return .milliseconds(Int64((value * 1000).rounded()))
     }
 
     public func bool(_ node: Node, field: String) throws(YAMLFileError) -> Bool {

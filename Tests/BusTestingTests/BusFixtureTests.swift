@@ -98,6 +98,22 @@ struct BusFixtureTests {
         }
     }
 
+    @Test func eventsMatchPatternsWhateverTheOrderTheyArriveIn() async throws {
+        try await withFixture { fixture, _ in
+            try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
+            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=USD&above=1.2")
+            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=GBP&above=0.9")
+            // The USD alert triggers first and fits both patterns; taking the first pattern
+            // would leave the GBP event without one.
+            try await fixture.when(
+                Emitted(rates(["USD": "1.25", "GBP": "0.95"], asOf: "2026-10-31")),
+                expect: [
+                    EventPattern(type: "bureau.alerts.AlertTriggered"),
+                    EventPattern(type: "bureau.alerts.AlertTriggered", fields: .object([("quote", .string("USD"))])),
+                ])
+        }
+    }
+
     @Test func expectingNothingPassesOnlyWhenTheChainStaysEmpty() async throws {
         try await withFixture { fixture, deployment in
             let first = try await fixture.when(Emitted(rates(["USD": "1.1172"])))

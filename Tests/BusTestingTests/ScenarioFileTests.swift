@@ -1,9 +1,17 @@
+import AlertsFeature
 import BusTesting
+import ConverterFeature
+import ReservationsFeature
 import Runtime
 import Testing
+import WatchlistFeature
 
 /// Reading scenario files: what they say, and errors that name the file, the line and the field.
 @Suite struct ScenarioFileTests {
+    static let router = ModuleRegistry([
+        WatchlistModule.make(), ConverterModule.make(), ReservationsModule.make(), AlertsModule.make(),
+    ]).router
+
     func error(_ text: String) -> String {
         do {
             _ = try ScenarioFile.parse(text, file: "s.yaml")
@@ -26,8 +34,8 @@ import Testing
                 when:
                   command: bureau://watchlist/add?base=EUR&quote=USD
                 expect:
-                  - type: bureau.watchlist.PairAdded
-                    fields: { base: EUR, quote: "USD", flag: true, nothing: ~ }
+                  - type: bureau.watchlist.PairRejected
+                    fields: { base: EUR, quote: "USD", message: true, reason: ~ }
                     capture: { pair: quote }
                 exhaustive: false
                 timeout_s: 2.5
@@ -53,7 +61,7 @@ import Testing
         #expect(
             scenario.expect[0].fields
                 == .object([
-                    ("base", .string("EUR")), ("quote", .string("USD")), ("flag", .bool(true)), ("nothing", .null),
+                    ("base", .string("EUR")), ("quote", .string("USD")), ("message", .bool(true)), ("reason", .null),
                 ]))
         #expect(scenario.expect[0].captures.map(\.variable) == ["pair"])
     }
@@ -79,7 +87,7 @@ import Testing
         )
         #expect(
             error("scenarios:\n  - name: a\n    when: { command: bureau://x/y }\n    expect: []\n    timeout_s: soon\n")
-                == "s.yaml:5: scenario 'a'.timeout_s: 'soon' is not a positive number")
+                == "s.yaml:5: scenario 'a'.timeout_s: 'soon' is not a number of seconds from 0.001 to 3600")
         #expect(
             error(
                 "scenarios:\n  - name: a\n    when: { command: bureau://x/y }\n    expect: []\n"
@@ -92,10 +100,42 @@ import Testing
                 == "s.yaml:6: scenario 'a'.expect[0].capture: 'a-b' is not a variable name (letters, digits and _)")
     }
 
+    @Test func aFieldTheEventDoesNotHaveIsAMistakeNotAWildcard() {
+        #expect(
+            error(
+                "scenarios:\n  - name: a\n    when: { command: bureau://x/y }\n    expect:\n"
+                    + "      - type: bureau.watchlist.PairAdded\n        fields:\n          base: EUR\n          qoute: USD\n"
+            )
+                == "s.yaml:8: scenario 'a'.expect[0].fields.qoute: bureau.watchlist.PairAdded has no field 'qoute'")
+        #expect(
+            error(
+                "scenarios:\n  - name: a\n    when: { type: bureau.watchlist.PairAddRequested, payload: { bse: EUR } }\n"
+                    + "    expect: []\n")
+                == "s.yaml:3: scenario 'a'.when.payload.bse: bureau.watchlist.PairAddRequested has no field 'bse'")
+    }
+
+    @Test func withARouterEveryCommandWithoutVariablesMustRoute() throws {
+        let router = ModuleRegistry([WatchlistModule.make()]).router
+        let text = """
+            scenarios:
+              - name: a
+                when: { command: "bureau://watchlist/ad?base=EUR&quote=USD" }
+                expect: []
+            """
+        #expect(throws: Never.self) { try ScenarioFile.parse(text, file: "s.yaml") }
+        #expect(
+            throws: ScenarioFileError(
+                file: "s.yaml", line: 3, field: "command",
+                problem: "module watchlist has no command 'ad'; it has: add, remove")
+        ) { try ScenarioFile.parse(text, file: "s.yaml", router: router) }
+        let later = text.replacingOccurrences(of: "watchlist/ad?base=EUR", with: "watchlist/ad?base=${base}")
+        #expect(throws: Never.self) { try ScenarioFile.parse(later, file: "s.yaml", router: router) }
+    }
+
     @Test func theProjectsScenarioFilesAllParse() throws {
         let directory = String(#filePath.split(separator: "/").dropLast(2).joined(separator: "/"))
         for name in ["watchlist", "converter", "reservations", "alerts"] {
-            let suite = try ScenarioFile.load("/\(directory)/Scenarios/\(name).yaml")
+            let suite = try ScenarioFile.load("/\(directory)/Scenarios/\(name).yaml", router: Self.router)
             #expect(!suite.scenarios.isEmpty, "\(name)")
         }
     }

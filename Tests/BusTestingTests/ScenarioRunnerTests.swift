@@ -99,11 +99,11 @@ struct ScenarioRunnerTests {
               - name: bad payload
                 when:
                   type: bureau.watchlist.PairAddRequested
-                  payload: { base: EUR, colour: red }
+                  payload: { base: [EUR] }
                 expect: []
             """)
         #expect(
-            results[0].failure
-                == "line 4: the payload is not a valid bureau.watchlist.PairAddRequested: it has no field 'colour'")
+            results[0].failure?.hasPrefix("line 4: the payload is not a valid bureau.watchlist.PairAddRequested: ")
+                == true, "\(results[0].summary)")
     }
 }

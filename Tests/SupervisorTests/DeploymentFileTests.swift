@@ -63,7 +63,7 @@ struct DeploymentFileTests {
         ),
         (
             "processes:\n  a:\n    command: bus\n    ready_timeout_s: soon\n",
-            "bureau.yaml:4: processes.a.ready_timeout_s: 'soon' is not a positive number"
+            "bureau.yaml:4: processes.a.ready_timeout_s: 'soon' is not a number of seconds from 0.001 to 86400"
         ),
         (
             "processes:\n  a:\n    command: bus\nrestart:\n  max_restarts: -1\n",
