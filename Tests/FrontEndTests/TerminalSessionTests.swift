@@ -75,6 +75,20 @@ final class Tmux: @unchecked Sendable {
         try await run(["send-keys", "-t", "tui", key])
     }
 
+    /// Waits for the shell prompt, then checks the pane left the alternate screen and the
+    /// terminal is in canonical mode with echo.
+    func expectTerminalRestored(after what: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await waitFor("the shell prompt after \(what)", sourceLocation: sourceLocation) {
+            $0.split(separator: "\n").last?.hasPrefix("tui-test$") == true
+        }
+        let alternate = try await run(["display", "-p", "-t", "tui", "#{alternate_on}"])
+        #expect(alternate.trimmingCharacters(in: .whitespacesAndNewlines) == "0", sourceLocation: sourceLocation)
+        try await type("clear; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)$' | tr '\\n' ' '; echo")
+        try await press("Enter")
+        let modes = try await waitFor("icanon echo", sourceLocation: sourceLocation)
+        #expect(!modes.contains("-icanon"), sourceLocation: sourceLocation)
+    }
+
     /// The server's and the shell's pids, read once the session exists.
     private var pids: [pid_t] = []
 
@@ -199,52 +213,24 @@ struct TerminalSessionTests {
 
             // Quit: the shell is back, out of the alternate screen, in canonical mode with echo.
             try await tmux.type("q")
-            try await tmux.waitFor("the shell prompt") {
-                $0.split(separator: "\n").last?.hasPrefix("tui-test$") == true
-            }
-            let alternate = try await tmux.run(["display", "-p", "-t", "tui", "#{alternate_on}"])
-            #expect(alternate.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-            try await tmux.type("stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)$' | tr '\\n' ' '; echo")
-            try await tmux.press("Enter")
-            let modes = try await tmux.waitFor("icanon echo")
-            #expect(!modes.contains("-icanon"))
+            try await tmux.expectTerminalRestored(after: "quitting")
 
-            // Again, ended by SIGTERM this time: the terminal is restored all the same.
+            // Again, ended by SIGTERM, and once more crashing (SIGABRT, as a failed precondition
+            // would): the terminal is restored all the same.
             let pidFile = directory.file("tui.pid")
-            try await tmux.type("clear; sh -c 'echo $$ > \(pidFile); exec \(bureau) tui --data \(data)'")
-            try await tmux.press("Enter")
-            try await tmux.waitFor("● connected")
-            let pid = try #require(
-                Files.read(pidFile).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-            kill(pid, SIGTERM)
-            try await tmux.waitFor("the shell prompt after SIGTERM") {
-                $0.split(separator: "\n").last?.hasPrefix("tui-test$") == true
+            var previous: pid_t?
+            for (signal, how) in [(SIGTERM, "SIGTERM"), (SIGABRT, "a crash")] {
+                try await tmux.type(
+                    "clear; ulimit -c 0; sh -c 'echo $$ > \(pidFile); exec \(bureau) tui --data \(data)'")
+                try await tmux.press("Enter")
+                try await tmux.waitFor("● connected")
+                let pid = try #require(
+                    Files.read(pidFile).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+                #expect(pid != previous, "a new front-end")
+                previous = pid
+                kill(pid, signal)
+                try await tmux.expectTerminalRestored(after: how)
             }
-            let afterSignal = try await tmux.run(["display", "-p", "-t", "tui", "#{alternate_on}"])
-            #expect(afterSignal.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-            try await tmux.type("clear; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)$' | tr '\\n' ' '; echo")
-            try await tmux.press("Enter")
-            let modesAfterSignal = try await tmux.waitFor("icanon echo")
-            #expect(!modesAfterSignal.contains("-icanon"))
-
-            // And once more, crashing (SIGABRT, as a failed precondition would): restored too.
-            try await tmux.type(
-                "clear; ulimit -c 0; sh -c 'echo $$ > \(pidFile); exec \(bureau) tui --data \(data)'")
-            try await tmux.press("Enter")
-            try await tmux.waitFor("● connected")
-            let crashing = try #require(
-                Files.read(pidFile).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-            #expect(crashing != pid)
-            kill(crashing, SIGABRT)
-            try await tmux.waitFor("the shell prompt after a crash") {
-                $0.split(separator: "\n").last?.hasPrefix("tui-test$") == true
-            }
-            let afterCrash = try await tmux.run(["display", "-p", "-t", "tui", "#{alternate_on}"])
-            #expect(afterCrash.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-            try await tmux.type("clear; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)$' | tr '\\n' ' '; echo")
-            try await tmux.press("Enter")
-            let modesAfterCrash = try await tmux.waitFor("icanon echo")
-            #expect(!modesAfterCrash.contains("-icanon"))
         } catch {
             await tmux.kill()
             throw error
