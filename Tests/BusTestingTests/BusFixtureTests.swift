@@ -19,7 +19,9 @@ struct BusFixtureTests {
     ) async throws {
         let deployment = try await TestDeployment.inProcess(modules: Self.registry.modules)
         var options = BusFixture.Options()
-        options.timeout = .seconds(5)
+        // Generous: a passing expectation returns as soon as its events are in, and CI runs
+        // this beside a minute of chaos.
+        options.timeout = .seconds(20)
         configure(&options)
         let fixture = deployment.fixture(router: Self.registry.router, options: options)
         try await deployment.run { deployment in try await body(fixture, deployment) }
@@ -46,7 +48,10 @@ struct BusFixtureTests {
             try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
             let sent = try await fixture.when(command: "bureau://watchlist/add?base=EUR&quote=USD")
             let failure = await #expect(throws: ExpectationFailure.self) {
-                try await fixture.expect(sent, [EventPattern(PairAdded(base: "EUR", quote: "GBP"))])
+                // The answer is in the log first, so that the short timeout below is not a race.
+                try await fixture.expect(sent, [EventPattern(type: "bureau.watchlist.PairAdded")])
+                try await fixture.expect(
+                    sent, [EventPattern(PairAdded(base: "EUR", quote: "GBP"))], timeout: .seconds(1))
             }
             #expect(failure?.unexpected.map(\.type) == ["bureau.watchlist.PairAdded"])
             let report = failure?.description ?? ""
@@ -60,16 +65,18 @@ struct BusFixtureTests {
     }
 
     @Test func anEventThatNeverComesFailsNamingWhatWasAwaitedAndForHowLong() async throws {
-        try await withFixture({ $0.timeout = .milliseconds(500) }) { fixture, _ in
+        try await withFixture { fixture, _ in
             try await fixture.given([Emitted(rates(["USD": "1.1172"]))])
             let sent = try await fixture.when(command: "bureau://watchlist/remove?base=EUR&quote=USD")
+            // The answer is in the log first, so that the short timeout below is not a race.
+            try await fixture.expect(sent, [EventPattern(type: "bureau.watchlist.PairRejected")])
             let failure = await #expect(throws: ExpectationFailure.self) {
                 try await fixture.expect(
                     sent,
                     [
                         EventPattern(type: "bureau.watchlist.PairRejected"),
                         EventPattern(type: "bureau.watchlist.PairRemoved"),
-                    ])
+                    ], timeout: .milliseconds(500))
             }
             #expect(failure?.missing.map(\.pattern.type) == ["bureau.watchlist.PairRemoved"])
             #expect(failure?.unexpected.isEmpty == true)

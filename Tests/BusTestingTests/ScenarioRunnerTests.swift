@@ -14,7 +14,7 @@ struct ScenarioRunnerTests {
         let suite = try ScenarioFile.parse(text, file: "test.yaml")
         let deployment = try await TestDeployment.inProcess(modules: Self.registry.modules)
         var options = BusFixture.Options()
-        options.timeout = .seconds(3)
+        options.timeout = .seconds(20)
         let runner = ScenarioRunner(fixture: deployment.fixture(router: Self.registry.router, options: options))
         return try await deployment.run { _ in await runner.run(suite) }
     }
@@ -54,6 +54,7 @@ struct ScenarioRunnerTests {
                     expect:
                       - type: bureau.watchlist.PairAdded
                         fields: { quote: GBP }
+                    timeout_s: 8
                   - name: unknown variable
                     when: { command: "bureau://alerts/clear?id=${nobody}" }
                     expect: []
@@ -65,7 +66,7 @@ struct ScenarioRunnerTests {
                 """)
         #expect(results.map(\.passed) == [false, false, true])
         #expect(results[0].failure?.contains(#"quote: expected "GBP", got "USD""#) == true, "\(results[0].summary)")
-        #expect(results[1].failure == "line 11: no variable 'nobody' has been captured")
+        #expect(results[1].failure == "line 12: no variable 'nobody' has been captured")
         #expect(results[0].summary.hasPrefix("✗ test.yaml: wrong quote ("))
         #expect(results[2].summary.hasPrefix("✓ test.yaml: duplicate ("))
     }
