@@ -35,13 +35,7 @@ struct ReducersBenchmark: AsyncParsableCommand {
             let client = try BusClient(location: location, options: options, logger: quiet)
 
             // The inputs.
-            var rates = Bureau_Rates_RatesPublished()
-            rates.asOf = "2026-10-30"
-            rates.base = "EUR"
-            var usd = Bureau_Rates_Rate()
-            usd.currency = "USD"
-            usd.rate = "1.1172"
-            rates.rates = [usd]
+            let rates = Bureau_Rates_RatesPublished(asOf: "2026-10-30", rates: ["USD": "1.1172"])
             _ = try await client.publish(try OutgoingEvent(rates))
             let add = try PairAddRequested(base: "EUR", quote: "USD").serializedData()
             let remove = try PairRemoveRequested(base: "EUR", quote: "USD").serializedData()

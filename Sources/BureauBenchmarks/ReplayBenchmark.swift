@@ -101,13 +101,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
             return stored
         }
 
-        var rates = Bureau_Rates_RatesPublished()
-        rates.asOf = "2026-10-30"
-        rates.base = "EUR"
-        var usd = Bureau_Rates_Rate()
-        usd.currency = "USD"
-        usd.rate = "1.1172"
-        rates.rates = [usd]
+        var rates = Bureau_Rates_RatesPublished(asOf: "2026-10-30", rates: ["USD": "1.1172"])
         // Two fixings, so that the requests and their answers make the count even.
         replay.apply(try append(try OutgoingEvent(rates), process: "rates"))
         rates.asOf = "2026-10-31"

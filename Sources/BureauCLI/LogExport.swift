@@ -36,20 +36,9 @@ struct LogExport: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = global.location.logDirectory
-        guard FileManager.default.fileExists(atPath: directory) else {
-            throw CLIError("there is no log in \(directory); start `bureau bus` or pass --data")
-        }
         let progress = Progress(label: "exporting")
-        let cursor = try LogCursor(directory: directory, after: from - 1, limit: to)
         var out = Data()
-        while let record = try cursor.next() {
-            let event: StoredEvent
-            do {
-                event = try StoredEvent(envelopeBytes: record.body)
-            } catch {
-                throw CLIError("position \(record.position): \(error)")
-            }
+        try LogFiles.scan(in: global.location, from: from, to: to) { event, record in
             out.append(contentsOf: LogExchange.line(event, envelope: record.body).utf8)
             out.append(UInt8(ascii: "\n"))
             if out.count >= 1 << 20 {
@@ -57,6 +46,7 @@ struct LogExport: AsyncParsableCommand {
                 out.removeAll(keepingCapacity: true)
             }
             progress.update(record.position)
+            return true
         }
         FileHandle.standardOutput.write(out)
         progress.finish()

@@ -170,21 +170,10 @@ enum ReplayReading {
     static func scan(
         in location: BusLocation, to: UInt64?, until: CommitTime?, _ body: (StoredEvent) throws -> Bool
     ) throws {
-        let directory = location.logDirectory
-        guard FileManager.default.fileExists(atPath: directory) else {
-            throw CLIError("there is no log in \(directory); start `bureau bus` or pass --data")
-        }
-        let cursor = try LogCursor(directory: directory, after: 0, limit: to)
-        while let record = try cursor.next() {
-            let event: StoredEvent
-            do {
-                event = try StoredEvent(envelopeBytes: record.body)
-            } catch {
-                throw CLIError("position \(record.position): \(error)")
-            }
+        try LogFiles.scan(in: location, to: to) { event, _ in
             // Commit times never go backwards, so the first one past the limit ends the range.
-            if let until, event.commitTime > until { return }
-            guard try body(event) else { return }
+            if let until, event.commitTime > until { return false }
+            return try body(event)
         }
     }
 

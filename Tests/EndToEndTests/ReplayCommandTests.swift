@@ -75,7 +75,7 @@ struct ReplayCommandTests {
         let session = try await Self.record()
         // The first accepted reservation: a changed reducer quotes one cent more.
         let accepted = try #require(session.events.first { $0.type == ReservationAccepted.protoMessageName })
-        let changed = ChangedReducer(inner: ReservationsReducer(), at: accepted.causation) { outputs in
+        let changed = AlteredReducer(inner: ReservationsReducer(), at: accepted.causation) { outputs in
             outputs.map { output in
                 guard var message = output.message as? ReservationAccepted else { return output }
                 message.quoteAmount += "1"
@@ -225,29 +225,5 @@ struct ReplayCommandTests {
         #expect(json.out.split(separator: "\n").count == chain.count)
         let bad = try await session.bus.run(["log", "show", "--correlation", "nope"])
         #expect(bad.code == 64)
-    }
-}
-
-/// A reducer that behaves as `inner` except for the outputs of the input at one position.
-struct ChangedReducer<Inner: Reducer>: Reducer {
-    let inner: Inner
-    let position: UInt64
-    let alter: @Sendable ([Emitted]) -> [Emitted]
-
-    init(inner: Inner, at position: UInt64, alter: @escaping @Sendable ([Emitted]) -> [Emitted]) {
-        self.inner = inner
-        self.position = position
-        self.alter = alter
-    }
-
-    var module: String { inner.module }
-    var stateVersion: Int { inner.stateVersion }
-    var initialState: Inner.State { inner.initialState }
-    var inputs: InputDecoder<Inner.Input> { inner.inputs }
-    var outputTypes: [String] { inner.outputTypes }
-
-    func reduce(state: inout Inner.State, input: Envelope<Inner.Input>) -> [Emitted] {
-        let outputs = inner.reduce(state: &state, input: input)
-        return input.position == position ? alter(outputs) : outputs
     }
 }

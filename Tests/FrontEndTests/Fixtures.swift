@@ -29,17 +29,7 @@ enum Fixtures {
     }
 
     static func rates(_ asOf: String, _ values: [String: String]) -> RatesPublished {
-        var published = RatesPublished()
-        published.asOf = asOf
-        published.base = "EUR"
-        published.source = "test"
-        published.rates = values.sorted { $0.key < $1.key }.map { currency, rate in
-            var item = Bureau_Rates_Rate()
-            item.currency = currency
-            item.rate = rate
-            return item
-        }
-        return published
+        RatesPublished(asOf: asOf, rates: values, source: "test")
     }
 
     static func pairAdded(_ base: String, _ quote: String) -> PairAdded {

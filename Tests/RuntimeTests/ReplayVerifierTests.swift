@@ -188,31 +188,6 @@ struct ReplayVerifierTests {
     }
 }
 
-/// A reducer that behaves as `inner` except for the outputs of the input at one position:
-/// the "deliberately changed reducer" that verification must catch.
-struct AlteredReducer<Inner: Reducer>: Reducer {
-    let inner: Inner
-    let position: UInt64
-    let alter: @Sendable ([Emitted]) -> [Emitted]
-
-    init(inner: Inner, at position: UInt64, alter: @escaping @Sendable ([Emitted]) -> [Emitted]) {
-        self.inner = inner
-        self.position = position
-        self.alter = alter
-    }
-
-    var module: String { inner.module }
-    var stateVersion: Int { inner.stateVersion }
-    var initialState: Inner.State { inner.initialState }
-    var inputs: InputDecoder<Inner.Input> { inner.inputs }
-    var outputTypes: [String] { inner.outputTypes }
-
-    func reduce(state: inout Inner.State, input: Envelope<Inner.Input>) -> [Emitted] {
-        let outputs = inner.reduce(state: &state, input: input)
-        return input.position == position ? alter(outputs) : outputs
-    }
-}
-
 /// A snapshot store that keeps every snapshot saved, to observe a live host's state over time.
 final class RecordingSnapshotStore: SnapshotStore {
     private let saved = Mutex<[Data]>([])

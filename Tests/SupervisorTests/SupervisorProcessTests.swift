@@ -122,6 +122,22 @@ struct SupervisorProcessTests {
         #expect(verify.code == 0, "\(verify.out) \(verify.err)")
     }
 
+    /// `bureau up --no-tui` on `file`, with its data beside it.
+    static func up(_ file: String, in directory: TemporaryDirectory) throws -> ChildProcess {
+        try ChildProcess(
+            BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", directory.file("data")],
+            directory: directory.path, name: "up")
+    }
+
+    /// Reads the supervisor's output until `done` holds, it exits, or a minute passes (the
+    /// output is a file the child writes; there is no event to await).
+    static func watch(_ supervisor: ChildProcess, until done: (String) -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !done(supervisor.standardOutput), ContinuousClock.now < deadline, supervisor.isRunning {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     @Test func aProcessThatAlwaysFailsBacksOffThenIsReportedAsCrashLooping() async throws {
         let directory = try TemporaryDirectory("up-fail")
         let file = directory.file("bureau.yaml")
@@ -135,15 +151,9 @@ struct SupervisorProcessTests {
           max_backoff_ms: 200
           max_restarts: 4
         """.write(toFile: file, atomically: true, encoding: .utf8)
-        let supervisor = try ChildProcess(
-            BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", directory.file("data")],
-            directory: directory.path, name: "up")
+        let supervisor = try Self.up(file, in: directory)
         defer { supervisor.signal(SIGKILL) }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !supervisor.standardOutput.contains("crash-looping"), ContinuousClock.now < deadline, supervisor.isRunning
-        {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await Self.watch(supervisor) { $0.contains("crash-looping") }
         let output = supervisor.standardOutput
         let delays = output.split(separator: "\n").compactMap { line -> String? in
             guard let range = line.range(of: "restarting in ") else { return nil }
@@ -170,15 +180,10 @@ struct SupervisorProcessTests {
           max_restarts: 1
           reset_after_s: 0.3
         """.write(toFile: file, atomically: true, encoding: .utf8)
-        let supervisor = try ChildProcess(
-            BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", directory.file("data")],
-            directory: directory.path, name: "up")
+        let supervisor = try Self.up(file, in: directory)
         defer { supervisor.signal(SIGKILL) }
-        let deadline = ContinuousClock.now + .seconds(60)
         func restarts() -> Int { supervisor.standardOutput.components(separatedBy: "restarting in 50 ms").count - 1 }
-        while restarts() < 4, ContinuousClock.now < deadline, supervisor.isRunning {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await Self.watch(supervisor) { _ in restarts() >= 4 }
         let output = supervisor.standardOutput
         #expect(restarts() >= 4, "past max_restarts 1, each failure the first in a row: \(output)")
         #expect(output.contains("restart 1 of 1"))
@@ -200,9 +205,7 @@ struct SupervisorProcessTests {
             command: run converter
             depends_on: [reducers]
         """.write(toFile: file, atomically: true, encoding: .utf8)
-        let supervisor = try ChildProcess(
-            BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", directory.file("data")],
-            directory: directory.path, name: "up")
+        let supervisor = try Self.up(file, in: directory)
         defer { supervisor.signal(SIGKILL) }
         #expect(await supervisor.exitCode(within: .seconds(60)) == 1)
         #expect(supervisor.standardError.contains("reducers was not ready within 2 s (ready_timeout_s)"))

@@ -313,10 +313,8 @@ final class AsyncSemaphore: Sendable {
 
 /// What the booking adapter has done, for tests to await.
 public final class BookingAdapterStatistics: Sendable {
-    private let state = Mutex<
-        (owed: Int?, completed: [String], retries: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])
-    >(
-        (nil, [], 0, []))
+    private let state = Mutex<(owed: Int?, completed: [String], retries: Int)>((nil, [], 0))
+    private let completedMark = Watermark()
 
     public init() {}
 
@@ -328,25 +326,12 @@ public final class BookingAdapterStatistics: Sendable {
     func retried() { state.withLock { $0.retries += 1 } }
 
     func completed(_ type: String) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.completed.append(type)
-            let count = state.completed.count
-            let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
-            state.waiters.removeAll { $0.0 <= count }
-            return ready
-        }
-        for waiter in ready { waiter.resume() }
+        state.withLock { $0.completed.append(type) }
+        completedMark.add(1)
     }
 
     /// Returns once `count` outcomes have been published since start.
     public func waitUntilCompleted(_ count: Int) async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.completed.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await completedMark.wait(until: UInt64(max(count, 0)))
     }
 }
