@@ -27,7 +27,7 @@ struct BookingAdapterCrashTests {
         let bus = BusProcess(directory: directory.path)
         try await bus.start()
         let server = try ChildProcess(
-            BureauExecutable.path, ["serve", "booking", "--port", "0", "--latency", "1500"], directory: directory.path,
+            BureauExecutable.path, ["serve", "booking", "--port", "0", "--latency", "4000"], directory: directory.path,
             name: "booking-server", readiness: true)
         defer { server.signal(SIGKILL) }
         let url = try await server.waitUntilReady()
@@ -59,7 +59,8 @@ struct BookingAdapterCrashTests {
         accepted.quoteAmount = "541.60"
         _ = try await client.publish(try Emitted(accepted).outgoing(id: .random(), module: "reservations"))
 
-        // The server books at once and holds its answer back for 1.5 s: kill the adapter in between.
+        // The server books at once and holds its answer back for 4 s (a margin for a loaded
+        // machine): kill the adapter in between.
         var booked: [[String: Any]] = []
         for _ in 0..<200 where booked.isEmpty {
             booked = try await Self.bookings(url)
