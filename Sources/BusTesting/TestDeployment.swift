@@ -173,7 +173,17 @@ public final class TestDeployment: Sendable {
             _ = try? await running?.value
         }
         client.close()
-        daemon?.stop()
+        if let daemon {
+            // Stopping joins the daemon's threads and syncs the log to disk, which can take a
+            // while on a busy machine: do it on a thread of its own, not one of the few the
+            // concurrency runtime shares with every other test in the process.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                Thread.detachNewThread {
+                    daemon.stop()
+                    done.resume()
+                }
+            }
+        }
         if let directory { TemporaryDirectory.remove(directory.path) }
     }
 
