@@ -31,15 +31,26 @@ struct Sequencer {
     /// The head when the daemon started; chains of packages not seen since begin there.
     let epochStart: UInt64
     private(set) var lastCommitTime: (seconds: Int64, nanos: Int32)
-    /// The last position of each package that published since the daemon started.
-    private(set) var packageHeads: [String: UInt64] = [:]
+    /// The packages that published since the daemon started, in order of first appearance.
+    private var packages: [String] = []
+    /// The last position of each of ``packages``, at the same index.
+    private var lastInPackage: [UInt64] = []
+    private var packageIndices: [String: Int] = [:]
     /// Type names already checked, by their bytes: most events repeat a few types.
     private var knownTypes: [Data: KnownType] = [:]
+    /// The type the previous envelope had: a stream of one type skips hashing its name.
+    private var lastType: KnownType?
 
     struct KnownType {
         let name: String
-        let package: String
+        /// Where the type's package is in ``packages`` and ``lastInPackage``.
+        let package: Int
         let topic: Data
+    }
+
+    /// The last position of each package that published since the daemon started.
+    var packageHeads: [String: UInt64] {
+        Dictionary(uniqueKeysWithValues: zip(packages, lastInPackage))
     }
 
     init(maxEnvelopeBytes: Int, epochStart: UInt64, lastCommitTime: (seconds: Int64, nanos: Int32)) {
@@ -57,8 +68,7 @@ struct Sequencer {
         lastCommitTime = time
         let stamp = EnvelopeStamp(seconds: time.seconds, nanos: time.nanos)
         var next = log.head + 1
-        var inBatch: [EventID: UInt64] = [:]
-        inBatch.reserveCapacity(requests.reduce(0) { $0 + $1.count })
+        var inBatch = EventPositionTable(minimumCapacity: requests.reduce(0) { $0 + $1.count })
         for envelopes in requests {
             var results: [Bureau_Bus_PublishResult] = []
             results.reserveCapacity(envelopes.count)
@@ -74,18 +84,27 @@ struct Sequencer {
                 }
                 let body = stamp.stamped(envelope, position: next)
                 let type = accepted.type
-                let previous = packageHeads[type.package] ?? epochStart
-                packageHeads[type.package] = next
+                let previous = lastInPackage[type.package]
+                lastInPackage[type.package] = next
                 batch.records.append(LogRecord(position: next, id: accepted.id, body: body))
                 batch.publications.append(
                     Publication(position: next, type: type.topic, previousInPackage: previous, body: body))
-                inBatch[accepted.id] = next
+                inBatch.set(accepted.id, to: next)
                 results.append(.committed(next))
                 next += 1
             }
             batch.results.append(results)
         }
         return batch
+    }
+
+    /// The index of `package` in ``packages``, added with the epoch start as its last position if new.
+    private mutating func packageIndex(_ package: String) -> Int {
+        if let index = packageIndices[package] { return index }
+        packages.append(package)
+        lastInPackage.append(epochStart)
+        packageIndices[package] = packages.count - 1
+        return packages.count - 1
     }
 
     struct Accepted {
@@ -122,17 +141,21 @@ struct Sequencer {
         }
         let typeBytes = envelope[start + typeRange.lowerBound..<start + typeRange.upperBound]
         let type: KnownType
-        if let known = knownTypes[typeBytes] {
+        if let last = lastType, last.topic == typeBytes {
+            type = last
+        } else if let known = knownTypes[typeBytes] {
             type = known
         } else {
             let name = String(decoding: typeBytes, as: UTF8.self)
             if let problem = TypeName.problem(with: name) {
                 return .failure(Rejection(text: problem))
             }
-            type = KnownType(name: name, package: String(TypeName.package(of: name)), topic: Data(typeBytes))
+            type = KnownType(
+                name: name, package: packageIndex(String(TypeName.package(of: name))), topic: Data(typeBytes))
             // Bounded, so that a producer inventing types cannot grow it without end.
             if knownTypes.count < 4096 { knownTypes[Data(typeBytes)] = type }
         }
+        lastType = type
         guard header.position == nil || header.position == 0 else {
             return .failure(Rejection(text: "the envelope sets a position; the bus assigns positions"))
         }

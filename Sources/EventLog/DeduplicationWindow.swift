@@ -4,16 +4,16 @@
 /// is among the last `capacity` events (like NATS JetStream's duplicate window).
 public struct DeduplicationWindow: Sendable {
     public let capacity: Int
-    private var positions: [EventID: UInt64] = [:]
+    private var positions: EventPositionTable
     private var ring: [EventID]
     private var next = 0
 
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
         ring = []
-        // Reserved whole: growing a dictionary of this size rehashes everything in it.
+        // Reserved whole: growing a table of this size rehashes everything in it.
         ring.reserveCapacity(self.capacity)
-        positions.reserveCapacity(self.capacity)
+        positions = EventPositionTable(minimumCapacity: self.capacity)
     }
 
     public func position(of id: EventID) -> UInt64? {
@@ -24,11 +24,18 @@ public struct DeduplicationWindow: Sendable {
         if ring.count < capacity {
             ring.append(id)
         } else {
-            positions.removeValue(forKey: ring[next])
+            positions.remove(ring[next])
             ring[next] = id
             next = (next + 1) % capacity
         }
-        positions[id] = position
+        positions.set(id, to: position)
+    }
+
+    /// Remembers every record's id, in one call so that a batch costs one access to the window.
+    public mutating func insert(_ records: [LogRecord]) {
+        for record in records {
+            insert(record.id, at: record.position)
+        }
     }
 
     public var count: Int { positions.count }

@@ -137,9 +137,7 @@ public final class FileEventLog: EventLog {
             expected += 1
         }
         try flushBuffers(endingAt: offset)
-        for record in records {
-            window.insert(record.id, at: record.position)
-        }
+        window.insert(records)
         head = expected - 1
         lastRecord = records.last
         unsynced = true

@@ -30,9 +30,7 @@ public final class InMemoryEventLog: EventLog, @unchecked Sendable {
             }
             records += newRecords
         }
-        for record in newRecords {
-            window.insert(record.id, at: record.position)
-        }
+        window.insert(newRecords)
     }
 
     public func commit() throws {}

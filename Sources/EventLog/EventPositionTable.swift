@@ -1,0 +1,105 @@
+/// A hash table from event ids to log positions: what the bus consults for every event it receives.
+///
+/// Open addressing with linear probing, kept at most half full, and removal that shifts the
+/// entries after a hole back instead of leaving tombstones, so a table that churns forever
+/// (the deduplication window) never slows down. Positions are never 0, so 0 marks a free slot.
+///
+/// Why not `Dictionary`: the bus does two or three lookups per event, and SipHash over a
+/// 16-byte key was a tenth of the ingress thread's time. Ids come from producers, so they are
+/// mixed with a key drawn once per process (a 128-bit multiply, as wyhash does) rather than
+/// used as they are: a producer cannot aim ids at one run of slots without knowing the key.
+public struct EventPositionTable: Sendable {
+    private struct Slot {
+        var id: EventID
+        var position: UInt64
+    }
+
+    private var slots: [Slot]
+    private var mask: Int
+    private var shift: UInt64
+    private let key: (UInt64, UInt64)
+    public private(set) var count = 0
+
+    /// A table that holds `minimumCapacity` entries without growing.
+    public init(minimumCapacity: Int) {
+        var size = 16
+        while size < 2 * max(1, minimumCapacity) { size <<= 1 }
+        slots = Array(repeating: Slot(id: .zero, position: 0), count: size)
+        mask = size - 1
+        shift = UInt64(64 - size.trailingZeroBitCount)
+        key = Self.processKey
+    }
+
+    /// The position stored for `id`, if any.
+    public subscript(id: EventID) -> UInt64? {
+        var slot = home(of: id)
+        while true {
+            let entry = slots[slot]
+            if entry.position == 0 { return nil }
+            if entry.id == id { return entry.position }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Stores `position` for `id`, replacing what was stored for it; position 0 removes `id`.
+    public mutating func set(_ id: EventID, to position: UInt64) {
+        guard position != 0 else { return remove(id) }
+        if 2 * (count + 1) > slots.count { grow() }
+        var slot = home(of: id)
+        while slots[slot].position != 0 {
+            if slots[slot].id == id {
+                slots[slot].position = position
+                return
+            }
+            slot = (slot + 1) & mask
+        }
+        slots[slot] = Slot(id: id, position: position)
+        count += 1
+    }
+
+    /// Removes `id` and what was stored for it; nothing happens if it is absent.
+    public mutating func remove(_ id: EventID) {
+        var hole = home(of: id)
+        while true {
+            if slots[hole].position == 0 { return }
+            if slots[hole].id == id { break }
+            hole = (hole + 1) & mask
+        }
+        // Backward shift: an entry after the hole moves into it unless its home lies cyclically
+        // in (hole, current], which would put it before its home and out of its probe run.
+        var current = hole
+        while true {
+            current = (current + 1) & mask
+            let entry = slots[current]
+            if entry.position == 0 { break }
+            let entryHome = home(of: entry.id)
+            let staysPut =
+                hole <= current
+                ? (hole < entryHome && entryHome <= current)
+                : (hole < entryHome || entryHome <= current)
+            if staysPut { continue }
+            slots[hole] = entry
+            hole = current
+        }
+        slots[hole] = Slot(id: .zero, position: 0)
+        count -= 1
+    }
+
+    private func home(of id: EventID) -> Int {
+        let product = (id.high ^ key.0).multipliedFullWidth(by: id.low ^ key.1)
+        return Int(truncatingIfNeeded: (product.high ^ product.low) >> shift) & mask
+    }
+
+    private mutating func grow() {
+        let old = slots
+        self = EventPositionTable(minimumCapacity: slots.count)
+        for entry in old where entry.position != 0 {
+            set(entry.id, to: entry.position)
+        }
+    }
+
+    private static let processKey: (UInt64, UInt64) = {
+        var generator = SystemRandomNumberGenerator()
+        return (generator.next(), generator.next())
+    }()
+}

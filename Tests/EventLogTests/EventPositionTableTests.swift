@@ -1,0 +1,71 @@
+import EventLog
+import Testing
+
+struct EventPositionTableTests {
+    /// Ids whose halves differ in few bits, as a producer counting ids would make them.
+    static func sequentialID(_ number: UInt64) -> EventID {
+        EventID(high: 0x4000, low: number)
+    }
+
+    @Test func answersWhatADictionaryAnswersThroughInsertsRemovalsAndGrowth() {
+        var table = EventPositionTable(minimumCapacity: 8)
+        var model: [EventID: UInt64] = [:]
+        var generator = SystemRandomNumberGenerator()
+        var known: [EventID] = []
+        for step in 1...200_000 {
+            let roll = generator.next() % 10
+            if roll < 6 || known.isEmpty {
+                let id =
+                    roll == 0
+                    ? Self.sequentialID(generator.next() % 5_000)
+                    : EventID(high: generator.next(), low: generator.next())
+                let position = UInt64(step)
+                table.set(id, to: position)
+                model[id] = position
+                known.append(id)
+            } else if roll < 9 {
+                let id = known[Int(generator.next() % UInt64(known.count))]
+                table.remove(id)
+                model[id] = nil
+            } else {
+                let id = known[Int(generator.next() % UInt64(known.count))]
+                #expect(table[id] == model[id], "step \(step)")
+            }
+        }
+        #expect(table.count == model.count)
+        for id in known {
+            #expect(table[id] == model[id])
+        }
+    }
+
+    @Test func removingFromTheMiddleOfAProbeRunKeepsTheEntriesAfterItFindable() {
+        // A table far too small, so that runs wrap around its end.
+        var table = EventPositionTable(minimumCapacity: 4)
+        let ids = (1...8).map { Self.sequentialID($0) }
+        for (index, id) in ids.enumerated() { table.set(id, to: UInt64(index + 1)) }
+        for id in ids.prefix(4) { table.remove(id) }
+        for (index, id) in ids.enumerated().dropFirst(4) {
+            #expect(table[id] == UInt64(index + 1))
+        }
+        for id in ids.prefix(4) { #expect(table[id] == nil) }
+        #expect(table.count == 4)
+    }
+
+    @Test func settingPositionZeroRemovesTheID() {
+        var table = EventPositionTable(minimumCapacity: 4)
+        let id = Self.sequentialID(7)
+        table.set(id, to: 3)
+        table.set(id, to: 0)
+        #expect(table[id] == nil)
+        #expect(table.count == 0)
+    }
+
+    @Test func aWindowForgetsTheOldestBeyondItsCapacityAndNothingElse() {
+        var window = DeduplicationWindow(capacity: 1000)
+        let ids = (1...5000).map { _ in EventID.random() }
+        for (index, id) in ids.enumerated() { window.insert(id, at: UInt64(index + 1)) }
+        #expect(window.count == 1000)
+        #expect(ids.prefix(4000).allSatisfy { window.position(of: $0) == nil })
+        #expect(ids.enumerated().dropFirst(4000).allSatisfy { window.position(of: $1) == UInt64($0 + 1) })
+    }
+}
