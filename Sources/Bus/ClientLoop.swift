@@ -277,7 +277,7 @@ final class ClientWorker {
             let verb = String(decoding: frames[1], as: UTF8.self)
             switch verb {
             case WireProtocol.ack:
-                guard let ack = try? Bureau_Bus_PublishAck(serializedBytes: frames[3]) else { continue }
+                guard let ack = PublishAckEncoding.decode(frames[3]) else { continue }
                 publishes.removeValue(forKey: id)
                 publish.pending.continuation.resume(returning: ack)
             case WireProtocol.error:

@@ -6,9 +6,59 @@ import BureauSchemas
     import Foundation
 #endif
 
-/// Encodes a `bureau.bus.PublishAck` by hand: the daemon sends one per request, with a result
-/// per event, and generated encoding costs an allocation per result.
+/// Encodes and decodes a `bureau.bus.PublishAck` by hand: the daemon sends one per request,
+/// with a result per event, and generated code costs an allocation per result either way.
 enum PublishAckEncoding {
+    /// What SwiftProtobuf would decode from `data`, unknown fields skipped rather than kept;
+    /// nil if the bytes are not a well-formed `PublishAck`.
+    static func decode(_ data: Data) -> Bureau_Bus_PublishAck? {
+        data.withUnsafeBytes { bytes in
+            var ack = Bureau_Bus_PublishAck()
+            var reader = WireReader(bytes)
+            do {
+                while !reader.isAtEnd {
+                    switch try reader.next() {
+                    case (1, .bytes(let range)):
+                        ack.results.append(try decodeResult(WireReader(bytes, range: range)))
+                    case (2, .varint(let head)):
+                        ack.head = head
+                    case (1, _), (2, _):
+                        return nil
+                    default:
+                        continue
+                    }
+                }
+            } catch {
+                return nil
+            }
+            return ack
+        }
+    }
+
+    private static func decodeResult(_ reader: WireReader) throws -> Bureau_Bus_PublishResult {
+        var reader = reader
+        var result = Bureau_Bus_PublishResult()
+        while !reader.isAtEnd {
+            switch try reader.next() {
+            case (1, .varint(let status)):
+                let raw = Int(Int32(truncatingIfNeeded: status))
+                result.status = Bureau_Bus_PublishResult.Status(rawValue: raw) ?? .UNRECOGNIZED(raw)
+            case (2, .varint(let position)):
+                result.position = position
+            case (3, .bytes(let range)):
+                guard let reason = String(validating: reader.bytes[range], as: UTF8.self) else {
+                    throw EnvelopeScanError(offset: range.lowerBound, reason: "the reason is not UTF-8")
+                }
+                result.reason = reason
+            case (1, _), (2, _), (3, _):
+                throw EnvelopeScanError(offset: reader.offset, reason: "a result field has the wrong wire type")
+            default:
+                continue
+            }
+        }
+        return result
+    }
+
     /// The same bytes SwiftProtobuf would write for `PublishAck { results, head }`.
     static func encode(_ results: [Bureau_Bus_PublishResult], head: UInt64) -> Data {
         var bytes: [UInt8] = []

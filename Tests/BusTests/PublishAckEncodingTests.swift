@@ -17,7 +17,28 @@ struct PublishAckEncodingTests {
             expected.head = head
             #expect(bytes == (try expected.serializedData()))
             #expect(try Bureau_Bus_PublishAck(serializedBytes: bytes) == expected)
+            #expect(PublishAckEncoding.decode(bytes) == expected)
         }
+    }
+
+    @Test func handDecodingSkipsUnknownFieldsAndRefusesBrokenBytes() throws {
+        var ack = Bureau_Bus_PublishAck()
+        ack.results = [.committed(7), .rejected("no")]
+        ack.head = 7
+        // Field 9, a varint, before and inside the message: a newer daemon's addition.
+        var result = try ack.results[0].serializedData()
+        result.append(contentsOf: [0x48, 0x05])
+        var bytes = Data([0x48, 0x01, 0x0A, UInt8(result.count)]) + result
+        bytes += try {
+            var rest = ack; rest.results.removeFirst(); return try rest.serializedData()
+        }()
+        #expect(PublishAckEncoding.decode(bytes) == ack)
+
+        let whole = try ack.serializedData()
+        #expect(PublishAckEncoding.decode(whole.dropLast()) == nil, "cut short")
+        #expect(PublishAckEncoding.decode(Data([0x0A, 0x02, 0x1A, 0x01])) == nil, "reason longer than its result")
+        #expect(PublishAckEncoding.decode(Data([0x0A, 0x03, 0x1A, 0x01, 0xFF])) == nil, "reason not UTF-8")
+        #expect(PublishAckEncoding.decode(Data([0x11] + Array(repeating: 0, count: 8))) == nil, "head as fixed64")
     }
 }
 
