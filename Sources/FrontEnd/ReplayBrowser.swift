@@ -1,12 +1,15 @@
 import Bus
 import Runtime
+import Synchronization
 import TerminalUI
 
 /// Time travel over a recorded log: the screens as they were after any event, that event,
 /// and the state difference it caused. A value; keys move it, nothing is published.
 ///
-/// Moving forward applies one event; moving back, or jumping, folds again from the start,
-/// so a jump costs a pass over the events before it.
+/// Moving forward folds only the events in between. Moving back starts from the nearest
+/// checkpoint at or before the target (one is kept every `checkpointInterval` events folded,
+/// at most about 64 in all), so a step back costs at most one interval's events, not a pass
+/// over the whole log.
 public struct ReplayBrowser: Sendable {
     public let events: [StoredEvent]
     /// How many events are applied: 0 (before the first) to `events.count`.
@@ -18,12 +21,24 @@ public struct ReplayBrowser: Sendable {
     /// Text typed after `g`: a position, or a time such as 2026-11-22T02:20:00Z.
     public private(set) var jumpPrompt: String?
     public private(set) var problem: String?
+    /// How many events apart checkpoints are.
+    public let checkpointInterval: Int
     private let makeReplay: @Sendable () -> LogReplay
+    /// Where the fold stands; copied before a change when another browser value shares it.
+    private var cursor: Cursor
+    private let checkpoints = Checkpoints()
 
-    /// - Parameter makeReplay: a fresh offline replay of every module (reducers and read models).
-    public init(events: [StoredEvent], makeReplay: @escaping @Sendable () -> LogReplay) {
+    /// - Parameters:
+    ///   - makeReplay: a fresh offline replay of every module (reducers and read models).
+    ///   - checkpointInterval: events between checkpoints; by default the larger of 1,000 and
+    ///     a 64th of the events.
+    public init(
+        events: [StoredEvent], checkpointInterval: Int? = nil, makeReplay: @escaping @Sendable () -> LogReplay
+    ) {
         self.events = events
         self.makeReplay = makeReplay
+        self.checkpointInterval = max(1, checkpointInterval ?? max(1_000, events.count / 64))
+        cursor = Cursor(replay: makeReplay(), state: AppState(), applied: 0)
     }
 
     /// The event applied last, if any.
@@ -77,26 +92,74 @@ public struct ReplayBrowser: Sendable {
     /// Shows the state after `count` events.
     public mutating func move(to count: Int) {
         let target = min(max(count, 0), events.count)
-        let navigation = state.navigation
-        var next = AppState()
-        next.navigation = navigation
-        next.connection.isConnected = true
-        next.connection.caughtUp = true
-        let replay = makeReplay()
-        var before: ReplaySnapshot?
-        for (index, event) in events.prefix(target).enumerated() {
-            if index == target - 1 { before = try? replay.snapshot() }
-            next.receive(event)
-            replay.apply(event)
+        guard target != applied else { return }
+        if target < cursor.applied {
+            // Strictly before the target, so that the last event is folded here and its
+            // difference shown.
+            cursor =
+                checkpoints.latest(atOrBefore: target - 1)
+                ?? Cursor(replay: makeReplay(), state: AppState(), applied: 0)
+        } else if !isKnownUniquelyReferenced(&cursor) {
+            cursor = cursor.copy()
         }
-        next.connection.head = events.last?.position ?? 0
-        if let before, let after = try? replay.snapshot() {
+        var before: ReplaySnapshot?
+        while cursor.applied < target {
+            let event = events[cursor.applied]
+            if cursor.applied == target - 1 { before = try? cursor.replay.snapshot() }
+            cursor.state.receive(event)
+            cursor.replay.apply(event)
+            cursor.applied += 1
+            if cursor.applied % checkpointInterval == 0 { checkpoints.keep(cursor) }
+        }
+        if let before, let after = try? cursor.replay.snapshot() {
             changes = before.changes(to: after)
         } else {
             changes = []
         }
-        state = next
+        var shown = cursor.state
+        shown.navigation = state.navigation
+        shown.connection.isConnected = true
+        shown.connection.caughtUp = true
+        shown.connection.head = events.last?.position ?? 0
+        state = shown
         applied = target
+    }
+
+    /// The replay and the front-end's read models after `applied` events.
+    private final class Cursor: @unchecked Sendable {
+        // Unchecked: a cursor is changed only by the one browser value holding the only
+        // reference to it (``move(to:)`` copies it otherwise), and checkpoints hold copies
+        // that are never changed.
+        let replay: LogReplay
+        var state: AppState
+        var applied: Int
+
+        init(replay: LogReplay, state: AppState, applied: Int) {
+            self.replay = replay
+            self.state = state
+            self.applied = applied
+        }
+
+        func copy() -> Cursor { Cursor(replay: replay.copy(), state: state, applied: applied) }
+    }
+
+    /// Copies of the cursor at multiples of the checkpoint interval, shared by copies of a browser.
+    private final class Checkpoints: Sendable {
+        private let byCount = Mutex<[Int: Cursor]>([:])
+
+        func keep(_ cursor: Cursor) {
+            guard byCount.withLock({ $0[cursor.applied] == nil }) else { return }
+            let copy = cursor.copy()
+            byCount.withLock { $0[copy.applied] = copy }
+        }
+
+        /// A copy, free to change, of the latest checkpoint at or before `count`.
+        func latest(atOrBefore count: Int) -> Cursor? {
+            let found = byCount.withLock { byCount in
+                byCount.filter { $0.key <= count }.max { $0.key < $1.key }?.value
+            }
+            return found?.copy()
+        }
     }
 }
 

@@ -19,12 +19,20 @@ public final class AnyReducerReplay {
     private let applyEvent: (StoredEvent) -> ReplayOutcome
     private let encodeState: () throws -> JSONValue
     private let counters: () -> (position: UInt64, inputs: Int, malformed: Int)
+    private let makeCopy: () -> AnyReducerReplay
 
     /// A run of `reducer` from its initial state.
-    public init<R: Reducer>(_ reducer: R) {
-        let box = ReplayBox(ReducerReplay(reducer))
+    public convenience init<R: Reducer>(_ reducer: R) {
+        self.init(replay: ReducerReplay(reducer))
+    }
+
+    /// Goes on from where `replay` stands.
+    init<R: Reducer>(replay: ReducerReplay<R>) {
+        let box = ReplayBox(replay)
+        let reducer = replay.reducer
         module = reducer.module
         outputTypes = reducer.outputTypes
+        makeCopy = { AnyReducerReplay(replay: box.replay) }
         applyEvent = { box.replay.applyInput($0) }
         encodeState = {
             let state = box.replay.state
@@ -56,6 +64,9 @@ public final class AnyReducerReplay {
     public func state() throws -> JSONValue {
         try encodeState()
     }
+
+    /// An independent run from the same point: applying events to one leaves the other as it was.
+    public func copy() -> AnyReducerReplay { makeCopy() }
 }
 
 private final class ReplayBox<R: Reducer> {
@@ -83,6 +94,19 @@ public final class LogReplay {
         self.projections = projections
         folds = projections.map { $0.fold() }
     }
+
+    private init(copying other: LogReplay) {
+        reducers = other.reducers.map { $0.copy() }
+        projections = other.projections
+        folds = other.folds.map { $0.copy() }
+        position = other.position
+        time = other.time
+        eventCount = other.eventCount
+    }
+
+    /// An independent replay from the same point, for going back to it later. Cheap: states
+    /// are values, shared until one side changes them.
+    public func copy() -> LogReplay { LogReplay(copying: self) }
 
     /// Every reducer and projection of `registry`, or only `module`'s when it is given.
     public convenience init(registry: ModuleRegistry, module: String? = nil) {

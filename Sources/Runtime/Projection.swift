@@ -46,13 +46,17 @@ public struct AnyProjection: Sendable {
 
 /// A projection's value being built, event by event.
 public final class ProjectionFold: @unchecked Sendable {
-    private var applyEvent: (StoredEvent) -> Void
+    private let applyEvent: (StoredEvent) -> Void
     private let renderValue: () -> String
     private let encodeValue: () throws -> String
+    private let makeCopy: () -> ProjectionFold
     private let filter: EventFilter
 
-    init<P: Projection>(_ projection: P) {
-        var value = projection.initialValue
+    convenience init<P: Projection>(_ projection: P) {
+        self.init(projection, value: projection.initialValue)
+    }
+
+    private init<P: Projection>(_ projection: P, value: P.Value) {
         let box = ValueBox(value)
         filter = projection.filter
         applyEvent = { event in
@@ -64,7 +68,7 @@ public final class ProjectionFold: @unchecked Sendable {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             return String(decoding: try encoder.encode(box.value), as: UTF8.self)
         }
-        value = box.value
+        makeCopy = { ProjectionFold(projection, value: box.value) }
     }
 
     public func apply(_ event: StoredEvent) {
@@ -73,6 +77,9 @@ public final class ProjectionFold: @unchecked Sendable {
 
     public func render() -> String { renderValue() }
     public func json() throws -> String { try encodeValue() }
+
+    /// An independent fold from the same value: applying events to one leaves the other as it was.
+    public func copy() -> ProjectionFold { makeCopy() }
 }
 
 final class ValueBox<Value>: @unchecked Sendable {

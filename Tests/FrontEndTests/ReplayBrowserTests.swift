@@ -11,8 +11,8 @@ import WatchlistFeature
 
 /// Time travel over a recorded history: stepping, jumping, and what each event changed.
 struct ReplayBrowserTests {
-    static func browser() -> ReplayBrowser {
-        ReplayBrowser(events: Fixtures.history) {
+    static func browser(checkpointInterval: Int? = nil) -> ReplayBrowser {
+        ReplayBrowser(events: Fixtures.history, checkpointInterval: checkpointInterval) {
             LogReplay(
                 registry: ModuleRegistry([
                     WatchlistModule.make(), ConverterModule.make(), ReservationsModule.make(), AlertsModule.make(),
@@ -46,6 +46,35 @@ struct ReplayBrowserTests {
         while back.applied > 3 { _ = back.handle(.left, coordinator: Self.coordinator) }
         #expect(back.state.models == forward.state.models)
         #expect(back.changes == forward.changes)
+    }
+
+    @Test func steppingBackFromCheckpointsGivesWhatAFreshFoldGivesAtEveryPosition() {
+        var back = Self.browser(checkpointInterval: 2)
+        back.move(to: Fixtures.history.count)
+        for count in (0..<Fixtures.history.count).reversed() {
+            _ = back.handle(.left, coordinator: Self.coordinator)
+            var fresh = Self.browser()
+            fresh.move(to: count)
+            #expect(back.applied == count)
+            #expect(back.state.models == fresh.state.models, "after \(count) events")
+            #expect(back.changes == fresh.changes, "after \(count) events")
+        }
+    }
+
+    @Test func aCopiedBrowserMovesIndependentlyOfTheOriginal() {
+        var original = Self.browser(checkpointInterval: 2)
+        original.move(to: 4)
+        let models = original.state.models
+        var copy = original
+        copy.move(to: Fixtures.history.count)
+        original.move(to: 5)
+        copy.move(to: 3)
+        var fresh = Self.browser()
+        fresh.move(to: 5)
+        #expect(original.state.models == fresh.state.models)
+        fresh.move(to: 3)
+        #expect(copy.state.models == fresh.state.models)
+        #expect(models != original.state.models, "the fixture's fifth event changes a read model")
     }
 
     @Test func jumpingToAPositionOrATimeLandsOnThatEvent() throws {
