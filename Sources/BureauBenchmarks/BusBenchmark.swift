@@ -125,7 +125,10 @@ struct BusBenchmark: AsyncParsableCommand {
         let finished = try await receiving.value
         let elapsed = seconds(finished - started)
         let bytes = Double(try logBytes(configuration.location.logDirectory))
-        if throughputOnly { printThreadTimes() }
+        if throughputOnly {
+            printThreadTimes()
+            print("  gaps filled from the log: \(subscription.gapsFilled)")
+        }
         producer.close()
         consumer.close()
         // Group commit: each committed batch is one fdatasync with `always`.

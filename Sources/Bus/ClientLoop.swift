@@ -126,6 +126,9 @@ final class ClientWorker {
     private var pings: [UInt64: ClientLoop.PendingPing] = [:]
     private var subscriptions: [Int: Subscription] = [:]
     private var subscriptionOrder: [Int] = []
+    /// Reused by every publication received: the type frame and the meta frame.
+    private var typeFrame: [UInt8] = []
+    private var metaFrame: [UInt8] = []
     private let clock = ContinuousClock()
 
     private struct Publish {
@@ -333,13 +336,22 @@ final class ClientWorker {
         }
     }
 
+    /// Receives what the bus published for `subscription`: `[type][meta][envelope]` per event and
+    /// `[_heartbeat][Heartbeat]`; other shapes are passed over.
+    ///
+    /// The type and meta frames go into buffers the worker reuses, so an event costs one
+    /// allocation (its envelope), not four.
     private func receivePublications(_ subscription: Subscription) {
         var items: [SubscriptionChannel.Item] = []
         defer { subscription.channel.push(items) }
+        let socket = subscription.socket
         for _ in 0..<4096 {
-            guard let frames = try? subscription.socket.receiveMessage(wait: false) else { return }
-            if frames.count == 2, frames[0] == Data(WireProtocol.heartbeatTopic.utf8) {
-                guard let heartbeat = try? Bureau_Bus_Heartbeat(serializedBytes: frames[1]) else { continue }
+            guard let typeMore = try? socket.receiveFrame(into: &typeFrame, wait: false) else { return }
+            guard typeMore, let metaMore = try? socket.receiveFrame(into: &metaFrame) else { continue }
+            if !metaMore {
+                guard typeFrame.elementsEqual(WireProtocol.heartbeatTopic.utf8),
+                    let heartbeat = try? Bureau_Bus_Heartbeat(serializedBytes: metaFrame)
+                else { continue }
                 if heartbeat.intervalMs > 0 { subscription.heartbeatInterval = .milliseconds(heartbeat.intervalMs) }
                 items += heard(from: subscription, pushing: false)
                 let heads = Dictionary(
@@ -352,14 +364,19 @@ final class ClientWorker {
                 }
                 continue
             }
-            guard frames.count == 3, let meta = WireProtocol.parseMeta(frames[1]) else { continue }
-            let action = frames[0].withUnsafeBytes { type in
+            guard let (envelope, envelopeMore) = try? socket.receiveFrame() else { continue }
+            if envelopeMore {
+                try? socket.skipRestOfMessage()
+                continue
+            }
+            guard let meta = WireProtocol.parseMeta(metaFrame) else { continue }
+            let action = typeFrame.withUnsafeBytes { type in
                 subscription.tracker.publication(
                     position: meta.position, previousInPackage: meta.previousInPackage, type: type)
             }
             switch action {
             case .deliver:
-                items.append(.event(position: meta.position, envelope: frames[2]))
+                items.append(.event(position: meta.position, envelope: envelope))
                 if items.count >= subscription.channel.capacity { return }
             case .skip:
                 continue

@@ -46,10 +46,10 @@ public enum WireProtocol {
     }
 
     /// Reads a meta frame; nil unless it is 16 bytes.
-    public static func parseMeta(_ frame: Data) -> (position: UInt64, previousInPackage: UInt64)? {
-        guard frame.count == 16 else { return nil }
-        return frame.withUnsafeBytes { raw in
-            (
+    public static func parseMeta(_ frame: some ContiguousBytes) -> (position: UInt64, previousInPackage: UInt64)? {
+        frame.withUnsafeBytes { raw in
+            guard raw.count == 16 else { return nil }
+            return (
                 UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
                 UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
             )

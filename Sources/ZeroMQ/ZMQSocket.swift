@@ -121,13 +121,33 @@ public final class ZMQSocket {
     /// Receives one frame and whether more frames of the same message follow.
     /// Returns nil if `wait` is false and nothing is waiting.
     public func receiveFrame(wait: Bool = true) throws -> (bytes: Data, more: Bool)? {
+        guard let size = try receiveIntoMessage(wait: wait) else { return nil }
+        return (Data(bytes: zmq_msg_data(message), count: size), zmq_msg_more(message) != 0)
+    }
+
+    /// Receives one frame into `buffer`, replacing what it held, and says whether more frames
+    /// of the same message follow; nil if `wait` is false and nothing is waiting.
+    ///
+    /// For small frames received often: the buffer's storage is reused, so nothing is allocated.
+    public func receiveFrame(into buffer: inout [UInt8], wait: Bool = true) throws -> Bool? {
+        guard let size = try receiveIntoMessage(wait: wait) else { return nil }
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: UnsafeRawBufferPointer(start: zmq_msg_data(message), count: size))
+        return zmq_msg_more(message) != 0
+    }
+
+    /// Receives and drops the frames left of a message whose last frame has not been received.
+    public func skipRestOfMessage() throws {
+        while zmq_msg_more(message) != 0, try receiveIntoMessage(wait: true) != nil {}
+    }
+
+    /// Receives the next frame into the reused message; its size, or nil if `wait` is false and
+    /// nothing is waiting.
+    private func receiveIntoMessage(wait: Bool) throws -> Int? {
         let socket = try live("zmq_msg_recv")
         while true {
             let size = zmq_msg_recv(message, socket, wait ? 0 : ZMQ_DONTWAIT)
-            if size >= 0 {
-                let bytes = Data(bytes: zmq_msg_data(message), count: Int(size))
-                return (bytes, zmq_msg_more(message) != 0)
-            }
+            if size >= 0 { return Int(size) }
             let error = ZMQError.last("zmq_msg_recv(\(kind))")
             if error.interrupted { continue }
             if error.wouldBlock && !wait { return nil }

@@ -37,6 +37,27 @@ struct ZMQSocketTests {
         #expect(try client.receiveMessage(wait: false) == nil)
     }
 
+    @Test func framesReceivedIntoABufferReplaceItAndTheRestOfAMessageCanBeSkipped() throws {
+        let context = try ZMQContext()
+        let pull = try context.socket(.pull)
+        let push = try context.socket(.push)
+        try pull.bind("inproc://frames")
+        try push.connect("inproc://frames")
+        try push.send(multipart: [Data("a longer first frame".utf8), Data("two".utf8), Data(), Data("four".utf8)])
+        try push.send(multipart: [Data("next".utf8)])
+        var buffer: [UInt8] = Array("left over from before".utf8)
+        #expect(try pull.receiveFrame(into: &buffer) == true)
+        #expect(buffer == Array("a longer first frame".utf8))
+        #expect(try pull.receiveFrame(into: &buffer) == true)
+        #expect(buffer == Array("two".utf8))
+        try pull.skipRestOfMessage()
+        #expect(try pull.receiveFrame(into: &buffer) == false)
+        #expect(buffer == Array("next".utf8))
+        // Nothing is left over to skip once the last frame is in.
+        try pull.skipRestOfMessage()
+        #expect(try pull.receiveFrame(into: &buffer, wait: false) == nil)
+    }
+
     @Test func thePollerHearsSocketsAndAWakeSignalRungFromAnotherThread() async throws {
         let context = try ZMQContext()
         let pull = try context.socket(.pull)
