@@ -149,12 +149,16 @@ final class IngressLoop {
     }
 
     private func process(_ requests: [Request]) throws {
+        // Kept to go back to if the log refuses the batch: the package heads must not name
+        // positions that were never written.
+        let before = sequencer
         let batch = sequencer.sequence(requests.map(\.envelopes), log: log, now: Self.wallClock())
         var results = batch.results
         if !batch.records.isEmpty {
             do {
                 try log.append(batch.records)
             } catch {
+                sequencer = before
                 // Nothing of this batch is in the log: say so to every producer, who may retry.
                 logger.error("could not append to the log", metadata: ["error": "\(error)"])
                 results = results.map { list in

@@ -1,4 +1,5 @@
 import BureauSchemas
+import SwiftProtobuf
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -11,7 +12,19 @@ import BureauSchemas
 enum PublishAckEncoding {
     /// What SwiftProtobuf would decode from `data`, unknown fields skipped rather than kept;
     /// nil if the bytes are not a well-formed `PublishAck`.
+    ///
+    /// The fast path reads the shape the daemon writes; anything else (a known field with
+    /// another wire type, a group, broken bytes) is left to SwiftProtobuf, whose rules then
+    /// decide.
     static func decode(_ data: Data) -> Bureau_Bus_PublishAck? {
+        if let ack = decodeDaemonShape(data) { return ack }
+        guard var ack = try? Bureau_Bus_PublishAck(serializedBytes: data) else { return nil }
+        ack.unknownFields = UnknownStorage()
+        for index in ack.results.indices { ack.results[index].unknownFields = UnknownStorage() }
+        return ack
+    }
+
+    private static func decodeDaemonShape(_ data: Data) -> Bureau_Bus_PublishAck? {
         data.withUnsafeBytes { bytes in
             var ack = Bureau_Bus_PublishAck()
             var reader = WireReader(bytes)

@@ -41,10 +41,13 @@ struct Sequencer {
     /// The type the previous envelope had: a stream of one type skips hashing its name.
     private var lastType: KnownType?
 
+    /// The package of the last event committed and where it is in ``packages``: events of one
+    /// package often come in a row.
+    private var lastPackage: (name: String, index: Int)?
+
     struct KnownType {
         let name: String
-        /// Where the type's package is in ``packages`` and ``lastInPackage``.
-        let package: Int
+        let package: String
         let topic: Data
     }
 
@@ -84,8 +87,9 @@ struct Sequencer {
                 }
                 let body = stamp.stamped(envelope, position: next)
                 let type = accepted.type
-                let previous = lastInPackage[type.package]
-                lastInPackage[type.package] = next
+                let package = packageIndex(type.package)
+                let previous = lastInPackage[package]
+                lastInPackage[package] = next
                 batch.records.append(LogRecord(position: next, id: accepted.id, body: body))
                 batch.publications.append(
                     Publication(position: next, type: type.topic, previousInPackage: previous, body: body))
@@ -98,13 +102,21 @@ struct Sequencer {
         return batch
     }
 
-    /// The index of `package` in ``packages``, added with the epoch start as its last position if new.
+    /// The index of `package` in ``packages``, added with the epoch start as its last position if
+    /// new. Called for committed events only, so that rejected ones cannot grow the list.
     private mutating func packageIndex(_ package: String) -> Int {
-        if let index = packageIndices[package] { return index }
-        packages.append(package)
-        lastInPackage.append(epochStart)
-        packageIndices[package] = packages.count - 1
-        return packages.count - 1
+        if let last = lastPackage, last.name == package { return last.index }
+        let index: Int
+        if let known = packageIndices[package] {
+            index = known
+        } else {
+            packages.append(package)
+            lastInPackage.append(epochStart)
+            index = packages.count - 1
+            packageIndices[package] = index
+        }
+        lastPackage = (package, index)
+        return index
     }
 
     struct Accepted {
@@ -150,8 +162,7 @@ struct Sequencer {
             if let problem = TypeName.problem(with: name) {
                 return .failure(Rejection(text: problem))
             }
-            type = KnownType(
-                name: name, package: packageIndex(String(TypeName.package(of: name))), topic: Data(typeBytes))
+            type = KnownType(name: name, package: String(TypeName.package(of: name)), topic: Data(typeBytes))
             // Bounded, so that a producer inventing types cannot grow it without end.
             if knownTypes.count < 4096 { knownTypes[Data(typeBytes)] = type }
         }

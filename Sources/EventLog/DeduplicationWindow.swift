@@ -5,7 +5,8 @@
 public struct DeduplicationWindow: Sendable {
     public let capacity: Int
     private var positions: EventPositionTable
-    private var ring: [EventID]
+    /// The ids in the order they came, with the position each came at.
+    private var ring: [(id: EventID, position: UInt64)]
     private var next = 0
 
     public init(capacity: Int) {
@@ -22,10 +23,13 @@ public struct DeduplicationWindow: Sendable {
 
     public mutating func insert(_ id: EventID, at position: UInt64) {
         if ring.count < capacity {
-            ring.append(id)
+            ring.append((id, position))
         } else {
-            positions.remove(ring[next])
-            ring[next] = id
+            let oldest = ring[next]
+            // The same id may have come again since (a log written with a smaller window):
+            // then it is the newer one the table holds, and it stays.
+            if positions[oldest.id] == oldest.position { positions.remove(oldest.id) }
+            ring[next] = (id, position)
             next = (next + 1) % capacity
         }
         positions.set(id, to: position)

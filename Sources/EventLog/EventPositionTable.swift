@@ -23,7 +23,8 @@ public struct EventPositionTable: Sendable {
     /// A table that holds `minimumCapacity` entries without growing.
     public init(minimumCapacity: Int) {
         var size = 16
-        while size < 2 * max(1, minimumCapacity) { size <<= 1 }
+        // Clamped so that doubling cannot overflow; memory runs out long before.
+        while size < 2 * min(max(1, minimumCapacity), 1 << 40) { size <<= 1 }
         slots = Array(repeating: Slot(id: .zero, position: 0), count: size)
         mask = size - 1
         shift = UInt64(64 - size.trailingZeroBitCount)

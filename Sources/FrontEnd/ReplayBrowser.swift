@@ -93,12 +93,14 @@ public struct ReplayBrowser: Sendable {
     public mutating func move(to count: Int) {
         let target = min(max(count, 0), events.count)
         guard target != applied else { return }
+        // A checkpoint strictly before the target, so that the last event is folded here and its
+        // difference shown; going forward, only one past the cursor is worth taking.
         if target < cursor.applied {
-            // Strictly before the target, so that the last event is folded here and its
-            // difference shown.
             cursor =
-                checkpoints.latest(atOrBefore: target - 1)
+                checkpoints.latest(atOrBefore: target - 1, after: -1)
                 ?? Cursor(replay: makeReplay(), state: AppState(), applied: 0)
+        } else if let ahead = checkpoints.latest(atOrBefore: target - 1, after: cursor.applied) {
+            cursor = ahead
         } else if !isKnownUniquelyReferenced(&cursor) {
             cursor = cursor.copy()
         }
@@ -153,10 +155,10 @@ public struct ReplayBrowser: Sendable {
             byCount.withLock { $0[copy.applied] = copy }
         }
 
-        /// A copy, free to change, of the latest checkpoint at or before `count`.
-        func latest(atOrBefore count: Int) -> Cursor? {
+        /// A copy, free to change, of the latest checkpoint at or before `count` and after `after`.
+        func latest(atOrBefore count: Int, after: Int) -> Cursor? {
             let found = byCount.withLock { byCount in
-                byCount.filter { $0.key <= count }.max { $0.key < $1.key }?.value
+                byCount.filter { $0.key <= count && $0.key > after }.max { $0.key < $1.key }?.value
             }
             return found?.copy()
         }

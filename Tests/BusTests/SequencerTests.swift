@@ -89,4 +89,19 @@ struct SequencerTests {
         #expect(batch.publications.map(\.previousInPackage) == [10, 10, 1])
         #expect(sequencer.packageHeads == ["bureau.a": 3, "bureau.b": 2])
     }
+
+    @Test func onlyCommittedEventsPutTheirPackageInTheHeartbeat() {
+        var sequencer = Self.sequencer()
+        let log = InMemoryEventLog()
+        let id = EventID.random()
+        let batch = sequencer.sequence(
+            [
+                [
+                    Self.envelope(type: "bureau.a.X") { $0.position = 7 }, Self.envelope(id: id, type: "bureau.b.Y"),
+                    Self.envelope(id: id, type: "bureau.c.Y"), Self.envelope(type: "bureau.b.Z"),
+                ]
+            ], log: log, now: (1, 0))
+        #expect(batch.results[0].map(\.status) == [.rejected, .committed, .duplicate, .committed])
+        #expect(sequencer.packageHeads == ["bureau.b": 2])
+    }
 }

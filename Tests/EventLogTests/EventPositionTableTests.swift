@@ -68,4 +68,17 @@ struct EventPositionTableTests {
         #expect(ids.prefix(4000).allSatisfy { window.position(of: $0) == nil })
         #expect(ids.enumerated().dropFirst(4000).allSatisfy { window.position(of: $1) == UInt64($0 + 1) })
     }
+
+    @Test func anIDThatCameAgainIsRememberedUntilItsNewerPositionLeavesTheWindow() {
+        var window = DeduplicationWindow(capacity: 10)
+        let repeated = EventID.random()
+        window.insert(repeated, at: 1)
+        for position in 2...5 { window.insert(.random(), at: UInt64(position)) }
+        window.insert(repeated, at: 6)
+        // Position 1 leaves the window at position 11, position 6 at position 16.
+        for position in 7...15 { window.insert(.random(), at: UInt64(position)) }
+        #expect(window.position(of: repeated) == 6)
+        window.insert(.random(), at: 16)
+        #expect(window.position(of: repeated) == nil)
+    }
 }

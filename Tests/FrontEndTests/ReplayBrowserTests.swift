@@ -59,6 +59,13 @@ struct ReplayBrowserTests {
             #expect(back.state.models == fresh.state.models, "after \(count) events")
             #expect(back.changes == fresh.changes, "after \(count) events")
         }
+        // Forward again, from the checkpoints the way back left.
+        for count in [9, 16, 1, 12] {
+            back.move(to: count)
+            var fresh = Self.browser()
+            fresh.move(to: count)
+            #expect(back.state.models == fresh.state.models && back.changes == fresh.changes, "after \(count) events")
+        }
     }
 
     @Test func aCopiedBrowserMovesIndependentlyOfTheOriginal() {
