@@ -28,7 +28,7 @@ public struct DeduplicationWindow: Sendable {
             let oldest = ring[next]
             // The same id may have come again since (a log written with a smaller window):
             // then it is the newer one the table holds, and it stays.
-            if positions[oldest.id] == oldest.position { positions.remove(oldest.id) }
+            positions.remove(oldest.id, ifAt: oldest.position)
             ring[next] = (id, position)
             next = (next + 1) % capacity
         }

@@ -58,14 +58,16 @@ public struct EventPositionTable: Sendable {
         count += 1
     }
 
-    /// Removes `id` and what was stored for it; nothing happens if it is absent.
-    public mutating func remove(_ id: EventID) {
+    /// Removes `id` and what was stored for it; nothing happens if it is absent, or if
+    /// `position` is given and another position is stored for it.
+    public mutating func remove(_ id: EventID, ifAt position: UInt64? = nil) {
         var hole = home(of: id)
         while true {
             if slots[hole].position == 0 { return }
             if slots[hole].id == id { break }
             hole = (hole + 1) & mask
         }
+        if let position, slots[hole].position != position { return }
         // Backward shift: an entry after the hole moves into it unless its home lies cyclically
         // in (hole, current], which would put it before its home and out of its probe run.
         var current = hole

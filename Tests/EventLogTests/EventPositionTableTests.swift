@@ -51,6 +51,17 @@ struct EventPositionTableTests {
         #expect(table.count == 4)
     }
 
+    @Test func aConditionalRemovalLeavesAnIDStoredAtAnotherPosition() {
+        var table = EventPositionTable(minimumCapacity: 4)
+        let id = Self.sequentialID(9)
+        table.set(id, to: 5)
+        table.remove(id, ifAt: 4)
+        #expect(table[id] == 5)
+        table.remove(id, ifAt: 5)
+        #expect(table[id] == nil)
+        #expect(table.count == 0)
+    }
+
     @Test func settingPositionZeroRemovesTheID() {
         var table = EventPositionTable(minimumCapacity: 4)
         let id = Self.sequentialID(7)
