@@ -35,11 +35,12 @@ public struct LiveSession: Sendable {
 
     /// Runs until the person quits; the terminal is restored on return, on a quit signal and on a crash.
     public func run() async throws(TerminalError) {
-        let terminal = Terminal(colorMode: colorMode)
-        try terminal.enter()
-        defer { terminal.restore() }
-        let input = TerminalInput()
-        defer { input.stop() }
+        try await Terminal.withFullScreen(colorMode: colorMode) { terminal, input in
+            await present(terminal, input)
+        }
+    }
+
+    private func present(_ terminal: Terminal, _ input: TerminalInput) async {
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
         let tasks = [
             Task { for await event in input.events { sink.yield(.terminal(event)) } },

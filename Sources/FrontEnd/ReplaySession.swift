@@ -15,11 +15,12 @@ public struct ReplaySession: Sendable {
 
     /// Runs until the person quits; the terminal is restored on return, on a quit signal and on a crash.
     public func run() async throws(TerminalError) {
-        let terminal = Terminal(colorMode: colorMode)
-        try terminal.enter()
-        defer { terminal.restore() }
-        let input = TerminalInput()
-        defer { input.stop() }
+        try await Terminal.withFullScreen(colorMode: colorMode) { terminal, input in
+            await browse(terminal, input)
+        }
+    }
+
+    private func browse(_ terminal: Terminal, _ input: TerminalInput) async {
         let coordinator = Coordinator(router: router)
         var browser = self.browser
         var renderer = Renderer(colorMode: colorMode)

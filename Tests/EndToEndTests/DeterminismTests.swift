@@ -13,26 +13,7 @@ import WatchlistFeature
 @Suite(.timeLimit(.minutes(3)))
 struct DeterminismTests {
     @Test func reducersProduceByteIdenticalOutputsOnEveryRun() async throws {
-        let directory = try TemporaryDirectory("det")
-        let bus = BusProcess(directory: directory.path)
-        try await bus.start()
-        let client = try BusClient(location: bus.location, options: .init(process: "test"))
-        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1172", "JPY": "175.68", "GBP": "0.8338"])))
-        let host = try ChildProcess(
-            BureauExecutable.path,
-            ["run", "watchlist", "converter", "reservations", "alerts", "--data", bus.location.dataDirectory],
-            directory: directory.path, name: "run", readiness: true)
-        try await host.waitUntilReady()
-        let requests = try ExactlyOnceTests.requests(600)
-        _ = try await client.publish(requests)
-        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.25", "JPY": "170"], asOf: "2026-10-31")))
-        _ = try await ExactlyOnceTests.waitForAnswers(
-            to: Set(requests.map(\.id)), client: client, timeout: .seconds(60))
-        host.signal(SIGTERM)
-        _ = await host.exitCode()
-        client.close()
-        await bus.stop()
-        let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
+        let events = try await RecordedSession.record(requests: 600).events
 
         func outputs<R: Reducer>(_ reducer: R) throws -> [Data] {
             var replay = ReducerReplay(reducer)

@@ -13,42 +13,8 @@ import WatchlistFeature
 /// real bus and a real reducer host recorded.
 @Suite(.timeLimit(.minutes(3)))
 struct ReplayCommandTests {
-    /// A stopped deployment: the bus and `bureau run` for the four reducers, 120 requests answered.
-    struct Session {
-        let directory: TemporaryDirectory
-        let bus: BusProcess
-        let requests: [OutgoingEvent]
-        let events: [StoredEvent]
-    }
-
-    static func record() async throws -> Session {
-        let directory = try TemporaryDirectory("replay")
-        let bus = BusProcess(directory: directory.path)
-        try await bus.start()
-        let client = try BusClient(location: bus.location, options: .init(process: "test"))
-        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1172", "JPY": "175.68", "GBP": "0.8338"])))
-        let host = try ChildProcess(
-            BureauExecutable.path,
-            ["run", "watchlist", "converter", "reservations", "alerts", "--data", bus.location.dataDirectory],
-            directory: directory.path, name: "run", readiness: true)
-        try await host.waitUntilReady()
-        let requests = try ExactlyOnceTests.requests(120)
-        _ = try await client.publish(Array(requests.prefix(60)))
-        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.25", "JPY": "170"], asOf: "2026-10-31")))
-        _ = try await client.publish(Array(requests.dropFirst(60)))
-        let answered = try await ExactlyOnceTests.waitForAnswers(
-            to: Set(requests.map(\.id)), client: client, timeout: .seconds(60))
-        #expect(answered == requests.count)
-        host.signal(SIGTERM)
-        #expect(await host.exitCode() == 0)
-        client.close()
-        #expect(await bus.stop() == 0)
-        let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
-        return Session(directory: directory, bus: bus, requests: requests, events: events)
-    }
-
     @Test func verifyPassesOnARecordedSessionAndCountsWhatItCompared() async throws {
-        let session = try await Self.record()
+        let session = try await RecordedSession.record(requests: 120)
         let text = try await session.bus.run(["replay", "--verify"])
         #expect(text.code == 0, "\(text.out)\(text.err)")
         #expect(text.out.contains("ok: \(session.events.count) events read"))
@@ -72,7 +38,7 @@ struct ReplayCommandTests {
     }
 
     @Test func aChangedReducerFailsVerificationAtTheRightPositionWithBothEvents() async throws {
-        let session = try await Self.record()
+        let session = try await RecordedSession.record(requests: 120)
         // The first accepted reservation: a changed reducer quotes one cent more.
         let accepted = try #require(session.events.first { $0.type == ReservationAccepted.protoMessageName })
         let changed = AlteredReducer(inner: ReservationsReducer(), at: accepted.causation) { outputs in
@@ -98,7 +64,7 @@ struct ReplayCommandTests {
     }
 
     @Test func replayToAPositionEqualsTheStateTheHostsSnapshotHeldThere() async throws {
-        let session = try await Self.record()
+        let session = try await RecordedSession.record(requests: 120)
         let store = FileSnapshotStore(directory: session.bus.location.snapshotDirectory)
         func check<R: Reducer>(_ reducer: R) async throws {
             let snapshot = try #require(
@@ -131,7 +97,7 @@ struct ReplayCommandTests {
     }
 
     @Test func exportThenImportThenReplayGivesTheSameState() async throws {
-        let session = try await Self.record()
+        let session = try await RecordedSession.record(requests: 120)
         let exported = try await session.bus.run(["log", "export"])
         #expect(exported.code == 0, "\(exported.err)")
         let lines = exported.out.split(separator: "\n")
@@ -178,7 +144,7 @@ struct ReplayCommandTests {
     }
 
     @Test func importRefusesANonEmptyDirectoryAndNamesABadLineWritingNothing() async throws {
-        let session = try await Self.record()
+        let session = try await RecordedSession.record(requests: 120)
         let exported = try await session.bus.run(["log", "export", "--to", "5"])
         var lines = exported.out.split(separator: "\n").map(String.init)
         #expect(lines.count == 5)
@@ -206,7 +172,7 @@ struct ReplayCommandTests {
     }
 
     @Test func showByCorrelationPrintsTheWholeChainOfOneIntent() async throws {
-        let session = try await Self.record()
+        let session = try await RecordedSession.record(requests: 120)
         let request = try #require(
             session.requests.first { request in
                 session.events.contains {

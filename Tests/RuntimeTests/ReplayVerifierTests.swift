@@ -17,6 +17,11 @@ struct ReplayVerifierTests {
         let events: [StoredEvent]
         let snapshots: [Snapshot<WatchlistReducer.State>]
 
+        /// The watchlist requests, in order: what no module produced.
+        var requests: [StoredEvent] {
+            events.filter { $0.type.hasPrefix("bureau.watchlist.Pair") && $0.producerModule.isEmpty }
+        }
+
         /// The position of the watchlist's answer to the input at `position`.
         func answer(to position: UInt64) -> StoredEvent? {
             events.first { $0.producerModule == "watchlist" && $0.causation == position }
@@ -69,9 +74,7 @@ struct ReplayVerifierTests {
     @Test func aChangedOutputFailsAtItsPositionWithBothEventsShown() async throws {
         let recording = try await Self.record()
         // The 8th request: altered so that its answer names another quote.
-        let requests = recording.events.filter {
-            $0.type.hasPrefix("bureau.watchlist.Pair") && $0.producerModule.isEmpty
-        }
+        let requests = recording.requests
         let input = requests[7].position
         let answer = try #require(recording.answer(to: input))
         let changed = AlteredReducer(inner: WatchlistReducer(), at: input) { outputs in
@@ -96,9 +99,7 @@ struct ReplayVerifierTests {
 
     @Test func anOutputTheReducerNoLongerComputesOrAnExtraOneIsADivergence() async throws {
         let recording = try await Self.record()
-        let requests = recording.events.filter {
-            $0.type.hasPrefix("bureau.watchlist.Pair") && $0.producerModule.isEmpty
-        }
+        let requests = recording.requests
         let input = requests[3].position
         let answer = try #require(recording.answer(to: input))
 
