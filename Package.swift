@@ -159,6 +159,16 @@ let package = Package(
             path: "Sources/Adapters/BookingServer",
             swiftSettings: strict
         ),
+        // Reading, exchanging and repairing the log's files without the bus: what `bureau log`,
+        // `replay` and `show` use, and the fault suite checks.
+        .target(
+            name: "LogTools",
+            dependencies: [
+                "EventLog", "Bus", "BureauSchemas", "Runtime",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
         // YAML files people write (bureau.yaml, scenario files): errors that name the line and the field.
         .target(
             name: "YAMLFile",
@@ -210,7 +220,7 @@ let package = Package(
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 "RatesAdapter", "BookingAdapter", "RatesServer", "BookingServer", "FrontEnd", "TerminalUI",
-                "Supervisor", "BusTesting",
+                "Supervisor", "BusTesting", "LogTools",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -325,6 +335,14 @@ let package = Package(
             resources: [.copy("Snapshots")],
             swiftSettings: strict),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: [
+                "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BusTests", dependencies: ["Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport"],

@@ -78,11 +78,18 @@ struct BusCommand: AsyncParsableCommand {
         configuration.segmentSize = Int64(segmentMib) << 20
         configuration.publishHighWaterMark = publishHwm
         configuration.tcp = try tcpListener()
+        configuration.fileSystem = try FaultInjection.fileSystem()
         let daemon = BusDaemon(configuration: configuration, logger: logger, onReady: { readiness.notify() })
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: daemon)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch EventLogError.damaged(let damage) {
+            throw CLIError(
+                "\(damage)\nThe bus will not start on it. `bureau log verify --data \(global.location.dataDirectory)` "
+                    + "lists the damage; `bureau log repair --data \(global.location.dataDirectory)` moves it aside.")
+        }
     }
 
     private func tcpListener() throws -> BusDaemon.TCPListener? {

@@ -3,6 +3,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import LogTools
 
 struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,10 +12,15 @@ struct LogCommand: AsyncParsableCommand {
         discussion: HelpText.prose(
             """
             show, stats, verify and export read the segment files directly: they work with or
-            without a running bus, and see only records whose checksum holds. tail follows the
-            live bus. import builds a new log from an export.
+            without a running bus, and see only records whose checksum holds. A damaged record
+            stops them with an error naming its segment, byte offset and position (exit 1).
+            tail follows the live bus. import builds a new log from an export. repair moves
+            damage aside so that the bus can start again.
             """),
-        subcommands: [LogShow.self, LogTail.self, LogStats.self, LogVerify.self, LogExport.self, LogImport.self]
+        subcommands: [
+            LogShow.self, LogTail.self, LogStats.self, LogVerify.self, LogRepairCommand.self, LogExport.self,
+            LogImport.self,
+        ]
     )
 }
 
@@ -157,8 +163,13 @@ struct LogStats: AsyncParsableCommand {
 struct LogVerify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check every record's framing and checksum, and that positions have no holes.",
-        discussion: "Exits 1 naming the first bad position, its segment and byte offset."
+        abstract: "Check every byte of the log: headers, records, checksums, positions, indexes.",
+        discussion: HelpText.prose(
+            """
+            Reads every segment whole and lists every bad range it finds (not only the first):             its positions, segment and byte offsets, and what is wrong. Also checks that the             segments continue one another, that the recovery point (the last acknowledged             position) is in the log, and that each sparse index matches its segment (an index             is a hint: a mismatch is noted, not an error). Works beside a running bus.
+
+            Exit status: 0 when the log is whole, 1 when anything is damaged.             `bureau log repair` moves damage aside.
+            """)
     )
 
     @OptionGroup var global: GlobalOptions
@@ -171,13 +182,44 @@ struct LogVerify: AsyncParsableCommand {
         let progress = Progress(label: "verifying")
         let report = try LogVerifier.verify(directory: directory) { progress.update($0) }
         progress.finish()
-        if let problem = report.problem {
-            print("bad: \(problem)")
+        for note in report.notes { print("note: \(note)") }
+        if !report.ok {
+            for problem in report.problems { print("bad: \(problem)") }
+            print(
+                "\(report.problems.count) bad range(s) in \(report.segments) segment(s); "
+                    + "`bureau log repair --data \(global.location.dataDirectory)` moves them aside")
             throw ExitCode.failure
         }
         var line = "ok: \(report.records) records in \(report.segments) segment(s), \(report.bytes) bytes"
-        if report.records > 0 { line += "; positions 1…\(report.records)" }
+        if report.records > 0 { line += "; positions 1…\(report.head)" }
         if report.writeInProgress { line += " (the bus is writing the next record)" }
         print(line)
+    }
+}
+
+struct LogRepairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repair",
+        abstract: "Move damaged parts of the log aside, so that the bus can start again.",
+        discussion: HelpText.prose(
+            """
+            When the bus refuses to start because the log is damaged (a bad record it had             acknowledged, a bad segment header, a missing segment), this makes the log whole             again without deleting anything: each damaged segment is rewritten with its valid             records as they were, and each position the damage held becomes a             bureau.system.RecordLost event (so positions stay contiguous and none is reused);             the original segment goes to log/damaged-<time>/ with a README saying what was             wrong. A torn write at the end that was never acknowledged is cut. Indexes that do             not match their segments are rebuilt.
+
+            Stop the bus first: repair takes the log's lock. --dry-run says what it would do.
+            Replay's verification reports the lost positions, since reducers' outputs there             are gone: see what they were in the damaged segment, if anything of it is readable.
+            """)
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Say what would change, and change nothing.") var dryRun = false
+
+    func run() async throws {
+        let directory = global.location.logDirectory
+        guard FileManager.default.fileExists(atPath: directory) else {
+            throw CLIError("there is no log in \(directory)")
+        }
+        let report = try LogRepair.repair(directory: directory, dryRun: dryRun, placeholder: LogRepair.recordLost)
+        for problem in report.before.problems { print("found: \(problem)") }
+        print(report)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import EventLog
 import Foundation
+import LogTools
 import Runtime
 
 struct SendCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import FrontEnd
+import LogTools
 import Runtime
 import TerminalUI
 

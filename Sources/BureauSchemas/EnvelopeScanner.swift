@@ -18,6 +18,8 @@ public struct EnvelopeHeader: Equatable, Sendable {
     public var typeRange: Range<Int>?
     /// Whether field 4 (commit time) is present.
     public var hasCommitTime = false
+    /// Byte range of field 7 (the correlation id).
+    public var correlationRange: Range<Int>?
 }
 
 /// Why bytes are not an envelope, and at which byte.
@@ -45,7 +47,8 @@ public enum EnvelopeScanner {
             case (2, .bytes(let range)): header.idRange = range
             case (3, .bytes(let range)): header.typeRange = range
             case (4, .bytes): header.hasCommitTime = true
-            case (5, .bytes), (7, .bytes), (8, .bytes), (6, .varint): break
+            case (7, .bytes(let range)): header.correlationRange = range
+            case (5, .bytes), (8, .bytes), (6, .varint): break
             case (1, _), (6, _):
                 throw EnvelopeScanError(offset: start, reason: "field \(field) should be a varint")
             case (2, _), (3, _), (4, _), (5, _), (7, _), (8, _):

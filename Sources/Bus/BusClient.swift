@@ -85,8 +85,17 @@ public final class BusClient: Sendable {
         outcomes.reserveCapacity(events.count)
         var start = 0
         while start < events.count {
-            let end = min(start + WireProtocol.maxEnvelopesPerPublish, events.count)
-            let envelopes = try events[start..<end].map { try $0.envelopeBytes(process: options.process) }
+            // A request holds at most so many envelopes and so many bytes of them.
+            var envelopes: [Data] = []
+            var bytes = 0
+            var end = start
+            while end < events.count, envelopes.count < WireProtocol.maxEnvelopesPerPublish {
+                let envelope = try events[end].envelopeBytes(process: options.process)
+                if !envelopes.isEmpty && bytes + envelope.count > WireProtocol.maxRequestBytes { break }
+                envelopes.append(envelope)
+                bytes += envelope.count
+                end += 1
+            }
             let ack = try await send(envelopes)
             guard ack.results.count == end - start else {
                 throw BusError.refused(

@@ -16,6 +16,8 @@ extension BusDaemon {
         public var maxEnvelopeBytes = WireProtocol.maxEnvelopeBytes
         /// Also listen on TCP, for processes on other machines.
         public var tcp: TCPListener?
+        /// Every file system call of the log goes through it: tests inject faults here.
+        public var fileSystem: any FileSystem = PosixFileSystem()
 
         public init(location: BusLocation) {
             self.location = location

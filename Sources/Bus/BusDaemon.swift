@@ -53,6 +53,7 @@ public struct BusDaemon: Service {
         options.durability = configuration.durability
         options.segmentSize = configuration.segmentSize
         options.deduplicationWindow = configuration.deduplicationWindow
+        options.fileSystem = configuration.fileSystem
         let log = try FileEventLog(directory: location.logDirectory, options: options, logger: logger)
         do {
             return try RunningBusDaemon(configuration: configuration, log: log, logger: logger)
@@ -62,23 +63,24 @@ public struct BusDaemon: Service {
         }
     }
 
-    /// Creates the data directory and the owner-only run directory.
+    /// Creates the data directory and the run directory, owner-only (0700) whatever the umask;
+    /// makes existing ones owner-only too.
     static func prepareDirectories(_ location: BusLocation) throws {
-        for (path, mode) in [(location.dataDirectory, mode_t(0o755)), (location.runDirectory, mode_t(0o700))] {
-            if mkdir(path, mode) != 0 && errno != EEXIST {
+        for path in [location.dataDirectory, location.runDirectory] {
+            if mkdir(path, 0o700) != 0 && errno != EEXIST {
                 throw BusError.unusableLocation(
                     "cannot create \(path): \(String(cString: strerror(errno)))")
             }
-        }
-        var info = stat()
-        guard stat(location.runDirectory, &info) == 0, info.st_uid == geteuid() else {
-            throw BusError.unusableLocation(
-                "\(location.runDirectory) belongs to another user; the run directory must be its owner's alone")
-        }
-        // An existing directory keeps its mode on mkdir; make sure only the owner can enter it.
-        guard chmod(location.runDirectory, 0o700) == 0 else {
-            throw BusError.unusableLocation(
-                "cannot make \(location.runDirectory) owner-only: \(String(cString: strerror(errno)))")
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_uid == geteuid() else {
+                throw BusError.unusableLocation(
+                    "\(path) belongs to another user; a deployment's data must be its owner's alone")
+            }
+            // An existing directory keeps its mode on mkdir, and the umask may have narrowed a new one.
+            guard chmod(path, 0o700) == 0 else {
+                throw BusError.unusableLocation(
+                    "cannot make \(path) owner-only: \(String(cString: strerror(errno)))")
+            }
         }
     }
 }
@@ -121,8 +123,8 @@ public final class RunningBusDaemon: Sendable {
             zap?.stop()
             throw error
         }
-        var generator = SystemRandomNumberGenerator()
-        let epoch = generator.next()
+        // 53 bits, so that a language whose numbers are doubles (JavaScript, JSON readers) reads it exactly.
+        let epoch = UInt64.random(in: 1...(1 << 53 - 1))
         let state = DaemonState(head: log.head, epoch: epoch, pid: getpid(), version: BusDaemon.version)
         self.state = state
         let stopSignal = try WakeSignal()
@@ -175,7 +177,7 @@ public final class RunningBusDaemon: Sendable {
                 "ingress": "\(info.endpoints.ingress)",
             ])
         if recovery.truncatedSegment != nil {
-            logger.warning("the log's tail was repaired", metadata: ["recovery": "\(recovery)"])
+            logger.warning("the log's tail was repaired", metadata: ["log.recovery": "\(recovery)"])
         }
     }
 

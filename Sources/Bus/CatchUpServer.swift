@@ -65,7 +65,7 @@ final class CatchUpServer {
         case .failure(let problem):
             badInput.record(problem.message, socket: "read")
             send(
-                on: socket, frames.first ?? Data(), WireProtocol.error, problem.requestID,
+                on: socket, problem.identity, WireProtocol.error, problem.requestID,
                 [errorReply(problem.code, problem.message)])
         case .success(let request):
             switch request.verb {

@@ -372,7 +372,8 @@ final class ClientWorker {
             guard let meta = WireProtocol.parseMeta(metaFrame) else { continue }
             let action = typeFrame.withUnsafeBytes { type in
                 subscription.tracker.publication(
-                    position: meta.position, previousInPackage: meta.previousInPackage, type: type)
+                    position: meta.position, previousInPackage: meta.previousInPackage, type: type,
+                    bodyOmitted: envelope.isEmpty)
             }
             switch action {
             case .deliver:

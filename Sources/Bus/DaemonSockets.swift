@@ -20,8 +20,8 @@ final class DaemonSockets: @unchecked Sendable {
 
     init(context: ZMQContext, configuration: BusDaemon.Configuration) throws {
         let ipc = configuration.location.ipcEndpoints
-        var ingress = [try DaemonSockets.router(context, configuration)]
-        var read = [try DaemonSockets.router(context, configuration)]
+        var ingress = [try DaemonSockets.router(context, .ingress)]
+        var read = [try DaemonSockets.router(context, .read)]
         var events = [try DaemonSockets.publisher(context, configuration)]
         try ingress[0].bind(ipc.ingress)
         try read[0].bind(ipc.read)
@@ -33,7 +33,7 @@ final class DaemonSockets: @unchecked Sendable {
         if let tcp = configuration.tcp {
             let endpoints = tcp.endpoints
             let sockets = [
-                try DaemonSockets.router(context, configuration), try DaemonSockets.router(context, configuration),
+                try DaemonSockets.router(context, .ingress), try DaemonSockets.router(context, .read),
                 try DaemonSockets.publisher(context, configuration),
             ]
             if case .curve(let server, _) = tcp.security {
@@ -59,14 +59,28 @@ final class DaemonSockets: @unchecked Sendable {
         self.events = events
     }
 
-    private static func router(_ context: ZMQContext, _ configuration: BusDaemon.Configuration) throws -> ZMQSocket {
+    private enum Role { case ingress, read }
+
+    /// A ROUTER whose queues are bounded: in messages by libzmq's high-water marks and in bytes
+    /// by the largest frame it accepts (a peer that sends a larger one is disconnected).
+    private static func router(_ context: ZMQContext, _ role: Role) throws -> ZMQSocket {
         let socket = try context.socket(.router)
         try socket.setLinger(milliseconds: 0)
-        try socket.setSendHighWaterMark(100_000)
-        try socket.setReceiveHighWaterMark(100_000)
-        // libzmq disconnects a peer that sends a frame this large; smaller oversized envelopes
-        // are rejected with a reason instead.
-        try socket.setMaxMessageSize(Int64(configuration.maxEnvelopeBytes) * 64)
+        switch role {
+        case .ingress:
+            // No single frame can be larger than a whole request; smaller oversized envelopes
+            // are refused with a reason.
+            try socket.setMaxMessageSize(Int64(WireProtocol.maxRequestBytes))
+            try socket.setReceiveHighWaterMark(1000)
+            try socket.setSendHighWaterMark(10_000)
+        case .read:
+            // Read requests are small; a large frame still gets an answer up to this size.
+            try socket.setMaxMessageSize(Int64(WireProtocol.maxEnvelopeBytes) * 2)
+            try socket.setReceiveHighWaterMark(1000)
+            // Replies are up to a megabyte or so: a client that asks and never reads them has at
+            // most this many queued, and later ones are dropped (it asks again when it reads).
+            try socket.setSendHighWaterMark(Int32(WireProtocol.maxQueuedReplies))
+        }
         return socket
     }
 

@@ -32,9 +32,18 @@ final class IngressLoop {
 
     /// The most events one wake-up takes in; more waiting requests are taken next time.
     private let maxEventsPerBatch = 32_768
+    /// The most bytes of envelopes one wake-up takes in, so that what a batch holds (and the
+    /// log's write buffer) stays bounded whatever producers send.
+    private let maxBytesPerBatch = 16 << 20
     /// The most messages one wake-up reads from a socket, whatever they hold, so that a flood
     /// of bad input cannot hold back the batch that valid requests wait in.
     private let maxMessagesPerDrain = 4096
+    /// Whether the last batch found the disk full, so that it is said once, and its end too.
+    private var diskFull = false
+    /// Recent answers, so that a retry of an answered request gets the same answer.
+    private var answers = RequestAnswerCache()
+    /// When memory freed since was last handed back to the system.
+    private var lastTrim = ContinuousClock.now
 
     init(
         ingress: [ZMQSocket], events: [ZMQSocket], log: any EventLog, sequencer: Sequencer, state: DaemonState,
@@ -57,6 +66,7 @@ final class IngressLoop {
         let identity: Data
         let requestID: Data
         let envelopes: [Data]
+        let fingerprint: RequestAnswerCache.Fingerprint
     }
 
     /// Runs until the stop signal rings or the log fails; closes its sockets either way.
@@ -75,9 +85,9 @@ final class IngressLoop {
             if case .interval(let milliseconds) = durability { wait = min(wait, milliseconds) }
             try poller.poll(timeout: wait)
             if poller.isReadable(stopItem) { break }
-            var taken = 0
+            var budget = Budget(events: maxEventsPerBatch, bytes: maxBytesPerBatch)
             for (index, item) in ingressItems.enumerated() where poller.isReadable(item) {
-                taken += try drain(socket: index, into: &pending, budget: maxEventsPerBatch - taken)
+                try drain(socket: index, into: &pending, budget: &budget)
             }
             if !pending.isEmpty {
                 try process(pending)
@@ -86,23 +96,30 @@ final class IngressLoop {
             if clock.now >= nextHeartbeat {
                 try publishHeartbeat()
                 nextHeartbeat = clock.now + heartbeatInterval
+                trimMemoryIfDue()
             }
             try log.syncIfDue()
             badInput.summarizeIfDue()
         }
     }
 
+    /// What one wake-up may still take in.
+    private struct Budget {
+        var events: Int
+        var bytes: Int
+        var exhausted: Bool { events <= 0 || bytes <= 0 }
+    }
+
     /// Receives the requests waiting on one socket; answers pings and bad input at once.
-    private func drain(socket index: Int, into pending: inout [Request], budget: Int) throws -> Int {
+    private func drain(socket index: Int, into pending: inout [Request], budget: inout Budget) throws {
         let socket = ingress[index]
-        var taken = 0
         var messages = 0
-        while taken < budget, messages < maxMessagesPerDrain, let frames = try socket.receiveMessage(wait: false) {
+        while !budget.exhausted, messages < maxMessagesPerDrain, let received = try receiveRequest(on: socket) {
             messages += 1
-            switch RequestFrames.parse(frames) {
+            switch received {
             case .failure(let problem):
                 badInput.record(problem.message, socket: "ingress")
-                reply(on: socket, to: frames.first ?? Data(), verb: WireProtocol.error, requestID: problem.requestID) {
+                reply(on: socket, to: problem.identity, verb: WireProtocol.error, requestID: problem.requestID) {
                     var error = Bureau_Bus_ErrorReply()
                     error.code = problem.code
                     error.message = problem.message
@@ -111,24 +128,32 @@ final class IngressLoop {
             case .success(let request):
                 switch request.verb {
                 case WireProtocol.publish:
-                    guard request.arguments.count <= WireProtocol.maxEnvelopesPerPublish else {
-                        let reason =
-                            "a publish request carries at most \(WireProtocol.maxEnvelopesPerPublish) envelopes, "
-                            + "not \(request.arguments.count)"
-                        badInput.record(reason, socket: "ingress")
-                        reply(on: socket, to: request.identity, verb: WireProtocol.ack, requestID: request.requestID) {
-                            var ack = Bureau_Bus_PublishAck()
-                            ack.results = Array(repeating: .rejected(reason), count: request.arguments.count)
-                            ack.head = log.head
-                            return ack
+                    if let refusal = publishRefusal(request) {
+                        // An error, not an ack of one rejection per envelope: the request may
+                        // hold any number of frames, and the answer must stay small.
+                        badInput.record(refusal, socket: "ingress")
+                        reply(on: socket, to: request.identity, verb: WireProtocol.error, requestID: request.requestID)
+                        {
+                            var error = Bureau_Bus_ErrorReply()
+                            error.code = "too-large"
+                            error.message = refusal
+                            return error
                         }
+                        continue
+                    }
+                    let fingerprint = RequestAnswerCache.fingerprint(of: request.arguments)
+                    if let answer = answers.answer(to: request.requestID, fingerprint: fingerprint) {
+                        // A retry of a request already answered: the same answer, not a new decision.
+                        _ = try? socket.send(
+                            multipart: [request.identity, version, ackVerb, request.requestID, answer], wait: false)
                         continue
                     }
                     pending.append(
                         Request(
                             socket: index, identity: request.identity, requestID: request.requestID,
-                            envelopes: request.arguments))
-                    taken += max(1, request.arguments.count)
+                            envelopes: request.arguments, fingerprint: fingerprint))
+                    budget.events -= request.arguments.count
+                    budget.bytes -= request.argumentBytes
                 case WireProtocol.ping:
                     reply(on: socket, to: request.identity, verb: WireProtocol.pong, requestID: request.requestID) {
                         state.pong(head: log.head)
@@ -145,7 +170,48 @@ final class IngressLoop {
                 }
             }
         }
-        return taken
+    }
+
+    /// Why a publish request is refused whole, if it is: too many envelopes, or too many bytes.
+    private func publishRefusal(_ request: RequestFrames) -> String? {
+        if request.frameCount > WireProtocol.maxEnvelopesPerPublish {
+            return "a publish request carries at most \(WireProtocol.maxEnvelopesPerPublish) envelopes, "
+                + "not \(request.frameCount)"
+        }
+        if request.argumentBytes > WireProtocol.maxRequestBytes {
+            return "a publish request carries at most \(WireProtocol.maxRequestBytes) bytes of envelopes, "
+                + "not \(request.argumentBytes): send fewer envelopes per request"
+        }
+        return nil
+    }
+
+    /// Receives one request, keeping its argument frames only while they fit the request
+    /// limits: past them the frames are read and dropped, so an oversized request costs no
+    /// more memory than a valid one.
+    private func receiveRequest(on socket: ZMQSocket) throws -> Result<RequestFrames, RequestFrames.Problem>? {
+        guard let first = try socket.receiveFrame(wait: false) else { return nil }
+        var header = [first.bytes]
+        var more = first.more
+        while more, header.count < 4, let frame = try socket.receiveFrame(limit: 1024) {
+            header.append(frame.bytes ?? Data())
+            more = frame.more
+        }
+        var arguments: [Data] = []
+        var count = 0
+        var bytes = 0
+        while more, let frame = try socket.receiveFrame(limit: WireProtocol.maxRequestBytes - bytes) {
+            count += 1
+            bytes += frame.size
+            if let kept = frame.bytes, count <= WireProtocol.maxEnvelopesPerPublish,
+                bytes <= WireProtocol.maxRequestBytes
+            {
+                arguments.append(kept)
+            } else {
+                arguments = []
+            }
+            more = frame.more
+        }
+        return RequestFrames.parse(header, arguments: arguments, frameCount: count, argumentBytes: bytes)
     }
 
     private func process(_ requests: [Request]) throws {
@@ -157,27 +223,38 @@ final class IngressLoop {
         if !batch.records.isEmpty {
             do {
                 try log.append(batch.records)
-            } catch {
+            } catch let error as EventLogError where error.isRefusal {
+                // Nothing of this batch is in the log, and the log is as it was: say so to
+                // every producer, who may retry, and go on.
                 sequencer = before
-                // Nothing of this batch is in the log: say so to every producer, who may retry.
-                logger.error("could not append to the log", metadata: ["error": "\(error)"])
-                results = results.map { list in
-                    list.map { $0.status == .committed ? .rejected("the log could not append: \(error)") : $0 }
+                if !diskFull {
+                    diskFull = true
+                    logger.error(
+                        "refusing publishes: the log cannot store them", metadata: ["bus.error": "\(error)"])
                 }
+                let reason = "not stored: \(error)"
+                results = results.map { list in list.map { $0.status == .committed ? .rejected(reason) : $0 } }
                 acknowledge(requests, results)
                 return
             }
-            // A failed fdatasync leaves the log's state unknown; stop, so that the next start
-            // recovers it, rather than acknowledge what may not be durable.
+            // Any other failure leaves the log refusing everything: the loop stops, without
+            // acknowledging, and the daemon's next start recovers from what is durable.
             try log.commit()
+            if diskFull {
+                diskFull = false
+                logger.notice("the log stores publishes again")
+            }
             var meta: (UInt64, UInt64) = (0, 0)
             for publication in batch.publications {
                 meta = (publication.position.littleEndian, publication.previousInPackage.littleEndian)
+                // A large event goes out as a notice: subscribers read it from the log, so that
+                // what waits in each subscriber's queue stays small.
+                let body = publication.body.count <= WireProtocol.maxLiveEnvelopeBytes ? publication.body : Data()
                 withUnsafeBytes(of: &meta) { meta in
                     for socket in events {
                         _ = try? socket.send(publication.type, more: true, wait: false)
                         _ = try? socket.send(meta, more: true, wait: false)
-                        _ = try? socket.send(publication.body, wait: false)
+                        _ = try? socket.send(body, wait: false)
                     }
                 }
             }
@@ -193,10 +270,19 @@ final class IngressLoop {
         acknowledge(requests, results)
     }
 
+    /// Hands memory freed since the last time back to the system (a subscriber that left frees
+    /// its queue), at most every few seconds.
+    private func trimMemoryIfDue() {
+        guard ContinuousClock.now - lastTrim >= .seconds(5) else { return }
+        lastTrim = .now
+        _ = releaseFreedHeapMemory(0)
+    }
+
     private func acknowledge(_ requests: [Request], _ results: [[Bureau_Bus_PublishResult]]) {
         let head = log.head
         for (request, list) in zip(requests, results) {
             let body = PublishAckEncoding.encode(list, head: head)
+            answers.remember(body, to: request.requestID, fingerprint: request.fingerprint)
             _ = try? ingress[request.socket].send(
                 multipart: [request.identity, version, ackVerb, request.requestID, body], wait: false)
         }
@@ -246,41 +332,71 @@ struct RequestFrames {
     let identity: Data
     let verb: String
     let requestID: Data
+    /// The argument frames, if they were kept (see ``IngressLoop``); empty if over the limits.
     let arguments: [Data]
+    /// How many argument frames there were, and their bytes, kept or not.
+    let frameCount: Int
+    let argumentBytes: Int
 
     struct Problem: Error {
+        let identity: Data
         let code: String
         let message: String
         let requestID: Data
     }
 
+    /// Parses a whole message's frames, as the catch-up server receives them.
     static func parse(_ frames: [Data]) -> Result<RequestFrames, Problem> {
-        let requestID = frames.count > 3 ? frames[3] : Data()
-        guard frames.count >= 4 else {
+        let arguments = Array(frames.dropFirst(4))
+        return parse(
+            Array(frames.prefix(4)), arguments: arguments, frameCount: arguments.count,
+            argumentBytes: arguments.reduce(0) { $0 + $1.count })
+    }
+
+    /// Parses the identity and the three header frames; the arguments come as received.
+    static func parse(
+        _ header: [Data], arguments: [Data], frameCount: Int, argumentBytes: Int
+    )
+        -> Result<RequestFrames, Problem>
+    {
+        let identity = header.first ?? Data()
+        let requestID = header.count > 3 && header[3].count == WireProtocol.requestIDBytes ? header[3] : Data()
+        guard header.count >= 4 else {
             return .failure(
                 Problem(
-                    code: "malformed-request",
+                    identity: identity, code: "malformed-request",
                     message:
-                        "a request has at least 3 frames (version, verb, request id); got \(max(0, frames.count - 1))",
+                        "a request has at least 3 frames (version, verb, request id); got \(max(0, header.count - 1))",
                     requestID: requestID))
         }
-        let version = String(decoding: frames[1], as: UTF8.self)
-        guard frames[1] == Data(WireProtocol.version.utf8) else {
-            let shown = version.count > 40 ? String(version.prefix(40)) + "…" : version
+        guard header[1] == Data(WireProtocol.version.utf8) else {
+            let version = String(decoding: header[1].prefix(40), as: UTF8.self)
+            let shown = header[1].count > 40 ? version + "…" : version
             return .failure(
                 Problem(
-                    code: "unsupported-protocol",
+                    identity: identity, code: "unsupported-protocol",
                     message: "unsupported protocol '\(shown)'; this bus speaks \(WireProtocol.version)",
                     requestID: requestID))
         }
-        guard frames[3].count <= 64 else {
+        guard header[3].count == WireProtocol.requestIDBytes else {
             return .failure(
-                Problem(code: "malformed-request", message: "the request id is over 64 bytes", requestID: Data()))
+                Problem(
+                    identity: identity, code: "malformed-request",
+                    message: "the request id must be \(WireProtocol.requestIDBytes) bytes, not \(header[3].count)",
+                    requestID: Data()))
+        }
+        let verb = String(decoding: header[2].prefix(64), as: UTF8.self)
+        if verb == WireProtocol.publish && frameCount == 0 {
+            return .failure(
+                Problem(
+                    identity: identity, code: "malformed-request",
+                    message: "a publish request carries 1 to \(WireProtocol.maxEnvelopesPerPublish) envelopes, not 0",
+                    requestID: requestID))
         }
         return .success(
             RequestFrames(
-                identity: frames[0], verb: String(decoding: frames[2], as: UTF8.self), requestID: frames[3],
-                arguments: Array(frames.dropFirst(4))))
+                identity: identity, verb: verb, requestID: requestID, arguments: arguments, frameCount: frameCount,
+                argumentBytes: argumentBytes))
     }
 }
 
@@ -302,3 +418,8 @@ extension Duration {
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }
+
+/// glibc's `malloc_trim(3)`, which `<malloc.h>` declares and the Glibc module does not export:
+/// returns the free pages of every arena to the system.
+@_silgen_name("malloc_trim")
+private func releaseFreedHeapMemory(_ pad: Int) -> Int32

@@ -148,6 +148,10 @@ struct Sequencer {
             return .failure(Rejection(text: "the envelope's id must be 16 bytes, not \(count)"))
         }
         guard id != .zero else { return .failure(Rejection(text: "the envelope's id is all zeros")) }
+        if let correlation = header.correlationRange, correlation.count != 16, !correlation.isEmpty {
+            return .failure(
+                Rejection(text: "the envelope's correlation id must be 16 bytes (or absent), not \(correlation.count)"))
+        }
         guard let typeRange = header.typeRange else {
             return .failure(Rejection(text: "the envelope has no type name"))
         }

@@ -38,16 +38,25 @@ struct SubscriptionTracker {
         cursor = position
     }
 
-    /// A publication `[type][position, previous in package][envelope]` arrived.
-    mutating func publication(position: UInt64, previousInPackage: UInt64, type: String) -> Action {
+    /// A publication `[type][position, previous in package][envelope]` arrived; `bodyOmitted`
+    /// if the envelope frame was empty (an event too large for the live stream: a notice).
+    mutating func publication(
+        position: UInt64, previousInPackage: UInt64, type: String, bodyOmitted: Bool = false
+    )
+        -> Action
+    {
         var type = type
         return type.withUTF8 {
-            publication(position: position, previousInPackage: previousInPackage, type: UnsafeRawBufferPointer($0))
+            publication(
+                position: position, previousInPackage: previousInPackage, type: UnsafeRawBufferPointer($0),
+                bodyOmitted: bodyOmitted)
         }
     }
 
     /// A publication arrived, its type name as the topic frame's bytes.
-    mutating func publication(position: UInt64, previousInPackage: UInt64, type: UnsafeRawBufferPointer) -> Action {
+    mutating func publication(
+        position: UInt64, previousInPackage: UInt64, type: UnsafeRawBufferPointer, bodyOmitted: Bool = false
+    ) -> Action {
         guard isLive, position > cursor else { return .skip }
         let previous: UInt64
         switch chain {
@@ -64,8 +73,17 @@ struct SubscriptionTracker {
             isLive = false
             return .fetch
         }
+        guard filter.matches(bytes: type) else {
+            cursor = position
+            return .skip
+        }
+        // A notice of a large event: read it from the log, from just before it.
+        if bodyOmitted {
+            isLive = false
+            return .fetch
+        }
         cursor = position
-        return filter.matches(bytes: type) ? .deliver : .skip
+        return .deliver
     }
 
     /// A heartbeat arrived.

@@ -13,20 +13,25 @@ public final class DirectoryLock {
     /// Takes the lock or throws ``EventLogError/locked(directory:pid:command:)`` naming the holder.
     ///
     /// - Parameter fileName: the lock file in `directory`; several locks can share a directory.
-    public init(directory: String, fileName: String = "LOCK") throws {
+    public init(directory: String, fileName: String = "LOCK", fileSystem: any FileSystem = PosixFileSystem()) throws {
         self.directory = directory
         let path = directory + "/" + fileName
-        file = try PosixFile(path: path, flags: O_RDWR | O_CREAT, mode: 0o600)
-        guard flock(file.descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
-            guard code == EWOULDBLOCK else { throw EventLogError.io(operation: "flock", path: path, errno: code) }
+        file = try PosixFile(path: path, flags: O_RDWR | O_CREAT, mode: 0o600, fileSystem: fileSystem)
+        do {
+            try fileSystem.lockExclusively(file.descriptor)
+        } catch {
+            guard error.code == EWOULDBLOCK else {
+                throw EventLogError.io(operation: "flock", path: path, errno: error.code)
+            }
             let holder = DirectoryLock.holder(of: directory, fileName: fileName)
             throw EventLogError.locked(directory: directory, pid: holder.pid, command: holder.command)
         }
+        // Who holds it is for messages only: on a full disk the lock is still taken.
         let pid = getpid()
-        let text = "\(pid)\n\(DirectoryLock.commandLine(of: pid) ?? "")\n"
-        try file.truncate(to: 0)
-        try Array(text.utf8).withUnsafeBytes { try file.write($0, at: 0) }
+        let text = Array("\(pid)\n\(DirectoryLock.commandLine(of: pid) ?? "")\n".utf8)
+        if (try? text.withUnsafeBytes({ try file.write($0, at: 0) })) != nil {
+            try? file.truncate(to: Int64(text.count))
+        }
     }
 
     /// Releases the lock.
@@ -36,7 +41,10 @@ public final class DirectoryLock {
 
     /// Who holds the lock on `directory`, if anyone: the pid and command it recorded.
     public static func holder(of directory: String, fileName: String = "LOCK") -> (pid: Int32?, command: String?) {
-        guard let bytes = try? PosixFile.readAll(directory + "/" + fileName) else { return (nil, nil) }
+        guard
+            let bytes = try? PosixFile.readAll(
+                directory + "/" + fileName, fileSystem: PosixFileSystem(), limit: 1 << 16)
+        else { return (nil, nil) }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let pid = lines.first.flatMap { Int32($0) }
         let recorded = lines.count > 1 && !lines[1].isEmpty ? String(lines[1]) : nil
@@ -45,7 +53,8 @@ public final class DirectoryLock {
 
     /// Whether some process holds the lock on `directory` now.
     public static func isHeld(_ directory: String) -> Bool {
-        guard let file = try? PosixFile(path: directory + "/LOCK", flags: O_RDONLY) else { return false }
+        guard let file = try? PosixFile(path: directory + "/LOCK", flags: O_RDONLY, fileSystem: PosixFileSystem())
+        else { return false }
         if flock(file.descriptor, LOCK_SH | LOCK_NB) == 0 {
             flock(file.descriptor, LOCK_UN)
             return false
@@ -55,7 +64,9 @@ public final class DirectoryLock {
 
     /// The command line of a running process, from /proc.
     static func commandLine(of pid: Int32) -> String? {
-        guard let bytes = try? PosixFile.readAll("/proc/\(pid)/cmdline"), !bytes.isEmpty else { return nil }
+        guard let bytes = try? PosixFile.readAll("/proc/\(pid)/cmdline", fileSystem: PosixFileSystem(), limit: 1 << 16),
+            !bytes.isEmpty
+        else { return nil }
         return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
     }
 }

@@ -20,6 +20,15 @@ public enum EventLogError: Error, CustomStringConvertible, Equatable {
     case recordTooLarge(bytes: Int, limit: Int)
     /// A durability policy that could not be parsed.
     case badDurability(String)
+    /// Opening found damage the log must not cut by itself: records it acknowledged, or bytes
+    /// that are not a torn write. Nothing was changed; a repair moves the damage aside.
+    case damaged(LogDamage)
+    /// The disk (or the quota) is full: nothing of the batch was stored, and the log is as it
+    /// was. Appends may be tried again once there is space.
+    case diskFull(path: String)
+    /// A write or sync failed in a way that leaves the log's state on disk unknown. The log
+    /// refuses everything after it; reopening recovers from what is durable.
+    case failed(String)
 
     public var description: String {
         switch self {
@@ -45,6 +54,56 @@ public enum EventLogError: Error, CustomStringConvertible, Equatable {
             return "record of \(bytes) bytes is over the limit of \(limit) bytes"
         case .badDurability(let text):
             return "unknown durability policy '\(text)': use always, interval=<milliseconds> or never"
+        case .damaged(let damage):
+            return damage.description
+        case .diskFull(let path):
+            return "the disk is full (writing \(path)): nothing of the batch was stored; free some space and retry"
+        case .failed(let reason):
+            return "the log stopped after a failed write or sync, and must be reopened: \(reason)"
         }
+    }
+
+    /// Whether the log refused an append and is as it was: the caller may go on.
+    public var isRefusal: Bool {
+        if case .diskFull = self { return true }
+        return false
+    }
+}
+
+/// Damage in the log: where it is, which positions it holds, and why it is not a torn write.
+public struct LogDamage: Sendable, Equatable, CustomStringConvertible {
+    /// The segment file's path.
+    public var segment: String
+    /// Where the damage starts in it.
+    public var offset: Int64
+    /// The first position that cannot be read.
+    public var firstPosition: UInt64
+    /// The last position lost, when it is known (from the next valid record, or from the
+    /// recovery point).
+    public var lastPosition: UInt64?
+    /// What is wrong with the bytes.
+    public var reason: String
+    /// Why it was not cut as a torn write.
+    public var notCut: String
+
+    public init(
+        segment: String, offset: Int64, firstPosition: UInt64, lastPosition: UInt64?, reason: String, notCut: String
+    ) {
+        self.segment = segment
+        self.offset = offset
+        self.firstPosition = firstPosition
+        self.lastPosition = lastPosition
+        self.reason = reason
+        self.notCut = notCut
+    }
+
+    public var positions: String {
+        guard let lastPosition, lastPosition > firstPosition else { return "position \(firstPosition)" }
+        return "positions \(firstPosition)…\(lastPosition)"
+    }
+
+    public var description: String {
+        "the log is damaged at byte \(offset) of \(segment): \(positions) (\(reason)); \(notCut), so it is "
+            + "left as it is: a repair moves the damaged bytes aside and marks the positions as lost"
     }
 }

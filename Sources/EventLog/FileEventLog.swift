@@ -12,19 +12,31 @@ import Logging
 
 /// The event log on disk: a directory of segment files written by one process.
 ///
-/// Opening the log takes the directory's lock, checks the tail of the newest segment and
-/// cuts it after the last valid record. Only the tail is checked, so opening takes the same
-/// time whatever the log's size. Use it from one thread; readers on other threads use
-/// ``makeReader()`` or ``LogCursor``.
+/// Opening the log takes the directory's lock and checks its newest segment whole (not the
+/// older ones, so opening takes the same time whatever the log's size). A bad record beyond
+/// the recovery point that looks like a torn write is cut; any other bad record is damage,
+/// and opening refuses with ``EventLogError/damaged(_:)`` rather than lose an acknowledged
+/// event (see ``RecoveryPoint``).
+///
+/// Appends are all or nothing: a batch is written into one segment (a segment rolls between
+/// batches), and a write that fails is undone before the error is thrown. A full disk is a
+/// refusal (``EventLogError/diskFull(path:)``) and the log goes on; any other failure, and
+/// above all a failed `fdatasync`, leaves the log refusing everything
+/// (``EventLogError/failed(_:)``) until it is reopened, which recovers from what is durable.
+///
+/// Use it from one thread; readers on other threads use ``makeReader()`` or ``LogCursor``.
 public final class FileEventLog: EventLog {
     public struct Options: Sendable {
         public var durability: Durability = .always
-        /// A new segment starts when the current one would grow past this many bytes.
+        /// A new segment starts before a batch that would grow the current one past this many
+        /// bytes (a batch is never split, so one larger than this makes a larger segment).
         public var segmentSize: Int64 = 64 << 20
         /// A sparse index entry is written every this many bytes of a segment.
         public var indexInterval: Int64 = 64 << 10
         /// How many recent ids are remembered to recognise retried appends.
         public var deduplicationWindow: Int = 100_000
+        /// Every file system call goes through it: tests inject faults here.
+        public var fileSystem: any FileSystem = PosixFileSystem()
 
         public init() {}
     }
@@ -36,11 +48,14 @@ public final class FileEventLog: EventLog {
     public private(set) var head: UInt64
     public private(set) var lastRecord: LogRecord?
 
+    private let fileSystem: any FileSystem
     private let lock: DirectoryLock
+    private let recoveryPoint: RecoveryPointFile
     private var segment: SegmentFile
     private var file: PosixFile
     private var size: Int64
-    private var index: PosixFile
+    /// nil once an index write failed in this segment: the index then stays a valid prefix.
+    private var index: PosixFile?
     private var indexSize: Int64
     private var lastIndexedOffset: Int64
     private var window: DeduplicationWindow
@@ -48,6 +63,8 @@ public final class FileEventLog: EventLog {
     private var lastSync = ContinuousClock.now
     private var writeBuffer: [UInt8] = []
     private var indexBuffer: [UInt8] = []
+    /// Set when the state on disk is unknown: everything is refused with it.
+    private var failure: EventLogError?
     private let logger: Logger
 
     /// Opens (creating if needed) the log in `directory`, recovering its tail.
@@ -55,53 +72,46 @@ public final class FileEventLog: EventLog {
         self.directory = directory
         self.options = options
         self.logger = logger
-        try PosixFile.makeDirectory(directory)
-        lock = try DirectoryLock(directory: directory)
-
-        // HEAD names the newest segment; listing the directory is the fallback, for a log
-        // without HEAD or a crash between updating HEAD and creating the segment it names.
-        var listed = false
-        let newest: SegmentFile
-        if let named = SegmentFile.newestFromHead(in: directory) {
-            newest = named
-        } else {
-            listed = true
-            let segments = try SegmentFile.list(in: directory)
-            newest = segments.last ?? SegmentFile(directory: directory, firstPosition: 1)
-            try SegmentFile.writeHead(newest)
-            if segments.isEmpty {
-                try FileEventLog.create(newest, previous: 0)
-            }
+        fileSystem = options.fileSystem
+        try PosixFile.makeDirectory(directory, fileSystem: fileSystem)
+        do {
+            try fileSystem.setMode(path: directory, 0o700)
+        } catch {
+            throw EventLogError.io(operation: "chmod", path: directory, errno: error.code)
         }
-        var report = RecoveryReport(head: 0, newestSegment: newest.name, scannedBytes: 0)
-        report.listedDirectory = listed
-        segment = newest
-        file = try PosixFile(path: newest.path, flags: O_RDWR)
-        index = try PosixFile(path: newest.indexPath, flags: O_RDWR | O_CREAT)
-
-        let tail = try FileEventLog.recoverTail(of: newest, file: file, index: index)
-        head = tail.head
-        lastRecord = tail.lastRecord
-        size = tail.validEnd
-        indexSize = tail.indexSize
-        lastIndexedOffset = tail.lastIndexedOffset
-        report.head = tail.head
-        report.scannedBytes = tail.scannedBytes
-        if tail.fileSize > tail.validEnd {
-            try file.truncate(to: tail.validEnd)
-            try file.dataSync()
-            report.truncatedSegment = newest.name
-            report.truncatedAt = tail.validEnd
-            report.droppedBytes = tail.fileSize - tail.validEnd
-            report.reason = tail.reason
+        lock = try DirectoryLock(directory: directory, fileSystem: fileSystem)
+        let opened: Opened
+        do {
+            opened = try FileEventLog.open(directory: directory, options: options)
+        } catch {
+            lock.release()
+            throw error
         }
-        recovery = report
+        recovery = opened.report
+        recoveryPoint = opened.recoveryPoint
+        segment = opened.segment
+        file = opened.file
+        index = opened.index
+        head = opened.report.head
+        lastRecord = opened.lastRecord
+        size = opened.size
+        indexSize = opened.indexSize
+        lastIndexedOffset = opened.lastIndexedOffset
         window = DeduplicationWindow(capacity: options.deduplicationWindow)
-        try loadWindow()
-        if report.truncatedSegment != nil {
-            logger.warning("recovered the event log", metadata: ["report": "\(report)"])
+        do {
+            try loadWindow()
+        } catch {
+            file.close()
+            index?.close()
+            recoveryPoint.close()
+            lock.release()
+            throw error
+        }
+        if recovery.truncatedSegment != nil || recovery.listedDirectory || recovery.rebuiltIndex {
+            logger.warning("recovered the event log", metadata: ["log.recovery": "\(recovery)"])
         } else {
-            logger.info("opened the event log", metadata: ["head": "\(head)", "newest segment": "\(newest.name)"])
+            logger.info(
+                "opened the event log", metadata: ["log.head": "\(head)", "log.newest_segment": "\(segment.name)"])
         }
     }
 
@@ -110,11 +120,10 @@ public final class FileEventLog: EventLog {
     }
 
     public func append(_ records: [LogRecord]) throws {
-        guard !records.isEmpty else { return }
-        writeBuffer.removeAll(keepingCapacity: true)
-        indexBuffer.removeAll(keepingCapacity: true)
-        var offset = size
+        if let failure { throw failure }
+        guard let first = records.first else { return }
         var expected = head + 1
+        var bytes: Int64 = 0
         for record in records {
             guard record.position == expected else {
                 throw EventLogError.positionOutOfOrder(expected: expected, got: record.position)
@@ -122,206 +131,341 @@ public final class FileEventLog: EventLog {
             guard record.body.count <= RecordFormat.maxBodySize else {
                 throw EventLogError.recordTooLarge(bytes: record.body.count, limit: RecordFormat.maxBodySize)
             }
-            let recordSize = Int64(RecordFormat.size(ofBody: record.body.count))
-            if offset + recordSize > options.segmentSize && offset > Int64(SegmentFile.headerSize) {
-                try flushBuffers(endingAt: offset)
-                try roll(startingAt: record.position)
-                offset = size
-            }
-            if offset - lastIndexedOffset >= options.indexInterval {
-                SparseIndex.encode(.init(position: record.position, offset: offset), into: &indexBuffer)
-                lastIndexedOffset = offset
-            }
-            RecordFormat.append(position: record.position, id: record.id, body: record.body, to: &writeBuffer)
-            offset += recordSize
+            bytes += Int64(RecordFormat.size(ofBody: record.body.count))
             expected += 1
         }
-        try flushBuffers(endingAt: offset)
+        if size > Int64(SegmentFile.headerSize) && size + bytes > options.segmentSize {
+            try roll(startingAt: first.position)
+        }
+        writeBuffer.removeAll(keepingCapacity: true)
+        indexBuffer.removeAll(keepingCapacity: true)
+        var offset = size
+        var lastIndexed = lastIndexedOffset
+        for record in records {
+            if index != nil, offset - lastIndexed >= options.indexInterval {
+                SparseIndex.encode(.init(position: record.position, offset: offset), into: &indexBuffer)
+                lastIndexed = offset
+            }
+            RecordFormat.append(position: record.position, id: record.id, body: record.body, to: &writeBuffer)
+            offset += Int64(RecordFormat.size(ofBody: record.body.count))
+        }
+        do {
+            try writeBuffer.withUnsafeBytes { try file.write($0, at: size) }
+        } catch {
+            try undoWrite(after: error)
+        }
+        writeIndex(lastIndexed: lastIndexed)
+        size = offset
         window.insert(records)
         head = expected - 1
         lastRecord = records.last
         unsynced = true
     }
 
+    /// Makes the appended records durable as the policy says, then records them as
+    /// acknowledged in the recovery point: call it once per batch, before acknowledging.
     public func commit() throws {
+        if let failure { throw failure }
         switch options.durability {
         case .always: try sync()
         case .interval: try syncIfDue()
         case .never: break
         }
+        do {
+            try recoveryPoint.record(RecoveryPoint(acknowledged: head, segment: segment.firstPosition))
+        } catch {
+            throw fail("could not record the recovery point: \(error)")
+        }
     }
 
     public func syncIfDue() throws {
+        if let failure { throw failure }
         guard unsynced, case .interval(let milliseconds) = options.durability else { return }
         if ContinuousClock.now - lastSync >= .milliseconds(milliseconds) {
             try sync()
         }
     }
 
-    /// fdatasyncs the current segment now, whatever the policy.
+    /// fdatasyncs the current segment now, whatever the policy. A failure is never retried:
+    /// the log refuses everything after it.
     public func sync() throws {
+        if let failure { throw failure }
         guard unsynced else { return }
-        try file.dataSync()
+        do {
+            try file.dataSync()
+        } catch {
+            throw fail("\(error); it is not retried, since a second fdatasync may report success for data lost")
+        }
         unsynced = false
         lastSync = .now
     }
 
     public func close() throws {
+        defer {
+            file.close()
+            index?.close()
+            recoveryPoint.close()
+            lock.release()
+        }
+        // A log whose state on disk is unknown is left as it is, for the next opening to recover.
+        guard failure == nil else { return }
         try sync()
-        file.close()
-        index.close()
-        lock.release()
+        do {
+            try recoveryPoint.recordDurably(RecoveryPoint(acknowledged: head, segment: segment.firstPosition))
+        } catch {
+            throw fail("could not record the recovery point: \(error)")
+        }
     }
 
     public func makeReader() throws -> any EventLogReader {
-        FileLogReader(directory: directory)
+        FileLogReader(directory: directory, fileSystem: fileSystem)
     }
 
-    // MARK: Writing
+    // MARK: Failures
 
-    private func flushBuffers(endingAt offset: Int64) throws {
-        if !writeBuffer.isEmpty {
-            try writeBuffer.withUnsafeBytes { try file.write($0, at: size) }
-            size = offset
-            writeBuffer.removeAll(keepingCapacity: true)
+    /// Puts the log in the failed state and returns the error it now throws.
+    private func fail(_ reason: String) -> EventLogError {
+        let error = EventLogError.failed(reason)
+        failure = error
+        logger.critical("the event log stopped", metadata: ["log.error": "\(reason)"])
+        return error
+    }
+
+    /// Undoes a data write that failed part way: cuts the segment back to where the batch
+    /// began, durably, so that nothing of it can come back. Throws what the caller is told.
+    private func undoWrite(after error: any Error) throws -> Never {
+        do {
+            try file.truncate(to: size)
+            try file.dataSync()
+        } catch let undo {
+            throw fail("\(error), and undoing the partial write failed too: \(undo)")
         }
-        if !indexBuffer.isEmpty {
+        if case .io(_, let path, let code) = error as? EventLogError, SystemError(code).isNoSpace {
+            throw EventLogError.diskFull(path: path)
+        }
+        throw fail("\(error) (the partial write was undone)")
+    }
+
+    /// Writes the batch's index entries; the index is a hint, so a failure only stops indexing
+    /// this segment (after cutting the index back to its entries, if it can).
+    private func writeIndex(lastIndexed: Int64) {
+        guard !indexBuffer.isEmpty, let index else { return }
+        do {
             try indexBuffer.withUnsafeBytes { try index.write($0, at: indexSize) }
             indexSize += Int64(indexBuffer.count)
-            indexBuffer.removeAll(keepingCapacity: true)
+            lastIndexedOffset = lastIndexed
+        } catch {
+            if (try? index.truncate(to: indexSize)) == nil {
+                // A partial entry may remain at the end: readers check every entry they use.
+                logger.warning("could not cut a failed index write back", metadata: ["log.index": "\(index.path)"])
+            }
+            logger.warning(
+                "stopped indexing a segment after a failed write; readers scan it instead",
+                metadata: ["log.index": "\(index.path)", "log.error": "\(error)"])
+            index.close()
+            self.index = nil
         }
     }
+
+    // MARK: Rolling
 
     /// Finishes the current segment and starts one whose first record is `position`.
     private func roll(startingAt position: UInt64) throws {
-        if options.durability != .never {
-            try file.dataSync()
-        }
+        // Every segment but the newest is whole and durable.
+        if options.durability != .never { try sync() }
         let next = SegmentFile(directory: directory, firstPosition: position)
-        // HEAD first: a crash before the segment exists leaves HEAD naming a missing file,
-        // which opening notices; the other order could leave a newer segment HEAD ignores.
-        try SegmentFile.writeHead(next)
-        try FileEventLog.create(next, previous: segment.firstPosition)
+        do {
+            try FileEventLog.create(next, previous: segment.firstPosition, fileSystem: fileSystem)
+        } catch EventLogError.diskFull(let path) {
+            throw EventLogError.diskFull(path: path)
+        } catch {
+            throw fail("could not start segment \(next.name): \(error)")
+        }
+        let newFile: PosixFile
+        let newIndex: PosixFile
+        do {
+            newFile = try PosixFile(path: next.path, flags: O_RDWR, fileSystem: fileSystem)
+            newIndex = try PosixFile(path: next.indexPath, flags: O_RDWR | O_CREAT | O_TRUNC, fileSystem: fileSystem)
+            // The recovery point names the newest segment, so opening finds it without a listing.
+            try recoveryPoint.recordDurably(RecoveryPoint(acknowledged: head, segment: next.firstPosition))
+        } catch {
+            throw fail("could not switch to segment \(next.name): \(error)")
+        }
         file.close()
-        index.close()
+        index?.close()
         segment = next
-        file = try PosixFile(path: next.path, flags: O_RDWR)
-        index = try PosixFile(path: next.indexPath, flags: O_RDWR | O_CREAT)
+        file = newFile
+        index = newIndex
         size = Int64(SegmentFile.headerSize)
         indexSize = 0
         lastIndexedOffset = size
-        logger.debug("started a new segment", metadata: ["segment": "\(next.name)"])
+        logger.debug("started a new segment", metadata: ["log.segment": "\(next.name)"])
     }
 
-    /// Creates a segment with its header, durably: a crash leaves it whole or absent.
-    private static func create(_ segment: SegmentFile, previous: UInt64) throws {
-        let temporary = segment.path + ".new"
-        let file = try PosixFile(path: temporary, flags: O_RDWR | O_CREAT | O_TRUNC)
-        try SegmentFile.header(firstPosition: segment.firstPosition, previousFirstPosition: previous)
-            .withUnsafeBytes { try file.write($0, at: 0) }
-        try file.dataSync()
-        file.close()
-        guard rename(temporary, segment.path) == 0 else {
-            throw EventLogError.io(operation: "rename", path: temporary, errno: errno)
+    /// Creates a segment with its header, durably: written aside and renamed, so a crash leaves
+    /// it whole or absent. A failure leaves no segment behind; a full disk is ``EventLogError/diskFull(path:)``.
+    static func create(_ segment: SegmentFile, previous: UInt64, fileSystem: any FileSystem) throws {
+        let header = SegmentFile.header(firstPosition: segment.firstPosition, previousFirstPosition: previous)
+        do {
+            try header.withUnsafeBytes { try PosixFile.replace(segment.path, with: $0, fileSystem: fileSystem) }
+        } catch {
+            // Renamed but not made durable: take it away again, or nothing is sure of the directory.
+            if fileSystem.exists(segment.path) {
+                do {
+                    try fileSystem.remove(segment.path)
+                } catch let removal {
+                    throw EventLogError.failed("could not remove the half-created \(segment.path): \(removal)")
+                }
+            }
+            if case .io(_, _, let code) = error as? EventLogError, SystemError(code).isNoSpace {
+                throw EventLogError.diskFull(path: segment.path)
+            }
+            throw error
         }
-        try PosixFile.syncDirectory(segment.directory)
     }
 
-    // MARK: Recovery
+    // MARK: Opening
 
-    struct Tail {
-        var head: UInt64
+    struct Opened {
+        var report: RecoveryReport
+        var recoveryPoint: RecoveryPointFile
+        var segment: SegmentFile
+        var file: PosixFile
+        var index: PosixFile?
         var lastRecord: LogRecord?
-        var validEnd: Int64
-        var fileSize: Int64
-        var scannedBytes: Int64
+        var size: Int64
         var indexSize: Int64
         var lastIndexedOffset: Int64
-        var reason: String?
     }
 
-    /// Finds the last valid record of the newest segment, starting from its last index entry
-    /// that points at a valid record, so only the segment's tail is read.
-    static func recoverTail(of segment: SegmentFile, file: PosixFile, index: PosixFile) throws -> Tail {
-        let fileSize = try file.size
-        let header = try file.read(count: SegmentFile.headerSize, at: 0)
-        if let problem = segment.problem(withHeader: header) {
-            throw EventLogError.badSegmentHeader(segment: segment.path, reason: problem)
+    /// Finds the newest segment, checks it whole, cuts a torn unacknowledged tail, refuses
+    /// damage, rebuilds its index if it does not match, and records the recovery point.
+    static func open(directory: String, options: Options) throws -> Opened {
+        let fileSystem = options.fileSystem
+        var listed = false
+        var problem: String?
+        var acknowledged: UInt64 = 0
+        var segment: SegmentFile
+        let reading = RecoveryPoint.read(in: directory, fileSystem: fileSystem)
+        switch reading {
+        case .valid(let point):
+            acknowledged = point.acknowledged
+            segment = SegmentFile(directory: directory, firstPosition: max(point.segment, 1))
+            guard fileSystem.exists(segment.path) else {
+                throw EventLogError.damaged(
+                    LogDamage(
+                        segment: segment.path, offset: 0, firstPosition: segment.firstPosition,
+                        lastPosition: max(acknowledged, segment.firstPosition),
+                        reason: "the recovery point names this segment as the newest, but it is missing",
+                        notCut: "positions through \(acknowledged) were acknowledged"))
+            }
+        case .missing, .damaged:
+            if case .damaged(let reason) = reading { problem = "unreadable (\(reason))" }
+            listed = true
+            let segments = try SegmentFile.list(in: directory, fileSystem: fileSystem)
+            if let newest = segments.last {
+                segment = newest
+            } else {
+                segment = SegmentFile(directory: directory, firstPosition: 1)
+                try create(segment, previous: 0, fileSystem: fileSystem)
+            }
         }
-        var entries = SparseIndex.read(segment.indexPath)
-        var start: (offset: Int64, position: UInt64) = (Int64(SegmentFile.headerSize), segment.firstPosition)
-        var usable = 0
-        for (number, entry) in entries.enumerated().reversed() {
-            if entry.offset >= Int64(SegmentFile.headerSize), entry.offset < fileSize,
-                case .record(let record, _)? = try? readRecord(file, at: entry.offset),
-                record.position == entry.position
-            {
-                start = (entry.offset, entry.position)
-                usable = number + 1
+        // HEAD named the newest segment before the recovery point did; it is stale now.
+        if fileSystem.exists(directory + "/HEAD") { try? fileSystem.remove(directory + "/HEAD") }
+
+        var file = try PosixFile(path: segment.path, flags: O_RDWR, fileSystem: fileSystem)
+        var scan: SegmentScanner.Result
+        var scanned: Int64 = 0
+        while true {
+            let header = try file.read(count: SegmentFile.headerSize, at: 0)
+            if let problem = segment.problem(withHeader: header) {
+                throw EventLogError.damaged(
+                    LogDamage(
+                        segment: segment.path, offset: 0, firstPosition: segment.firstPosition, lastPosition: nil,
+                        reason: "bad segment header: \(problem)", notCut: "it is the newest segment's header"))
+            }
+            scan = try SegmentScanner(segment: segment, file: file).scan(indexInterval: options.indexInterval)
+            scanned += scan.fileSize
+            let next = SegmentFile(directory: directory, firstPosition: scan.head + 1)
+            guard scan.bad == nil, next.firstPosition != segment.firstPosition, fileSystem.exists(next.path) else {
                 break
             }
+            segment = next
+            file = try PosixFile(path: segment.path, flags: O_RDWR, fileSystem: fileSystem)
         }
-        entries.removeSubrange(usable...)
-        // Scan forward from there, record by record, in large reads.
-        var tail = Tail(
-            head: start.position - 1, lastRecord: nil, validEnd: start.offset, fileSize: fileSize,
-            scannedBytes: fileSize - start.offset, indexSize: Int64(usable * SparseIndex.entrySize),
-            lastIndexedOffset: entries.last?.offset ?? Int64(SegmentFile.headerSize))
-        var buffer: [UInt8] = []
-        var bufferOffset = start.offset
-        var cursor = 0
-        var expected = start.position
-        scanning: while true {
-            let parsed = buffer.withUnsafeBytes { RecordFormat.parse(UnsafeRawBufferPointer(rebasing: $0[cursor...])) }
-            switch parsed {
-            case .record(let record, let size):
-                guard record.position == expected else {
-                    tail.reason = "found position \(record.position) where \(expected) should be"
-                    break scanning
-                }
-                tail.head = record.position
-                tail.lastRecord = record
-                cursor += size
-                tail.validEnd = bufferOffset + Int64(cursor)
-                expected += 1
-            case .incomplete(let needed):
-                let available = buffer.count - cursor
-                let fileOffset = bufferOffset + Int64(buffer.count)
-                if fileOffset >= fileSize {
-                    if available > 0 { tail.reason = "incomplete record" }
-                    break scanning
-                }
-                buffer.removeSubrange(0..<cursor)
-                bufferOffset += Int64(cursor)
-                cursor = 0
-                let chunk = try file.read(count: max(needed - available, 1 << 20), at: fileOffset)
-                if chunk.isEmpty { break scanning }
-                buffer += chunk
-            case .invalid(let reason, _):
-                tail.reason = reason
-                break scanning
+
+        var report = RecoveryReport(head: scan.head, newestSegment: segment.name, scannedBytes: scanned)
+        report.acknowledged = acknowledged
+        report.listedDirectory = listed
+        report.recoveryPointProblem = problem
+        if let bad = scan.bad {
+            let later = try SegmentFile.list(in: directory, fileSystem: fileSystem).first { $0 > segment }
+            let lastLost =
+                bad.resumesAt.map { $0.position - 1 } ?? later.map { $0.firstPosition - 1 }
+                ?? max(acknowledged, bad.position)
+            func damage(_ notCut: String) -> EventLogError {
+                .damaged(
+                    LogDamage(
+                        segment: segment.path, offset: bad.offset, firstPosition: bad.position, lastPosition: lastLost,
+                        reason: bad.reason, notCut: notCut))
+            }
+            if later != nil { throw damage("later segments follow it") }
+            if bad.position <= acknowledged {
+                throw damage("position \(bad.position) was acknowledged (the recovery point is \(acknowledged))")
+            }
+            if !bad.looksTorn { throw damage("the bytes are not a torn write (no zeros, and the record is complete)") }
+            if bad.resumesAt != nil { throw damage("valid records follow it") }
+            try file.truncate(to: scan.validEnd)
+            try file.dataSync()
+            report.truncatedSegment = segment.name
+            report.truncatedAt = scan.validEnd
+            report.droppedBytes = scan.fileSize - scan.validEnd
+            report.reason = bad.reason
+        }
+        if scan.head < acknowledged {
+            throw EventLogError.damaged(
+                LogDamage(
+                    segment: segment.path, offset: scan.validEnd, firstPosition: scan.head + 1,
+                    lastPosition: acknowledged, reason: "the log ends at position \(scan.head)",
+                    notCut: "positions through \(acknowledged) were acknowledged"))
+        }
+
+        // The index is a hint: rebuilt when it does not match the segment.
+        var index: PosixFile? = try PosixFile(path: segment.indexPath, flags: O_RDWR | O_CREAT, fileSystem: fileSystem)
+        var indexSize = Int64(scan.indexEntries.count * SparseIndex.entrySize)
+        let existing = SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
+        let lastEntryFits = existing.last.map { $0.offset < scan.validEnd } ?? true
+        if lastEntryFits, try SparseIndex.matches(existing, segment: segment, file: file),
+            try index?.size == Int64(existing.count * SparseIndex.entrySize)
+        {
+            indexSize = Int64(existing.count * SparseIndex.entrySize)
+        } else if let file = index {
+            report.rebuiltIndex = try file.size > 0
+            var bytes: [UInt8] = []
+            for entry in scan.indexEntries { SparseIndex.encode(entry, into: &bytes) }
+            do {
+                try file.truncate(to: 0)
+                try bytes.withUnsafeBytes { try file.write($0, at: 0) }
+            } catch {
+                // Without an index, readers scan the segment; the writer adds no more entries.
+                _ = try? file.truncate(to: 0)
+                file.close()
+                index = nil
+                indexSize = 0
             }
         }
-        // Drop index entries past the cut, so that the index never points beyond the data.
-        let keptEntries = entries.prefix { $0.offset < tail.validEnd }
-        let indexFileSize = try index.size
-        if keptEntries.count < entries.count || indexFileSize != tail.indexSize {
-            tail.indexSize = Int64(keptEntries.count * SparseIndex.entrySize)
-            try index.truncate(to: tail.indexSize)
-            tail.lastIndexedOffset = keptEntries.last?.offset ?? Int64(SegmentFile.headerSize)
-        }
-        return tail
-    }
 
-    static func readRecord(_ file: PosixFile, at offset: Int64) throws -> RecordFormat.Parsed {
-        let header = try file.read(count: RecordFormat.headerSize, at: offset)
-        guard header.count == RecordFormat.headerSize else { return .incomplete(needed: RecordFormat.headerSize) }
-        let length = header.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian) }
-        guard length <= RecordFormat.maxBodySize else {
-            return .invalid(reason: "length over the limit", position: nil)
-        }
-        let bytes = try file.read(count: RecordFormat.headerSize + length, at: offset)
-        return bytes.withUnsafeBytes { RecordFormat.parse($0) }
+        let recoveryPoint = try RecoveryPointFile(directory: directory, fileSystem: fileSystem)
+        // What survived opening is the log now, acknowledged or not: later damage to it is damage.
+        try recoveryPoint.recordDurably(RecoveryPoint(acknowledged: scan.head, segment: segment.firstPosition))
+        return Opened(
+            report: report, recoveryPoint: recoveryPoint, segment: segment, file: file, index: index,
+            lastRecord: scan.lastRecord, size: max(scan.validEnd, Int64(SegmentFile.headerSize)),
+            indexSize: indexSize,
+            lastIndexedOffset: indexSize == 0
+                ? Int64(SegmentFile.headerSize)
+                : (SparseIndex.read(segment.indexPath, fileSystem: fileSystem).last?.offset
+                    ?? Int64(SegmentFile.headerSize)))
     }
 
     /// Remembers the ids of the last records, reading only as many as the window holds and
@@ -331,11 +475,12 @@ public final class FileEventLog: EventLog {
         let from = head > UInt64(window.capacity) ? head - UInt64(window.capacity) : 0
         var segments = [segment]
         while let oldest = segments.first, oldest.firstPosition > from + 1 {
-            let previous = try oldest.previousFirstPosition()
-            guard previous > 0 else { break }
+            let previous = try oldest.previousFirstPosition(fileSystem: fileSystem)
+            guard previous > 0, previous < oldest.firstPosition else { break }
             segments.insert(SegmentFile(directory: directory, firstPosition: previous), at: 0)
         }
-        let cursor = try LogCursor(directory: directory, segments: segments, after: from, limit: head)
+        let cursor = try LogCursor(
+            directory: directory, segments: segments, after: from, limit: head, fileSystem: fileSystem)
         while let record = try cursor.next() {
             window.insert(record.id, at: record.position)
         }

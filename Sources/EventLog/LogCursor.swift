@@ -2,26 +2,24 @@
     import Glibc
 #endif
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Reads records in position order from a log directory, one after another.
 ///
-/// Safe while the bus daemon appends: a cursor returns only records whose checksum holds
-/// and stops (returns nil) at the first record that is not complete yet; call ``next()``
-/// again later to continue from there. A damaged record before the newest segment's tail
-/// is an error, because a writer never leaves one there.
+/// Safe while the bus daemon appends: a cursor returns only records whose checksum holds and
+/// stops (returns nil) where the valid data ends; call ``next()`` again later to continue from
+/// there. A bad record the log acknowledged (at or below its ``RecoveryPoint``), or one before
+/// the newest segment's end, is damage: ``next()`` throws naming its segment, offset and
+/// position. Past the recovery point a bad record ends the data, and ``end`` says how:
+/// a write in progress or torn (which the writer cuts when it next opens the log), or bytes
+/// that are not a torn write.
 public final class LogCursor {
-    /// How the cursor came to stop at the end of the data, for ``LogVerifier``.
+    /// How the cursor came to stop at the end of the data.
     public enum End: Equatable, Sendable {
         /// Not at the end yet, or the data ends exactly after a record.
         case clean
-        /// The newest segment ends with an incomplete record (a write in progress or torn).
+        /// The newest segment ends with an incomplete record, or one with zeros where its bytes
+        /// should be: a write in progress, or torn and never acknowledged.
         case partial(segment: String, offset: Int64)
-        /// The newest segment ends with bytes that are not a valid record.
+        /// The newest segment ends with bytes that are not a valid record nor a torn write.
         case invalid(segment: String, offset: Int64, reason: String)
     }
 
@@ -31,6 +29,7 @@ public final class LogCursor {
     public private(set) var end: End = .clean
 
     private let directory: String
+    private let fileSystem: any FileSystem
     private let limit: UInt64?
     /// The caller gave every segment up to the limit: never list the directory.
     private let segmentsAreComplete: Bool
@@ -42,6 +41,8 @@ public final class LogCursor {
     private var buffer: [UInt8]
     private var start = 0
     private var count = 0
+    /// The last acknowledged position, as the recovery point said when last read.
+    private var acknowledged: UInt64 = 0
 
     /// The byte offset in the current segment where the next record starts.
     public var offset: Int64 { bufferFileOffset + Int64(start) }
@@ -50,32 +51,42 @@ public final class LogCursor {
 
     /// A cursor over records with position > `after`, and ≤ `limit` if given.
     ///
-    /// A limit the caller knows is committed (the bus's published head) lets the cursor move
-    /// to the next segment without listing the directory at every end of data.
+    /// - Parameter limit: the last position to read. A caller that knows it is committed (the
+    ///   bus's published head) lets the cursor move to the next segment without listing the
+    ///   directory at every end of data.
     public convenience init(
-        directory: String, after position: UInt64, limit: UInt64? = nil, bufferSize: Int = 256 << 10
-    )
-        throws
-    {
+        directory: String, after position: UInt64, limit: UInt64? = nil, bufferSize: Int = 256 << 10,
+        fileSystem: any FileSystem = PosixFileSystem()
+    ) throws {
         try self.init(
-            directory: directory, segments: try SegmentFile.list(in: directory), after: position, limit: limit,
-            complete: false, bufferSize: bufferSize)
+            directory: directory, segments: try SegmentFile.list(in: directory, fileSystem: fileSystem),
+            after: position, limit: limit, complete: false, bufferSize: bufferSize, fileSystem: fileSystem)
     }
 
     /// A cursor over segments the caller already knows, oldest first; `complete` says they
     /// include every segment up to `limit`, so the directory is never listed.
     init(
         directory: String, segments: [SegmentFile], after position: UInt64, limit: UInt64?, complete: Bool = true,
-        bufferSize: Int = 256 << 10
+        bufferSize: Int = 256 << 10, fileSystem: any FileSystem
     ) throws {
         self.directory = directory
+        self.fileSystem = fileSystem
         self.limit = limit
         segmentsAreComplete = complete
         nextPosition = position + 1
         buffer = [UInt8](repeating: 0, count: max(bufferSize, 4 << 10))
         self.segments = segments
         segmentIndex = 0
+        acknowledged = LogCursor.acknowledged(in: directory, fileSystem: fileSystem)
         try seek(after: position)
+    }
+
+    /// The recovery point's acknowledged position, or 0.
+    static func acknowledged(in directory: String, fileSystem: any FileSystem) -> UInt64 {
+        if case .valid(let point) = RecoveryPoint.read(in: directory, fileSystem: fileSystem) {
+            return point.acknowledged
+        }
+        return 0
     }
 
     /// Moves the cursor so that ``next()`` returns the record after `position`, reusing its
@@ -88,7 +99,7 @@ public final class LogCursor {
         if segments.isEmpty || segments.last.map({ $0.firstPosition <= nextPosition }) == true,
             limit.map({ nextPosition <= $0 }) != false, !segmentsAreComplete
         {
-            segments = try SegmentFile.list(in: directory)
+            segments = try SegmentFile.list(in: directory, fileSystem: fileSystem)
         }
         guard !segments.isEmpty else {
             file = nil
@@ -138,27 +149,54 @@ public final class LogCursor {
                     }
                     continue
                 }
-                if try laterSegmentExists() {
-                    throw EventLogError.corruptRecord(
-                        segment: segments[segmentIndex].path, offset: offset, position: nextPosition,
-                        reason: "incomplete record of \(count) bytes before the end of the segment")
+                if try endOfData(reason: "incomplete record of \(count) bytes at the end of the segment", torn: true) {
+                    continue
                 }
-                end = .partial(segment: segments[segmentIndex].path, offset: offset)
                 return nil
             case .invalid(let reason, _):
-                if try laterSegmentExists() {
-                    throw EventLogError.corruptRecord(
-                        segment: segments[segmentIndex].path, offset: offset, position: nextPosition, reason: reason)
-                }
-                // At the newest segment's tail this may be a write in progress: forget the bytes
-                // read so far, so that a later call reads them again.
-                bufferFileOffset += Int64(start)
-                start = 0
-                count = 0
-                end = .invalid(segment: segments[segmentIndex].path, offset: offset, reason: reason)
+                if try endOfData(reason: reason, torn: nil) { continue }
                 return nil
             }
         }
+    }
+
+    /// The data stops at a bad record: damage if anything follows it or the log acknowledged
+    /// its position; otherwise the end of the data for now. Returns true if the record proved
+    /// valid when read again (it was being written), and reading goes on.
+    private func endOfData(reason: String, torn: Bool?) throws -> Bool {
+        let segment = segments[segmentIndex]
+        func damage(_ why: String) -> EventLogError {
+            .corruptRecord(segment: segment.path, offset: offset, position: nextPosition, reason: "\(reason); \(why)")
+        }
+        if try laterSegmentExists() { throw damage("later segments follow it") }
+        if nextPosition <= acknowledged { throw damage("the log acknowledged it") }
+        // The writer may have acknowledged it since the recovery point was read.
+        acknowledged = max(acknowledged, LogCursor.acknowledged(in: directory, fileSystem: fileSystem))
+        if nextPosition <= acknowledged {
+            // Read it again: what was read may have been a write in progress.
+            let here = offset
+            try reposition(at: here)
+            if case .record = try SegmentScanner.readRecord(try currentFile(), at: here) { return true }
+            throw damage("the log acknowledged it")
+        }
+        let looksTorn =
+            try torn
+            ?? SegmentScanner(segment: segment, file: try currentFile())
+            .looksTorn(at: offset, fileSize: try currentFile().size)
+        // Forget the bytes read so far, so that a later call reads them again.
+        bufferFileOffset += Int64(start)
+        start = 0
+        count = 0
+        end =
+            looksTorn
+            ? .partial(segment: segment.path, offset: offset)
+            : .invalid(segment: segment.path, offset: offset, reason: reason)
+        return false
+    }
+
+    private func currentFile() throws -> PosixFile {
+        guard let file else { throw EventLogError.io(operation: "read", path: directory, errno: EBADF) }
+        return file
     }
 
     private func consume(_ size: Int) {
@@ -171,8 +209,10 @@ public final class LogCursor {
     private func refill(needing needed: Int) throws -> Bool {
         guard let file else { return false }
         if start > 0 {
+            let (from, length) = (start, count)
             buffer.withUnsafeMutableBytes { raw in
-                raw.baseAddress!.copyMemory(from: raw.baseAddress! + start, byteCount: count)
+                guard let base = raw.baseAddress else { return }
+                base.copyMemory(from: base + from, byteCount: length)
             }
             bufferFileOffset += Int64(start)
             start = 0
@@ -193,7 +233,7 @@ public final class LogCursor {
     private func laterSegmentExists() throws -> Bool {
         if segmentIndex + 1 < segments.count { return true }
         if segmentsAreComplete { return false }
-        segments = try SegmentFile.list(in: directory)
+        segments = try SegmentFile.list(in: directory, fileSystem: fileSystem)
         return segmentIndex + 1 < segments.count
     }
 
@@ -205,7 +245,7 @@ public final class LogCursor {
             // limit says nothing newer is committed.
             if let limit, nextPosition > limit { return false }
             if segmentsAreComplete { return false }
-            segments = try SegmentFile.list(in: directory)
+            segments = try SegmentFile.list(in: directory, fileSystem: fileSystem)
         }
         var candidate = file == nil ? segmentIndex : segmentIndex + 1
         guard segments.indices.contains(candidate) else { return false }
@@ -222,15 +262,13 @@ public final class LogCursor {
         return try open(candidate, seekingTo: nextPosition)
     }
 
-    /// Opens a segment and finds where `position` is, or the start; false if its header is not written yet.
+    /// Opens a segment and finds where `position` is, or the start.
     @discardableResult
     private func open(_ index: Int, seekingTo position: UInt64) throws -> Bool {
         let segment = segments[index]
-        let file = try PosixFile(path: segment.path, flags: O_RDONLY)
+        let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
         let header = try file.read(count: SegmentFile.headerSize, at: 0)
         if let problem = segment.problem(withHeader: header) {
-            // A segment whose header is still being written is the newest one being created.
-            if header.count < SegmentFile.headerSize && index == segments.count - 1 { return false }
             throw EventLogError.badSegmentHeader(segment: segment.path, reason: problem)
         }
         segmentIndex = index
@@ -242,27 +280,23 @@ public final class LogCursor {
     /// Starts reading the open segment at the index entry nearest before `position`.
     private func reposition(in segment: SegmentFile, seekingTo position: UInt64) throws {
         guard let file else { return }
-        start = 0
-        count = 0
-        bufferFileOffset = Int64(SegmentFile.headerSize)
+        var offset = Int64(SegmentFile.headerSize)
         if position > segment.firstPosition,
-            let entry = SparseIndex.floor(SparseIndex.read(segment.indexPath), position),
-            try recordStarts(at: entry.offset, withPosition: entry.position, in: file)
+            let entry = SparseIndex.floor(SparseIndex.read(segment.indexPath, fileSystem: fileSystem), position),
+            entry.offset >= offset, entry.position >= segment.firstPosition,
+            case .record(let record, _) = try SegmentScanner.readRecord(file, at: entry.offset),
+            record.position == entry.position
         {
-            bufferFileOffset = entry.offset
+            // An index entry is only a hint: used once the record it points at is checked.
+            offset = entry.offset
         }
+        try reposition(at: offset)
     }
 
-    /// Whether a valid record with `position` starts at `offset` (an index entry is only a hint).
-    private func recordStarts(at offset: Int64, withPosition position: UInt64, in file: PosixFile) throws -> Bool {
-        let header = try file.read(count: RecordFormat.headerSize, at: offset)
-        guard header.count == RecordFormat.headerSize else { return false }
-        let length = header.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian) }
-        guard length <= RecordFormat.maxBodySize else { return false }
-        let bytes = try file.read(count: RecordFormat.headerSize + length, at: offset)
-        if case .record(let record, _) = bytes.withUnsafeBytes({ RecordFormat.parse($0) }) {
-            return record.position == position
-        }
-        return false
+    /// Empties the buffer so that reading starts at `offset` of the open segment.
+    private func reposition(at offset: Int64) throws {
+        start = 0
+        count = 0
+        bufferFileOffset = offset
     }
 }

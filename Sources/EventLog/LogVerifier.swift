@@ -2,77 +2,158 @@
     import Glibc
 #endif
 
-/// Checks every record of a log directory: framing, checksum, and positions without holes.
+/// Checks every byte of a log directory: each segment's header, every record's framing and
+/// checksum, positions without holes or overlaps across segments, the recovery point against
+/// the data, and each sparse index against its segment. Reports every bad range, not only the
+/// first: after a bad record it goes on from the next valid one.
 public enum LogVerifier {
     public struct Report: Sendable, Equatable {
         public var records: UInt64 = 0
         public var segments = 0
         public var bytes: Int64 = 0
-        /// The first problem found, if any: position, segment, byte offset and reason.
-        public var problem: Problem?
+        /// The last position read.
+        public var head: UInt64 = 0
+        /// Every bad range found, in log order.
+        public var problems: [Problem] = []
+        /// Things that are not damage: an index that does not match its segment (indexes are
+        /// hints), an unreadable recovery point.
+        public var notes: [String] = []
         /// The newest segment ends in a record being written (only when a writer holds the log).
         public var writeInProgress = false
 
-        public var ok: Bool { problem == nil }
+        public var ok: Bool { problems.isEmpty }
+        /// The first problem, if any.
+        public var problem: Problem? { problems.first }
     }
 
+    /// A bad range: where it is, which positions it holds, and why.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
-        public var position: UInt64
         public var segment: String
+        /// The byte range of the segment that is bad.
         public var offset: Int64
+        public var endOffset: Int64
+        /// The positions that cannot be read from it.
+        public var firstPosition: UInt64
+        public var lastPosition: UInt64?
         public var reason: String
+
+        public var positions: String {
+            guard let lastPosition else { return "position \(firstPosition)" }
+            if lastPosition < firstPosition { return "no position (after \(firstPosition - 1))" }
+            return lastPosition == firstPosition
+                ? "position \(firstPosition)" : "positions \(firstPosition)…\(lastPosition)"
+        }
+
+        /// The first position, for callers of the first problem.
+        public var position: UInt64 { firstPosition }
+
         public var description: String {
-            "position \(position) at byte offset \(offset) of \(segment): \(reason)"
+            "\(positions), bytes \(offset)..<\(endOffset) of \(segment): \(reason)"
         }
     }
 
-    /// Reads the whole log in `directory`. An incomplete last record is accepted only while a
-    /// writer holds the log (it is being written); otherwise it is the problem reported.
-    public static func verify(directory: String, progress: (UInt64) -> Void = { _ in }) throws -> Report {
+    /// Reads the whole log in `directory`. A torn last record is accepted only while a writer
+    /// holds the log (it is being written); otherwise it is reported (starting the bus cuts it).
+    ///
+    /// - Parameter writerActive: whether a writer holds the log; by default, whether its lock is held.
+    public static func verify(
+        directory: String, fileSystem: any FileSystem = PosixFileSystem(), writerActive: Bool? = nil,
+        progress: (UInt64) -> Void = { _ in }
+    ) throws -> Report {
         var report = Report()
-        let segments = try SegmentFile.list(in: directory)
+        let segments = try SegmentFile.list(in: directory, fileSystem: fileSystem)
         report.segments = segments.count
-        for segment in segments {
-            report.bytes += (try? PosixFile(path: segment.path, flags: O_RDONLY).size) ?? 0
+        let writerActive = writerActive ?? DirectoryLock.isHeld(directory)
+        var acknowledged: UInt64 = 0
+        switch RecoveryPoint.read(in: directory, fileSystem: fileSystem) {
+        case .valid(let point): acknowledged = point.acknowledged
+        case .missing: if !segments.isEmpty { report.notes.append("there is no recovery point") }
+        case .damaged(let reason):
+            report.notes.append("the recovery point is unreadable (\(reason)); the bus lists the directory instead")
         }
-        let writerActive = DirectoryLock.isHeld(directory)
-        let cursor = try LogCursor(directory: directory, after: 0)
-        do {
-            while let record = try cursor.next() {
-                report.records += 1
-                if record.position % 65_536 == 0 { progress(record.position) }
+        var expected: UInt64 = 1
+        for (number, segment) in segments.enumerated() {
+            let next = number + 1 < segments.count ? segments[number + 1] : nil
+            let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
+            let size = try file.size
+            report.bytes += size
+            let header = try file.read(count: SegmentFile.headerSize, at: 0)
+            if let problem = segment.problem(withHeader: header) {
+                report.problems.append(
+                    Problem(
+                        segment: segment.path, offset: 0, endOffset: Int64(min(size, Int64(SegmentFile.headerSize))),
+                        firstPosition: segment.firstPosition, lastPosition: segment.firstPosition - 1,
+                        reason: "bad segment header: \(problem)"))
             }
-        } catch let EventLogError.corruptRecord(segment, offset, position, reason) {
-            report.problem = Problem(position: position, segment: segment, offset: offset, reason: reason)
-            return report
-        } catch let EventLogError.missingPositions(after, segment, startsAt) {
-            report.problem = Problem(
-                position: after + 1, segment: segment, offset: 0,
-                reason: "positions \(after + 1)…\(startsAt - 1) are missing before this segment")
-            return report
-        } catch let EventLogError.badSegmentHeader(segment, reason) {
-            report.problem = Problem(position: cursor.nextPosition, segment: segment, offset: 0, reason: reason)
-            return report
+            if segment.firstPosition > expected {
+                report.problems.append(
+                    Problem(
+                        segment: segment.path, offset: 0, endOffset: 0, firstPosition: expected,
+                        lastPosition: segment.firstPosition - 1,
+                        reason: "positions are missing before this segment (no segment holds them)"))
+            } else if segment.firstPosition < expected {
+                report.problems.append(
+                    Problem(
+                        segment: segment.path, offset: 0, endOffset: 0, firstPosition: segment.firstPosition,
+                        lastPosition: expected - 1, reason: "this segment repeats positions an earlier one holds"))
+            }
+            let scanner = SegmentScanner(segment: segment, file: file)
+            var starts: [Int64: UInt64] = [:]
+            var from = Int64(SegmentFile.headerSize)
+            var position = segment.firstPosition
+            while true {
+                let scan = try scanner.scan(from: from, expecting: position) { record, offset in
+                    starts[offset] = record.position
+                    report.records += 1
+                    if record.position % 65_536 == 0 { progress(record.position) }
+                }
+                report.head = max(report.head, scan.head)
+                guard let bad = scan.bad else { break }
+                let isTail = next == nil && bad.resumesAt == nil
+                if isTail, bad.looksTorn, bad.position > acknowledged {
+                    if writerActive {
+                        report.writeInProgress = true
+                    } else {
+                        report.problems.append(
+                            Problem(
+                                segment: segment.path, offset: bad.offset, endOffset: size,
+                                firstPosition: bad.position, lastPosition: bad.position - 1,
+                                reason:
+                                    "\(bad.reason): a torn write that was never acknowledged (starting the bus cuts it)"
+                            ))
+                    }
+                    break
+                }
+                let last = bad.resumesAt.map { $0.position - 1 } ?? next.map { $0.firstPosition - 1 } ?? acknowledged
+                report.problems.append(
+                    Problem(
+                        segment: segment.path, offset: bad.offset, endOffset: bad.resumesAt?.offset ?? size,
+                        firstPosition: bad.position, lastPosition: max(last, bad.position - 1), reason: bad.reason))
+                guard let resume = bad.resumesAt else {
+                    report.head = max(report.head, last)
+                    break
+                }
+                from = resume.offset
+                position = resume.position
+            }
+            expected = max(expected, report.head + 1)
+            let entries = SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
+            if let wrong = entries.first(where: { starts[$0.offset] != $0.position })
+                ?? zip(entries, entries.dropFirst()).first(where: { $0.1.position <= $0.0.position })?.1
+            {
+                report.notes.append(
+                    "the index \(segment.indexPath) does not match its segment (an entry for position \(wrong.position) "
+                        + "at byte \(wrong.offset)); indexes are hints: readers check them, and a repair rebuilds it")
+            }
         }
-        switch cursor.end {
-        case .clean:
-            break
-        case .partial(let segment, let offset):
-            if writerActive {
-                report.writeInProgress = true
-            } else {
-                report.problem = Problem(
-                    position: cursor.nextPosition, segment: segment, offset: offset,
-                    reason: "incomplete record at the end of the log (start the bus to recover it)")
-            }
-        case .invalid(let segment, let offset, let reason):
-            if writerActive {
-                report.writeInProgress = true
-            } else {
-                report.problem = Problem(
-                    position: cursor.nextPosition, segment: segment, offset: offset,
-                    reason: "\(reason) (start the bus to recover the log)")
-            }
+        if acknowledged > report.head {
+            report.problems.append(
+                Problem(
+                    segment: segments.last?.path ?? directory, offset: 0, endOffset: 0,
+                    firstPosition: report.head + 1, lastPosition: acknowledged,
+                    reason:
+                        "the log ends at position \(report.head), but positions through \(acknowledged) were acknowledged"
+                ))
         }
         return report
     }

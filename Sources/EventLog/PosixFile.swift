@@ -2,50 +2,69 @@
     import Glibc
 #endif
 
-/// A file descriptor with the few calls the log needs, each failing with the path and errno.
+/// An open file of the log, through a ``FileSystem``, with the few calls the log needs, each
+/// failing with the path and errno.
 final class PosixFile {
     let path: String
+    let fileSystem: any FileSystem
     private(set) var descriptor: Int32
 
-    /// Opens `path` with `flags` (`O_RDONLY`, `O_RDWR | O_CREAT`, …).
-    init(path: String, flags: Int32, mode: mode_t = 0o644) throws {
-        let descriptor = open(path, flags | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw EventLogError.io(operation: "open", path: path, errno: errno) }
+    /// Opens `path` with `flags` (`O_RDONLY`, `O_RDWR | O_CREAT`, …). A file it creates gets
+    /// exactly `mode`, whatever the umask.
+    init(path: String, flags: Int32, mode: mode_t = 0o600, fileSystem: any FileSystem) throws {
         self.path = path
-        self.descriptor = descriptor
+        self.fileSystem = fileSystem
+        do {
+            descriptor = try fileSystem.open(path, flags: flags, mode: mode)
+        } catch {
+            throw EventLogError.io(operation: "open", path: path, errno: error.code)
+        }
+        if flags & O_CREAT != 0 {
+            do {
+                try fileSystem.setMode(descriptor, mode)
+            } catch {
+                fileSystem.close(descriptor)
+                // deinit runs when an initialised object's init throws: it must not close the
+                // number again, which another part of the process may have been given by now.
+                descriptor = -1
+                throw EventLogError.io(operation: "fchmod", path: path, errno: error.code)
+            }
+        }
     }
 
     deinit { close() }
 
     func close() {
         if descriptor >= 0 {
-            Glibc.close(descriptor)
+            fileSystem.close(descriptor)
             descriptor = -1
         }
     }
 
     var size: Int64 {
         get throws {
-            var info = stat()
-            guard fstat(descriptor, &info) == 0 else {
-                throw EventLogError.io(operation: "fstat", path: path, errno: errno)
+            do {
+                return try fileSystem.size(of: descriptor)
+            } catch {
+                throw EventLogError.io(operation: "fstat", path: path, errno: error.code)
             }
-            return Int64(info.st_size)
         }
     }
 
     /// Fills as much of `buffer` as the file has from `offset`; returns how many bytes were read.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        guard let base = buffer.baseAddress else { return 0 }
         var total = 0
         while total < buffer.count {
-            let result = pread(descriptor, base + total, buffer.count - total, off_t(offset) + off_t(total))
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw EventLogError.io(operation: "read", path: path, errno: errno)
+            let got: Int
+            do {
+                got = try fileSystem.read(
+                    descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]),
+                    at: offset + Int64(total))
+            } catch {
+                throw EventLogError.io(operation: "read", path: path, errno: error.code)
             }
-            if result == 0 { break }
-            total += result
+            if got == 0 { break }
+            total += got
         }
         return total
     }
@@ -58,65 +77,104 @@ final class PosixFile {
         return bytes
     }
 
-    /// Writes all of `bytes` at `offset`.
+    /// Writes all of `bytes` at `offset`, going on after short writes; a failure may leave a
+    /// prefix written.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
-        guard let base = bytes.baseAddress else { return }
         var written = 0
         while written < bytes.count {
-            let result = pwrite(descriptor, base + written, bytes.count - written, off_t(offset) + off_t(written))
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw EventLogError.io(operation: "write", path: path, errno: errno)
+            do {
+                written += try fileSystem.write(
+                    descriptor, UnsafeRawBufferPointer(rebasing: bytes[written...]), at: offset + Int64(written))
+            } catch {
+                throw EventLogError.io(operation: "write", path: path, errno: error.code)
             }
-            written += result
         }
     }
 
+    /// `fdatasync`. After a failure the file's state on disk is unknown, and calling it again
+    /// could report success for data the kernel has dropped (PostgreSQL's fsync lesson of
+    /// 2018): the caller must stop using the file, and recover from what is durable.
     func dataSync() throws {
-        guard fdatasync(descriptor) == 0 else {
-            throw EventLogError.io(operation: "fdatasync", path: path, errno: errno)
+        do {
+            try fileSystem.dataSync(descriptor)
+        } catch {
+            throw EventLogError.io(operation: "fdatasync", path: path, errno: error.code)
         }
     }
 
     func truncate(to size: Int64) throws {
-        guard ftruncate(descriptor, off_t(size)) == 0 else {
-            throw EventLogError.io(operation: "ftruncate", path: path, errno: errno)
+        do {
+            try fileSystem.truncate(descriptor, to: size)
+        } catch {
+            throw EventLogError.io(operation: "ftruncate", path: path, errno: error.code)
         }
     }
 
     /// Reads a whole file, including /proc files whose size reads as zero.
-    static func readAll(_ path: String) throws -> [UInt8] {
-        let file = try PosixFile(path: path, flags: O_RDONLY)
+    static func readAll(_ path: String, fileSystem: any FileSystem, limit: Int = 64 << 20) throws -> [UInt8] {
+        let file = try PosixFile(path: path, flags: O_RDONLY, fileSystem: fileSystem)
         var result: [UInt8] = []
         var offset: Int64 = 0
-        while true {
+        while result.count <= limit {
             let chunk = try file.read(count: 64 << 10, at: offset)
             result += chunk
             offset += Int64(chunk.count)
             if chunk.count < 64 << 10 { return result }
         }
+        throw EventLogError.io(operation: "read", path: path, errno: EFBIG)
     }
 
     /// fsyncs a directory, so that a file created or renamed in it survives a power cut.
-    static func syncDirectory(_ path: String) throws {
-        let directory = try PosixFile(path: path, flags: O_RDONLY | O_DIRECTORY)
-        guard fsync(directory.descriptor) == 0 else {
-            throw EventLogError.io(operation: "fsync", path: path, errno: errno)
+    static func syncDirectory(_ path: String, fileSystem: any FileSystem) throws {
+        let directory = try PosixFile(path: path, flags: O_RDONLY | O_DIRECTORY, fileSystem: fileSystem)
+        do {
+            try fileSystem.sync(directory.descriptor)
+        } catch {
+            throw EventLogError.io(operation: "fsync", path: path, errno: error.code)
         }
     }
 
-    static func exists(_ path: String) -> Bool {
-        access(path, F_OK) == 0
-    }
-
-    /// Creates `path` and its parents with `mode`, like `mkdir -p`.
-    static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws {
+    /// Creates `path` and its missing parents, like `mkdir -p`; the directories it creates get
+    /// exactly `mode`, whatever the umask.
+    static func makeDirectory(_ path: String, mode: mode_t = 0o700, fileSystem: any FileSystem) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
-            if mkdir(current, mode) != 0 && errno != EEXIST {
-                throw EventLogError.io(operation: "mkdir", path: current, errno: errno)
+            if fileSystem.exists(current) { continue }
+            do {
+                try fileSystem.makeDirectory(current, mode: mode)
+                try fileSystem.setMode(path: current, mode)
+            } catch  where error.code == EEXIST {
+                continue
+            } catch {
+                throw EventLogError.io(operation: "mkdir", path: current, errno: error.code)
             }
         }
+    }
+
+    /// Writes a small file whole and durably: written aside with `mode`, synced, renamed over
+    /// `path`, and the directory synced. A crash leaves the old file or the new one.
+    static func replace(
+        _ path: String, with bytes: UnsafeRawBufferPointer, mode: mode_t = 0o600, fileSystem: any FileSystem
+    ) throws {
+        let temporary = path + ".new"
+        do {
+            let file = try PosixFile(
+                path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode, fileSystem: fileSystem)
+            try file.write(bytes, at: 0)
+            try file.dataSync()
+            file.close()
+            do {
+                try fileSystem.rename(temporary, to: path)
+            } catch {
+                throw EventLogError.io(operation: "rename", path: temporary, errno: error.code)
+            }
+        } catch {
+            // Whatever was written aside is of no use; the old file stands.
+            try? fileSystem.remove(temporary)
+            throw error
+        }
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        try syncDirectory(directory.isEmpty ? "." : directory, fileSystem: fileSystem)
     }
 }

@@ -2,12 +2,6 @@
     import Glibc
 #endif
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Names, header and discovery of segment files.
 ///
 /// A segment is `<first position, 20 digits>.seg`; its sparse index is the same name with
@@ -22,8 +16,8 @@
 ///         32     4  CRC-32 of bytes 0..<32
 ///         36     4  reserved, zero
 ///
-/// The link to the previous segment lets the writer start from the newest segment (named in
-/// the log's HEAD file) and walk back as far as it needs without listing the directory.
+/// The link to the previous segment lets the writer walk back from the newest segment as far
+/// as it needs without listing the directory.
 struct SegmentFile: Comparable, Sendable {
     static let headerSize = 40
     static let magic = Array("BRLOGSEG".utf8)
@@ -44,17 +38,18 @@ struct SegmentFile: Comparable, Sendable {
     static func < (lhs: SegmentFile, rhs: SegmentFile) -> Bool { lhs.firstPosition < rhs.firstPosition }
 
     /// The segments in `directory`, oldest first.
-    static func list(in directory: String) throws -> [SegmentFile] {
-        guard let handle = opendir(directory) else {
-            throw EventLogError.io(operation: "opendir", path: directory, errno: errno)
+    static func list(in directory: String, fileSystem: any FileSystem) throws -> [SegmentFile] {
+        let names: [String]
+        do {
+            names = try fileSystem.list(directory)
+        } catch {
+            throw EventLogError.io(operation: "opendir", path: directory, errno: error.code)
         }
-        defer { closedir(handle) }
         var segments: [SegmentFile] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        for name in names {
+            guard name.hasSuffix(".seg"), name.utf8.count == 24, let first = UInt64(name.prefix(20)), first > 0 else {
+                continue
             }
-            guard name.hasSuffix(".seg"), name.count == 24, let first = UInt64(name.prefix(20)) else { continue }
             segments.append(SegmentFile(directory: directory, firstPosition: first))
         }
         return segments.sorted()
@@ -91,52 +86,35 @@ struct SegmentFile: Comparable, Sendable {
             guard first == firstPosition else {
                 return "the header says it starts at position \(first), the name says \(firstPosition)"
             }
+            // Outside the checksum: checked here, so that no byte of a segment can change unnoticed.
+            guard raw.loadUnaligned(fromByteOffset: 36, as: UInt32.self) == 0 else {
+                return "reserved header bytes are not zero"
+            }
             return nil
         }
     }
-}
 
-extension SegmentFile {
-    /// The first position of the segment before this one, from the header; 0 for the first.
-    func previousFirstPosition() throws -> UInt64 {
-        let header = try PosixFile(path: path, flags: O_RDONLY).read(count: SegmentFile.headerSize, at: 0)
+    /// The first position of the segment before this one, from a valid header; 0 for the first.
+    static func previousFirstPosition(inHeader bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
+    }
+
+    /// Reads and checks this segment's header; returns the first position of the segment before it.
+    func previousFirstPosition(fileSystem: any FileSystem) throws -> UInt64 {
+        let header = try PosixFile(path: path, flags: O_RDONLY, fileSystem: fileSystem)
+            .read(count: SegmentFile.headerSize, at: 0)
         if let problem = problem(withHeader: header) {
             throw EventLogError.badSegmentHeader(segment: path, reason: problem)
         }
-        return header.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
-    }
-
-    /// The HEAD file names the newest segment, so that opening the log need not list the directory.
-    static func headPath(in directory: String) -> String { directory + "/HEAD" }
-
-    /// The newest segment HEAD names, if HEAD is readable and that segment exists.
-    static func newestFromHead(in directory: String) -> SegmentFile? {
-        guard let bytes = try? PosixFile.readAll(headPath(in: directory)),
-            let first = UInt64(String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self))
-        else { return nil }
-        let segment = SegmentFile(directory: directory, firstPosition: first)
-        return PosixFile.exists(segment.path) ? segment : nil
-    }
-
-    /// Points HEAD at a segment, durably: written aside, renamed over, directory synced.
-    static func writeHead(_ segment: SegmentFile) throws {
-        let path = headPath(in: segment.directory)
-        let temporary = path + ".new"
-        let file = try PosixFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
-        try Array("\(segment.firstPosition)\n".utf8).withUnsafeBytes { try file.write($0, at: 0) }
-        try file.dataSync()
-        file.close()
-        guard rename(temporary, path) == 0 else {
-            throw EventLogError.io(operation: "rename", path: temporary, errno: errno)
-        }
-        try PosixFile.syncDirectory(segment.directory)
+        return SegmentFile.previousFirstPosition(inHeader: header)
     }
 }
 
 /// The sparse index of a segment: (position, byte offset) pairs, 16 bytes each, little-endian.
 ///
 /// An entry is written for the first record at or after every `interval` bytes. It is a hint:
-/// readers check the record an entry points to before trusting it, so the index needs no fsync.
+/// readers check the record an entry points to before trusting it, so the index needs no
+/// fsync, and opening the log rebuilds the newest segment's index when it does not match.
 struct SparseIndex {
     struct Entry: Equatable {
         let position: UInt64
@@ -145,15 +123,22 @@ struct SparseIndex {
 
     static let entrySize = 16
 
-    static func read(_ path: String) -> [Entry] {
-        guard let bytes = try? PosixFile.readAll(path) else { return [] }
+    /// The entries of an index file, as far as it can be read; a damaged file gives entries
+    /// that readers reject when they check them, never a trap.
+    static func read(_ path: String, fileSystem: any FileSystem) -> [Entry] {
+        guard let bytes = try? PosixFile.readAll(path, fileSystem: fileSystem, limit: 16 << 20) else { return [] }
+        return decode(bytes)
+    }
+
+    static func decode(_ bytes: [UInt8]) -> [Entry] {
         let count = bytes.count / entrySize
         return bytes.withUnsafeBytes { raw in
             (0..<count).map { index in
                 Entry(
                     position: raw.loadUnaligned(fromByteOffset: index * entrySize, as: UInt64.self).littleEndian,
                     offset: Int64(
-                        raw.loadUnaligned(fromByteOffset: index * entrySize + 8, as: UInt64.self).littleEndian)
+                        bitPattern: raw.loadUnaligned(fromByteOffset: index * entrySize + 8, as: UInt64.self)
+                            .littleEndian)
                 )
             }
         }
@@ -161,7 +146,22 @@ struct SparseIndex {
 
     static func encode(_ entry: Entry, into buffer: inout [UInt8]) {
         buffer.appendLittleEndian(entry.position)
-        buffer.appendLittleEndian(UInt64(entry.offset))
+        buffer.appendLittleEndian(UInt64(bitPattern: entry.offset))
+    }
+
+    /// Whether every entry points at the start of a valid record with the entry's position, in
+    /// increasing order: an index written with another interval is valid too.
+    static func matches(_ entries: [Entry], segment: SegmentFile, file: PosixFile) throws -> Bool {
+        var previous: Entry?
+        for entry in entries {
+            if let previous, entry.position <= previous.position || entry.offset <= previous.offset { return false }
+            guard entry.offset >= Int64(SegmentFile.headerSize), entry.position >= segment.firstPosition,
+                case .record(let record, _) = try SegmentScanner.readRecord(file, at: entry.offset),
+                record.position == entry.position
+            else { return false }
+            previous = entry
+        }
+        return true
     }
 
     /// The last entry at or before `position`, among entries sorted by position.

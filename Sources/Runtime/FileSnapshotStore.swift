@@ -1,64 +1,65 @@
+import EventLog
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
 
-/// Snapshots as files, `<directory>/<module>.snapshot.json`, each replaced atomically
-/// (written aside, fsynced, renamed over, directory fsynced).
+/// Snapshots as files, `<directory>/<module>.snapshot`, each replaced atomically (written
+/// aside, fsynced, renamed over, directory fsynced), owner-only, with a checksum, through a
+/// ``FileSystem`` (so that tests can make any write fail).
 public struct FileSnapshotStore: SnapshotStore {
     public let directory: String
+    public let fileSystem: any FileSystem
+    /// The largest snapshot file read; a larger one is ignored with a reason.
+    public static let maxBytes = 256 << 20
 
-    public init(directory: String) {
+    public init(directory: String, fileSystem: any FileSystem = PosixFileSystem()) {
         self.directory = directory
+        self.fileSystem = fileSystem
     }
 
-    public func path(of module: String) -> String { directory + "/" + module + ".snapshot.json" }
+    public func path(of module: String) -> String { directory + "/" + module + ".snapshot" }
+
+    /// Where snapshots were kept before they had a checksum; read if there is no newer file.
+    func legacyPath(of module: String) -> String { directory + "/" + module + ".snapshot.json" }
 
     public func load<State: Codable & Sendable>(
         _ type: State.Type, module: String, stateVersion: Int, rejected: (String) -> Void
     ) -> Snapshot<State>? {
-        guard let data = FileManager.default.contents(atPath: path(of: module)) else { return nil }
-        switch SnapshotCoding.decode(data, as: type, module: module, stateVersion: stateVersion) {
-        case .success(let snapshot): return snapshot
-        case .failure(let rejection):
-            rejected("\(path(of: module)): \(rejection.reason)")
-            return nil
+        for path in [path(of: module), legacyPath(of: module)] {
+            let data: Data
+            do {
+                guard let read = try DurableFile.read(path, limit: Self.maxBytes, fileSystem: fileSystem) else {
+                    continue
+                }
+                data = read
+            } catch {
+                rejected("\(path): \(error)")
+                return nil
+            }
+            switch SnapshotCoding.decode(data, as: type, module: module, stateVersion: stateVersion) {
+            case .success(let snapshot): return snapshot
+            case .failure(let rejection):
+                rejected("\(path): \(rejection.reason)")
+                return nil
+            }
         }
+        return nil
     }
 
     public func save<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let data = try SnapshotCoding.encode(snapshot)
-        let target = path(of: snapshot.module)
-        let temporary = target + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SnapshotError.io("open", temporary, errno) }
-        defer { close(fd) }
-        var written = 0
-        try data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            while written < raw.count {
-                let result = write(fd, base + written, raw.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw SnapshotError.io("write", temporary, errno)
-                }
-                written += result
-            }
+        do {
+            try DurableFile.replace(path(of: snapshot.module), with: data, fileSystem: fileSystem)
+        } catch {
+            throw SnapshotError(description: "could not save the snapshot of \(snapshot.module): \(error)")
         }
-        guard fsync(fd) == 0 else { throw SnapshotError.io("fsync", temporary, errno) }
-        guard rename(temporary, target) == 0 else { throw SnapshotError.io("rename", temporary, errno) }
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
-        }
+        // The old format would be read if the new file went missing; it is out of date now.
+        let legacy = legacyPath(of: snapshot.module)
+        if fileSystem.exists(legacy) { try? fileSystem.remove(legacy) }
     }
 }
 
@@ -93,7 +94,4 @@ public final class InMemorySnapshotStore: SnapshotStore {
 
 public struct SnapshotError: Error, CustomStringConvertible {
     public let description: String
-    static func io(_ operation: String, _ path: String, _ code: Int32) -> SnapshotError {
-        SnapshotError(description: "\(operation) \(path): \(String(cString: strerror(code)))")
-    }
 }

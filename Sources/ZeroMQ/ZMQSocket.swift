@@ -136,6 +136,15 @@ public final class ZMQSocket {
         return zmq_msg_more(message) != 0
     }
 
+    /// Receives one frame, copying its bytes out only if it is at most `limit` bytes; returns
+    /// its size and whether more frames follow either way. Nil if `wait` is false and nothing
+    /// is waiting. For reading a message whose frames may add up to more than a reader keeps.
+    public func receiveFrame(limit: Int, wait: Bool = true) throws -> (bytes: Data?, size: Int, more: Bool)? {
+        guard let size = try receiveIntoMessage(wait: wait) else { return nil }
+        let bytes = size <= limit ? Data(bytes: zmq_msg_data(message), count: size) : nil
+        return (bytes, size, zmq_msg_more(message) != 0)
+    }
+
     /// Receives and drops the frames left of a message whose last frame has not been received.
     public func skipRestOfMessage() throws {
         while zmq_msg_more(message) != 0, try receiveIntoMessage(wait: true) != nil {}

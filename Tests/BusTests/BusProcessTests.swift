@@ -64,7 +64,7 @@ struct BusProcessTests {
     }
 
     @Test(arguments: ["cut", "garbage"])
-    func theDaemonRepairsADamagedTailAndVerifyPassesAfterwards(damage: String) async throws {
+    func damageToAcknowledgedEventsStopsTheDaemonUntilARepairMovesItAside(damage: String) async throws {
         let directory = try TemporaryDirectory("tail")
         let bus = BusProcess(directory: directory.path)
         try await bus.start(["--segment-mib", "1"])
@@ -84,21 +84,41 @@ struct BusProcessTests {
         if damage == "cut" {
             try Files.truncate(newest, to: Int64.random(in: (size / 2)..<size))
         } else {
-            try Files.overwrite(newest, at: size - 50, with: (0..<50).map { _ in UInt8.random(in: 0...255) })
+            try Files.overwrite(newest, at: size - 50, with: (0..<50).map { _ in UInt8.random(in: 1...255) })
         }
         let before = try await bus.run(["log", "verify"])
         #expect(before.code == 1)
-        #expect(before.out.contains("bad: position"))
+        #expect(before.out.contains("bad: position"), "\(before.out)")
+        let show = try await bus.run(["log", "show"])
+        #expect(show.code != 0, "a tool that could not read everything says so")
+        #expect(show.err.contains(segments.last ?? "?"), "\(show.err)")
 
-        let restarted = try await bus.start()
-        let head = try bus.records().count
+        // Every event was acknowledged: the daemon refuses to cut them, and says where and what to do.
+        let refused = try await bus.start(waitUntilReady: false)
+        #expect(await refused.exitCode() != 0)
+        #expect(refused.standardError.contains("damaged at byte"), "\(refused.standardError)")
+        #expect(refused.standardError.contains(segments.last ?? "?"))
+        #expect(refused.standardError.contains("bureau log repair"))
+        #expect(Files.size(newest) <= size, "nothing was cut")
+
+        let repair = try await bus.run(["log", "repair"])
+        #expect(repair.code == 0, "\(repair.out)\(repair.err)")
+        #expect(repair.out.contains("RecordLost placeholder"), "\(repair.out)")
+        #expect(repair.out.contains("kept:"))
+        let damaged = Files.list(bus.location.logDirectory).filter { $0.hasPrefix("damaged-") }
+        #expect(damaged.count == 1)
+        #expect(Files.list(bus.location.logDirectory + "/" + (damaged.first ?? "")).contains(segments.last ?? "?"))
+
+        try await bus.start()
+        let records = try bus.records()
         await bus.stop()
-        #expect(restarted.standardError.contains("repaired"), "\(restarted.standardError)")
-        #expect(restarted.standardError.contains("dropped"))
-        #expect(head < 10_000)
+        #expect(records.map(\.position) == Array(1...10_000), "positions stay contiguous; none is reused")
         let after = try await bus.run(["log", "verify"])
         #expect(after.code == 0, "\(after.out)\(after.err)")
-        #expect(after.out.contains("ok: \(head) records"))
+        #expect(after.out.contains("ok: 10000 records"))
+        let lost = try await bus.run(["log", "show", "--type", "bureau.system.RecordLost"])
+        #expect(lost.code == 0)
+        #expect(!lost.out.isEmpty)
     }
 
     @Test func aSecondDaemonProcessRefusesAndNamesTheFirst() async throws {

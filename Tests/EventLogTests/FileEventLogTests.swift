@@ -12,6 +12,14 @@ struct FileEventLogTests {
         }
     }
 
+    /// Segments large enough that the tests' logs fit in one.
+    static func oneSegment() -> FileEventLog.Options {
+        var options = FileEventLog.Options()
+        options.segmentSize = 1 << 20
+        options.indexInterval = 512
+        return options
+    }
+
     static func smallSegments() -> FileEventLog.Options {
         var options = FileEventLog.Options()
         options.segmentSize = 4096
@@ -35,10 +43,14 @@ struct FileEventLogTests {
         try log.close()
     }
 
-    @Test func segmentsRollAtTheConfiguredSize() throws {
+    @Test func segmentsRollAtTheConfiguredSizeBetweenBatches() throws {
         let directory = try TemporaryDirectory("log")
         let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
-        try log.append(Self.records(1...200))
+        let records = Self.records(1...200)
+        for start in stride(from: 0, to: 200, by: 5) {
+            try log.append(Array(records[start..<start + 5]))
+            try log.commit()
+        }
         let segments = Files.list(directory.path).filter { $0.hasSuffix(".seg") }
         #expect(segments.count > 3)
         #expect(segments.allSatisfy { Files.size(directory.file($0)) <= 4096 })
@@ -46,18 +58,18 @@ struct FileEventLogTests {
         try log.close()
     }
 
-    @Test func aCursorFindsAnyPositionAcrossSegments() throws {
+    @Test func aBatchIsNeverSplitAcrossSegments() throws {
         let directory = try TemporaryDirectory("log")
         let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
-        let records = Self.records(1...300)
-        try log.append(records)
-        for after in [0, 1, 57, 99, 100, 150, 299, 300] as [UInt64] {
-            let cursor = try LogCursor(directory: directory.path, after: after)
-            var read: [LogRecord] = []
-            while let record = try cursor.next() { read.append(record) }
-            #expect(read == Array(records[Int(after)...]), "reading after \(after)")
-        }
+        try log.append(Self.records(1...10))
+        try log.append(Self.records(11...110))
         try log.close()
+        // The second batch (100 records of 72 bytes) is larger than a segment: it is one segment of its own.
+        #expect(
+            Files.list(directory.path).filter { $0.hasSuffix(".seg") } == [
+                "00000000000000000001.seg", "00000000000000000011.seg",
+            ])
+        #expect(try LogVerifier.verify(directory: directory.path).ok)
     }
 
     @Test func aSecondWriterIsRefusedAndTheHolderIsNamed() throws {
@@ -74,64 +86,96 @@ struct FileEventLogTests {
         try FileEventLog(directory: directory.path).close()
     }
 
-    @Test(arguments: 0..<12)
-    func aTailCutAtARandomByteIsTruncatedAfterTheLastValidRecord(seed: Int) throws {
-        var generator = SeededGenerator(seed: UInt64(seed))
+    /// A log whose first `acknowledged` records were committed, then `more` appended and the
+    /// writer dropped without closing, as a crash leaves it.
+    static func crashedLog(
+        acknowledged: UInt64, more: UInt64, size: Int = 90
+    ) throws -> (TemporaryDirectory, [LogRecord]) {
         let directory = try TemporaryDirectory("log")
-        let records = Self.records(1...120, size: 90)
-        do {
-            let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
-            try log.append(records)
-            try log.close()
-        }
-        let newest = try #require(Files.list(directory.path).filter { $0.hasSuffix(".seg") }.last)
-        let path = directory.file(newest)
-        let size = Files.size(path)
-        let cut = Int64.random(in: 41..<size, using: &generator)
+        let records = Self.records(1...(acknowledged + more), size: size)
+        let log = try FileEventLog(directory: directory.path, options: Self.oneSegment())
+        try log.append(Array(records[0..<Int(acknowledged)]))
+        try log.commit()
+        if more > 0 { try log.append(Array(records[Int(acknowledged)...])) }
+        return (directory, records)
+    }
+
+    @Test(arguments: 0..<12)
+    func aTornWriteBeyondTheRecoveryPointIsCutAfterTheLastValidRecord(seed: Int) throws {
+        var generator = SeededGenerator(seed: UInt64(seed))
+        let (directory, records) = try Self.crashedLog(acknowledged: 20, more: 20)
+        let path = directory.file("00000000000000000001.seg")
+        // Records 21…40 were never acknowledged: tear them at a random byte.
+        let acknowledgedEnd = Int64(40 + 20 * 122)
+        let cut = Int64.random(in: (acknowledgedEnd + 1)..<Files.size(path), using: &generator)
         try Files.truncate(path, to: cut)
 
-        let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
-        let report = log.recovery
+        let log = try FileEventLog(directory: directory.path, options: Self.oneSegment())
         let survivors = try log.makeReader().read(after: 0, through: .max, limit: 1000, maxBytes: 1 << 30)
         #expect(survivors == Array(records.prefix(survivors.count)))
-        #expect(log.head == UInt64(survivors.count))
-        #expect(log.head < 120)
-        #expect(report.droppedBytes == cut - Files.size(path))
-        #expect(report.droppedBytes > 0 || cut == Files.size(path))
+        #expect(log.head >= 20 && log.head < 40)
+        #expect(log.recovery.acknowledged == 20)
+        #expect(log.recovery.droppedBytes == cut - Files.size(path))
+        // The log goes on from where it was cut, and the cut is not mistaken for damage later.
+        try log.append(Self.records((log.head + 1)...(log.head + 5)))
+        try log.commit()
         try log.close()
         #expect(try LogVerifier.verify(directory: directory.path).ok)
+    }
+
+    @Test(arguments: 0..<6)
+    func aCutBelowTheRecoveryPointIsDamageAndTheLogRefusesToOpen(seed: Int) throws {
+        var generator = SeededGenerator(seed: UInt64(seed) + 50)
+        let (directory, _) = try Self.crashedLog(acknowledged: 30, more: 0)
+        let path = directory.file("00000000000000000001.seg")
+        let cut = Int64.random(in: 41..<Files.size(path), using: &generator)
+        try Files.truncate(path, to: cut)
+        let lostFrom = UInt64((cut - 40) / 122) + 1
+        #expect {
+            _ = try FileEventLog(directory: directory.path, options: Self.smallSegments())
+        } throws: { error in
+            guard case EventLogError.damaged(let damage) = error else { return false }
+            return damage.firstPosition == lostFrom && damage.lastPosition == 30 && damage.segment == path
+        }
+        // Nothing was changed: the bytes are still there for a repair to move aside.
+        #expect(Files.size(path) == cut)
+        let report = try LogVerifier.verify(directory: directory.path)
+        #expect(report.problems.map(\.firstPosition) == [lostFrom])
     }
 
     @Test(arguments: 0..<8)
-    func garbageOverTheLastBytesIsTruncated(seed: Int) throws {
+    func garbageOverAcknowledgedRecordsIsDamageNotATornTail(seed: Int) throws {
         var generator = SeededGenerator(seed: UInt64(seed) + 100)
-        let directory = try TemporaryDirectory("log")
-        let records = Self.records(1...60, size: 70)
-        do {
-            let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
-            try log.append(records)
-            try log.close()
-        }
+        let (directory, _) = try Self.crashedLog(acknowledged: 60, more: 0, size: 70)
         let newest = try #require(Files.list(directory.path).filter { $0.hasSuffix(".seg") }.last)
         let path = directory.file(newest)
         let garbage = (0..<Int.random(in: 1...150, using: &generator)).map { _ in
-            UInt8.random(in: 0...255, using: &generator)
+            UInt8.random(in: 1...255, using: &generator)
         }
         try Files.overwrite(path, at: max(40, Files.size(path) - Int64(garbage.count)), with: garbage)
         #expect(try !LogVerifier.verify(directory: directory.path).ok)
-
-        let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
-        #expect(log.recovery.truncatedSegment == newest)
-        #expect(log.head < 60)
-        let survivors = try log.makeReader().read(after: 0, through: .max, limit: 1000, maxBytes: 1 << 30)
-        #expect(survivors == Array(records.prefix(Int(log.head))))
-        // The log goes on from where it was cut.
-        try log.append(Self.records((log.head + 1)...(log.head + 5)))
-        try log.close()
-        #expect(try LogVerifier.verify(directory: directory.path).ok)
+        #expect {
+            _ = try FileEventLog(directory: directory.path, options: Self.smallSegments())
+        } throws: { error in
+            guard case EventLogError.damaged(let damage) = error else { return false }
+            return damage.segment == path && (damage.lastPosition ?? 0) == 60
+        }
     }
 
-    @Test func recoveryReadsOnlyTheNewestSegmentsTail() throws {
+    @Test func zerosBeyondTheRecoveryPointAreATornWriteAndAreCut() throws {
+        let (directory, _) = try Self.crashedLog(acknowledged: 10, more: 0)
+        let path = directory.file("00000000000000000001.seg")
+        let end = Files.size(path)
+        // A power cut can leave a file longer than what was written, the rest reading as zeros.
+        try Files.overwrite(path, at: end, with: [UInt8](repeating: 0, count: 700))
+        let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
+        #expect(log.head == 10)
+        #expect(log.recovery.droppedBytes == 700)
+        #expect(Files.size(path) == end)
+        try log.close()
+    }
+
+    @Test func openingChecksOnlyTheNewestSegmentWhateverTheLogsSize() throws {
         let directory = try TemporaryDirectory("log")
         var options = FileEventLog.Options()
         options.segmentSize = 64 << 10
@@ -142,36 +186,52 @@ struct FileEventLogTests {
         for round in 1...4 {
             let log = try FileEventLog(directory: directory.path, options: options)
             scanned.append(log.recovery.scannedBytes)
-            let count = UInt64(round * 2000)
-            try log.append(Self.records((written + 1)...(written + count), size: 100))
-            written += count
+            for _ in 0..<(round * 20) {
+                try log.append(Self.records((written + 1)...(written + 100), size: 100))
+                try log.commit()
+                written += 100
+            }
             try log.close()
         }
         let log = try FileEventLog(directory: directory.path, options: options)
         scanned.append(log.recovery.scannedBytes)
         #expect(Files.list(directory.path).filter { $0.hasSuffix(".seg") }.count > 20)
-        #expect(!log.recovery.listedDirectory, "HEAD named the newest segment")
-        // Whatever the number of segments, only one index interval's worth of the tail is read.
-        #expect(scanned.allSatisfy { $0 <= options.indexInterval + 200 }, "scanned \(scanned)")
+        #expect(!log.recovery.listedDirectory, "the recovery point named the newest segment")
+        // Whatever the number of segments, at most one segment is read.
+        #expect(scanned.allSatisfy { $0 <= options.segmentSize }, "scanned \(scanned)")
         try log.close()
     }
 
-    @Test func verifyNamesTheFirstBadPositionAndOffset() throws {
+    @Test func verifyNamesEveryBadRangeWithItsPositionsAndOffsets() throws {
         let directory = try TemporaryDirectory("log")
         do {
             let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
-            try log.append(Self.records(1...100))
+            for start in stride(from: UInt64(1), through: 100, by: 10) {
+                try log.append(Self.records(start...(start + 9)))
+                try log.commit()
+            }
             try log.close()
         }
-        let first = try #require(Files.list(directory.path).first { $0.hasSuffix(".seg") })
-        // Record 3 starts after the 40-byte header and two 72-byte records.
+        let segments = Files.list(directory.path).filter { $0.hasSuffix(".seg") }
+        // Record 3 starts after the 40-byte header and two 72-byte records; damage it and record 7.
         let offset: Int64 = 40 + 72 * 2
-        try Files.overwrite(directory.file(first), at: offset + 40, with: [0xFF, 0xFE])
+        try Files.overwrite(directory.file(segments[0]), at: offset + 40, with: [0xFF, 0xFE])
+        try Files.overwrite(directory.file(segments[0]), at: offset + 4 * 72 + 40, with: [0xFF, 0xFE])
         let report = try LogVerifier.verify(directory: directory.path)
-        let problem = try #require(report.problem)
-        #expect(problem.position == 3)
-        #expect(problem.offset == offset)
-        #expect(problem.segment.hasSuffix(first))
+        #expect(report.problems.count == 2)
+        #expect(report.problems.map(\.firstPosition) == [3, 7])
+        #expect(report.problems.map(\.lastPosition) == [3, 7])
+        #expect(report.problems.first?.offset == offset)
+        #expect(report.problems.first?.segment.hasSuffix(segments[0]) == true)
+        #expect(report.records == 98)
+        // Readers stop at the first with an error naming it.
+        let cursor = try LogCursor(directory: directory.path, after: 0)
+        #expect {
+            while try cursor.next() != nil {}
+        } throws: { error in
+            guard case EventLogError.corruptRecord(_, let at, let position, _) = error else { return false }
+            return at == offset && position == 3
+        }
     }
 
     @Test func durabilityPoliciesParse() throws {

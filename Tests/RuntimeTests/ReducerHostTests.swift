@@ -189,4 +189,34 @@ struct ReducerHostTests {
         }
         #expect(statistics.snapshots >= 4)
     }
+
+    @Test func aDamagedSnapshotIsIgnoredWithAWarningAndTheStateRebuiltFromTheLog() async throws {
+        let bus = try TestBus()
+        let snapshots = FileSnapshotStore(directory: bus.location.snapshotDirectory)
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
+        let first = HostHarness(bus: bus, snapshots: snapshots)
+        let before = try first.start()
+        let requests = try [Self.request("EUR", "USD"), Self.request("EUR", "GBP")]
+        let positions = try await client.publish(requests).compactMap(\.position)
+        await before.waitUntilApplied(positions[1])
+        try await first.stop()
+        let path = snapshots.path(of: "watchlist")
+        let size = Files.size(path)
+        try Files.overwrite(path, at: size - 5, with: [0x21])
+
+        let second = HostHarness(bus: bus, snapshots: snapshots)
+        let after = try second.start()
+        await after.waitUntilCaughtUp()
+        #expect(after.startedFrom == 0, "the damaged snapshot is not used")
+        let next = try await client.publish([try Self.request("EUR", "USD")]).compactMap(\.position)
+        await after.waitUntilApplied(next[0])
+        try await second.stop()
+        // Rebuilt from the log: the pairs it had, every request answered once, a sound snapshot again.
+        let answers = try Self.answers(in: bus)
+        #expect(requests.allSatisfy { answers[$0.id]?.count == 1 })
+        #expect(
+            snapshots.load(WatchlistReducer.State.self, module: "watchlist", stateVersion: 1, rejected: { _ in })?.state
+                .pairs.map(\.quote) == ["USD", "GBP"])
+    }
 }

@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 import Runtime
 import TestSupport
@@ -85,6 +86,57 @@ struct SnapshotStoreContractTests {
         let directory = try TemporaryDirectory("snap")
         let store = FileSnapshotStore(directory: directory.path)
         try store.save(Snapshot(module: "m", stateVersion: 1, position: 1, state: Counter(count: 1, names: [])))
-        #expect(Files.list(directory.path) == ["m.snapshot.json"])
+        #expect(Files.list(directory.path) == ["m.snapshot"])
+    }
+
+    @Test func aSaveThatFailsAtAnyCallLeavesThePreviousSnapshotReadable() throws {
+        let directory = try TemporaryDirectory("snap")
+        let first = Snapshot(module: "m", stateVersion: 1, position: 10, state: Counter(count: 1, names: ["a"]))
+        let second = Snapshot(module: "m", stateVersion: 1, position: 20, state: Counter(count: 2, names: ["b"]))
+        let counter = FaultInjectingFileSystem(plan: nil)
+        try FileSnapshotStore(directory: directory.file("count"), fileSystem: counter).save(first)
+        let calls = counter.count(of: .io)
+        for fault in [FaultInjectingFileSystem.Fault.io, .noSpace, .crash] {
+            for call in 1...calls {
+                let path = directory.file("\(fault)-\(call)")
+                try FileSnapshotStore(directory: path).save(first)
+                let store = FileSnapshotStore(
+                    directory: path, fileSystem: FaultInjectingFileSystem(plan: .init(fault, at: call)))
+                let saved = (try? store.save(second)) != nil
+                let loaded = FileSnapshotStore(directory: path).load(
+                    Counter.self, module: "m", stateVersion: 1, rejected: { Issue.record("\(fault)@\(call): \($0)") })
+                // The old snapshot or the new one, whole; the new one if the save said it succeeded.
+                #expect(loaded?.position == (saved ? 20 : loaded?.position), "\(fault)@\(call)")
+                #expect(loaded?.position == 10 || loaded?.position == 20, "\(fault)@\(call)")
+                #expect(loaded?.state == (loaded?.position == 20 ? second.state : first.state))
+            }
+        }
+    }
+
+    @Test func anyFlippedBitInASnapshotFileIsNoticedAndTheSnapshotIgnored() throws {
+        let directory = try TemporaryDirectory("snap")
+        let store = FileSnapshotStore(directory: directory.path)
+        let snapshot = Snapshot(
+            module: "m", stateVersion: 1, position: 42, state: Counter(count: 7, names: ["x", "y"]))
+        try store.save(snapshot)
+        let path = store.path(of: "m")
+        let pristine = try #require(Files.read(path))
+        var ignored = 0
+        for offset in 0..<Int64(pristine.utf8.count) {
+            try Files.write(path, pristine)
+            let bit = UInt8(1 << (offset % 8))
+            let byte = Array(pristine.utf8)[Int(offset)]
+            try Files.overwrite(path, at: offset, with: [byte ^ bit])
+            var reasons: [String] = []
+            let loaded = store.load(Counter.self, module: "m", stateVersion: 1, rejected: { reasons.append($0) })
+            if let loaded {
+                // Only a change that means the same (the case of a hex digit) may go unnoticed.
+                #expect(loaded.position == 42 && loaded.state == snapshot.state, "bit \(offset * 8 + offset % 8)")
+            } else {
+                ignored += 1
+                #expect(reasons.count == 1 && reasons[0].contains(path), "\(reasons)")
+            }
+        }
+        #expect(ignored >= pristine.utf8.count - 8)
     }
 }

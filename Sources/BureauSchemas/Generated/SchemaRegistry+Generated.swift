@@ -41,6 +41,7 @@ extension SchemaRegistry {
         Bureau_System_ErrorRaised.self,
         Bureau_System_ProcessExited.self,
         Bureau_System_ProcessStarted.self,
+        Bureau_System_RecordLost.self,
         Bureau_Watchlist_PairAddRequested.self,
         Bureau_Watchlist_PairAdded.self,
         Bureau_Watchlist_PairRejected.self,

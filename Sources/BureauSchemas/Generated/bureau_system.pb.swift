@@ -92,6 +92,25 @@ public nonisolated struct Bureau_System_ErrorRaised: Sendable {
   public init() {}
 }
 
+/// Damage in the log made this position unreadable: `bureau log repair` put this record in
+/// its place (so that positions stay contiguous and are never reused) and moved the damaged
+/// bytes aside, into the directory named here.
+public nonisolated struct Bureau_System_RecordLost: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// What was wrong with the bytes, e.g. "checksum mismatch at byte 4096 of 00000000000000000001.seg".
+  public var reason: String = String()
+
+  /// Where the original segment went, e.g. "log/damaged-20261123T101500Z".
+  public var movedTo: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "bureau.system"
@@ -241,6 +260,41 @@ nonisolated extension Bureau_System_ErrorRaised: SwiftProtobuf.Message, SwiftPro
     if lhs.code != rhs.code {return false}
     if lhs.message != rhs.message {return false}
     if lhs.causation != rhs.causation {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Bureau_System_RecordLost: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordLost"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}reason\0\u{3}moved_to\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.movedTo) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 1)
+    }
+    if !self.movedTo.isEmpty {
+      try visitor.visitSingularStringField(value: self.movedTo, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_System_RecordLost, rhs: Bureau_System_RecordLost) -> Bool {
+    if lhs.reason != rhs.reason {return false}
+    if lhs.movedTo != rhs.movedTo {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

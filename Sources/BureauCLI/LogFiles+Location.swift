@@ -1,0 +1,30 @@
+import Bus
+import EventLog
+import Foundation
+import LogTools
+
+extension LogFiles {
+    /// ``LogFiles/scan(directory:from:to:fileSystem:warn:_:)`` on a deployment's log, warnings
+    /// to standard error.
+    static func scan(
+        in location: BusLocation, from: UInt64 = 1, to: UInt64? = nil, _ body: (StoredEvent, LogRecord) throws -> Bool
+    ) throws {
+        try scan(directory: location.logDirectory, from: from, to: to, warn: printWarning, body)
+    }
+
+    /// ``LogFiles/forEach(directory:from:to:warn:_:)`` on a deployment's log, warnings to standard error.
+    static func forEach(
+        in location: BusLocation, from: UInt64 = 1, to: UInt64? = nil, _ body: (StoredEvent) throws -> Void
+    ) throws {
+        try forEach(directory: location.logDirectory, from: from, to: to, warn: printWarning, body)
+    }
+
+    static func bytes(in location: BusLocation) -> Int64 {
+        bytes(in: location.logDirectory)
+    }
+}
+
+/// Prints a warning line to standard error.
+func printWarning(_ message: String) {
+    FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+}

@@ -1,0 +1,272 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Makes a damaged log whole again, without deleting anything: each damaged segment is
+/// rewritten with its valid records as they were and a placeholder record for each position
+/// the damage held, and the original segment is moved into a `damaged-<time>` directory in
+/// the log directory. Positions stay contiguous and none is reused; indexes that do not match
+/// their segments are rebuilt.
+///
+/// It takes the log's lock: it refuses to run beside a bus daemon.
+public enum LogRepair {
+    /// A position the damage held, for the record that stands for it.
+    public struct LostPosition: Sendable {
+        public var position: UInt64
+        /// The record before it, for its commit time.
+        public var previous: LogRecord?
+        /// What was wrong, and where.
+        public var reason: String
+        /// The directory the original segment goes to.
+        public var movedTo: String
+    }
+
+    /// The record that stands for a lost position: its id and its body.
+    public typealias Placeholder = (LostPosition) throws -> (EventID, Data)
+
+    public struct Report: Sendable, CustomStringConvertible {
+        /// What ``LogVerifier`` found before the repair.
+        public var before: LogVerifier.Report
+        /// Positions that are now placeholders.
+        public var lost: [ClosedRange<UInt64>] = []
+        /// Segments rewritten; their originals are in ``damagedDirectory``.
+        public var rewritten: [String] = []
+        /// Indexes rebuilt.
+        public var rebuiltIndexes: [String] = []
+        /// Where the original segments went, with a README saying what was wrong.
+        public var damagedDirectory: String?
+        /// The log's head afterwards, and how many records it has that are not placeholders.
+        public var head: UInt64 = 0
+        public var kept: UInt64 = 0
+        public var dryRun = false
+
+        public var changed: Bool { !rewritten.isEmpty || !rebuiltIndexes.isEmpty }
+
+        public var description: String {
+            guard changed else { return "nothing to repair: every record and index is sound (head \(head))" }
+            var lines: [String] = []
+            let verb = dryRun ? "would be" : "were"
+            for range in lost {
+                lines.append(
+                    range.count == 1
+                        ? "position \(range.lowerBound) is lost: it is now a RecordLost placeholder"
+                        : "positions \(range.lowerBound)…\(range.upperBound) are lost: each is now a RecordLost placeholder"
+                )
+            }
+            if !rewritten.isEmpty {
+                lines.append(
+                    "rewritten: \(rewritten.joined(separator: ", ")); the originals \(verb) moved to "
+                        + "\(damagedDirectory ?? "a damaged-<time> directory"), nothing deleted")
+            }
+            if !rebuiltIndexes.isEmpty { lines.append("indexes rebuilt: \(rebuiltIndexes.joined(separator: ", "))") }
+            lines.append(
+                "kept: \(kept) record(s) as they were; the log has positions 1…\(head)\(dryRun ? " (dry run: nothing changed)" : "")"
+            )
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// Repairs the log in `directory` (or says what it would do, with `dryRun`).
+    public static func repair(
+        directory: String, fileSystem: any FileSystem = PosixFileSystem(), dryRun: Bool = false,
+        indexInterval: Int64 = FileEventLog.Options().indexInterval, placeholder: Placeholder
+    ) throws -> Report {
+        let lock = try DirectoryLock(directory: directory, fileSystem: fileSystem)
+        defer { lock.release() }
+        let before = try LogVerifier.verify(directory: directory, fileSystem: fileSystem, writerActive: false)
+        var report = Report(before: before)
+        report.dryRun = dryRun
+        report.head = before.head
+        if let overlap = before.problems.first(where: { $0.reason.contains("repeats positions") }) {
+            throw EventLogError.failed(
+                "\(overlap); two segments hold the same positions: move the one that should not be there out of "
+                    + "\(directory) by hand, then repair again")
+        }
+        let segments = try SegmentFile.list(in: directory, fileSystem: fileSystem)
+        var acknowledged: UInt64 = 0
+        if case .valid(let point) = RecoveryPoint.read(in: directory, fileSystem: fileSystem) {
+            acknowledged = point.acknowledged
+        }
+        let stamp = timestamp()
+        let damagedDirectory = directory + "/damaged-" + stamp
+        var readme: [String] = ["Moved here by a repair of \(directory) at \(stamp) (UTC). What was wrong:"]
+        readme += before.problems.map { "- \($0)" }
+        var previous: LogRecord?
+        var expected: UInt64 = 1
+        var previousFirst: UInt64 = 0
+        var rewrittenSegments: [(original: SegmentFile, repaired: String)] = []
+        var indexes: [(SegmentFile, [SparseIndex.Entry])] = []
+
+        for (number, segment) in segments.enumerated() {
+            let next = number + 1 < segments.count ? segments[number + 1] : nil
+            let problems = before.problems.filter { $0.segment == segment.path }
+            // Positions no segment holds come first: a segment of placeholders stands for them.
+            if segment.firstPosition > expected {
+                let missing = expected...(segment.firstPosition - 1)
+                let filler = SegmentFile(directory: directory, firstPosition: expected)
+                var writer = SegmentWriter(segment: filler, previous: previousFirst, indexInterval: indexInterval)
+                for position in missing {
+                    let (id, body) = try placeholder(
+                        LostPosition(
+                            position: position, previous: previous, reason: "no segment holds it",
+                            movedTo: damagedDirectory))
+                    let record = LogRecord(position: position, id: id, body: body)
+                    writer.append(record)
+                    previous = record
+                }
+                report.lost.append(missing)
+                rewrittenSegments.append((filler, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
+                indexes.append((filler, writer.index))
+                previousFirst = filler.firstPosition
+            }
+            let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
+            let scanner = SegmentScanner(segment: segment, file: file)
+            let needsRewrite = !problems.isEmpty
+            var writer = SegmentWriter(segment: segment, previous: previousFirst, indexInterval: indexInterval)
+            var from = Int64(SegmentFile.headerSize)
+            var position = segment.firstPosition
+            while true {
+                let scan = try scanner.scan(from: from, expecting: position) { record, _ in
+                    writer.append(record)
+                    previous = record
+                    report.kept += 1
+                }
+                guard let bad = scan.bad else { break }
+                let last: UInt64
+                if let resume = bad.resumesAt {
+                    last = resume.position - 1
+                } else if let next {
+                    last = next.firstPosition - 1
+                } else {
+                    // The newest segment's tail: only what was acknowledged is owed a placeholder.
+                    last = max(acknowledged, bad.position - 1)
+                }
+                if last >= bad.position {
+                    for lost in bad.position...last {
+                        let (id, body) = try placeholder(
+                            LostPosition(
+                                position: lost, previous: previous,
+                                reason: "\(bad.reason) at byte \(bad.offset) of \(segment.name)",
+                                movedTo: damagedDirectory))
+                        let record = LogRecord(position: lost, id: id, body: body)
+                        writer.append(record)
+                        previous = record
+                    }
+                    report.lost.append(bad.position...last)
+                }
+                guard let resume = bad.resumesAt else { break }
+                from = resume.offset
+                position = resume.position
+            }
+            expected = writer.nextPosition
+            if needsRewrite {
+                rewrittenSegments.append((segment, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
+                indexes.append((segment, writer.index))
+            } else if try !SparseIndex.matches(
+                SparseIndex.read(segment.indexPath, fileSystem: fileSystem), segment: segment, file: file)
+            {
+                indexes.append((segment, writer.index))
+            }
+            previousFirst = segment.firstPosition
+        }
+        report.head = expected - 1
+        report.rewritten = rewrittenSegments.map { $0.original.name }
+        report.rebuiltIndexes = indexes.map { SegmentFile.baseName($0.0.firstPosition) + ".idx" }
+        guard report.changed else { return report }
+        if !rewrittenSegments.isEmpty { report.damagedDirectory = damagedDirectory }
+        guard !dryRun else { return report }
+
+        if !rewrittenSegments.isEmpty {
+            try PosixFile.makeDirectory(damagedDirectory, fileSystem: fileSystem)
+            try Array((readme.joined(separator: "\n") + "\n").utf8).withUnsafeBytes {
+                try PosixFile.replace(damagedDirectory + "/README", with: $0, fileSystem: fileSystem)
+            }
+        }
+        for (original, repaired) in rewrittenSegments {
+            if fileSystem.exists(original.path) {
+                try move(original.path, to: damagedDirectory + "/" + original.name, fileSystem: fileSystem)
+            }
+            if fileSystem.exists(original.indexPath) {
+                try move(
+                    original.indexPath,
+                    to: damagedDirectory + "/" + SegmentFile.baseName(original.firstPosition) + ".idx",
+                    fileSystem: fileSystem)
+            }
+            try move(repaired, to: original.path, fileSystem: fileSystem)
+        }
+        for (segment, entries) in indexes {
+            var bytes: [UInt8] = []
+            for entry in entries { SparseIndex.encode(entry, into: &bytes) }
+            try bytes.withUnsafeBytes { try PosixFile.replace(segment.indexPath, with: $0, fileSystem: fileSystem) }
+        }
+        try PosixFile.syncDirectory(directory, fileSystem: fileSystem)
+        if !rewrittenSegments.isEmpty { try PosixFile.syncDirectory(damagedDirectory, fileSystem: fileSystem) }
+        let newest = try SegmentFile.list(in: directory, fileSystem: fileSystem).last
+        let point = RecoveryPoint(acknowledged: report.head, segment: newest?.firstPosition ?? 1)
+        try point.bytes.withUnsafeBytes {
+            try PosixFile.replace(RecoveryPoint.path(in: directory), with: $0, fileSystem: fileSystem)
+        }
+        return report
+    }
+
+    private static func move(_ from: String, to: String, fileSystem: any FileSystem) throws {
+        do {
+            try fileSystem.rename(from, to: to)
+        } catch {
+            throw EventLogError.io(operation: "rename", path: from, errno: error.code)
+        }
+    }
+
+    /// `20261123T101500Z`, for the name of the directory the damage goes to.
+    private static func timestamp() -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
+    }
+}
+
+/// Builds a segment file's bytes, and its index, record by record.
+struct SegmentWriter {
+    let segment: SegmentFile
+    let indexInterval: Int64
+    private(set) var bytes: [UInt8]
+    private(set) var index: [SparseIndex.Entry] = []
+    private(set) var nextPosition: UInt64
+    private var lastIndexed = Int64(SegmentFile.headerSize)
+
+    init(segment: SegmentFile, previous: UInt64, indexInterval: Int64) {
+        self.segment = segment
+        self.indexInterval = indexInterval
+        bytes = SegmentFile.header(firstPosition: segment.firstPosition, previousFirstPosition: previous)
+        nextPosition = segment.firstPosition
+    }
+
+    mutating func append(_ record: LogRecord) {
+        let offset = Int64(bytes.count)
+        if offset - lastIndexed >= indexInterval {
+            index.append(.init(position: record.position, offset: offset))
+            lastIndexed = offset
+        }
+        RecordFormat.append(position: record.position, id: record.id, body: record.body, to: &bytes)
+        nextPosition = record.position + 1
+    }
+
+    /// Writes the segment beside where it belongs (`<name>.repair`), durably; returns that path.
+    func finish(fileSystem: any FileSystem, dryRun: Bool) throws -> String {
+        let path = segment.path + ".repair"
+        guard !dryRun else { return path }
+        let file = try PosixFile(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC, fileSystem: fileSystem)
+        try bytes.withUnsafeBytes { try file.write($0, at: 0) }
+        try file.dataSync()
+        return path
+    }
+}

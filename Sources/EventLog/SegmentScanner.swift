@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads a segment record by record from an offset, checking each, and says how it ends:
+/// cleanly, or at a bad record that it classifies as a torn write or as damage.
+///
+/// Opening the log scans its newest segment with it; ``LogVerifier`` and ``LogRepair`` scan
+/// every segment.
+struct SegmentScanner {
+    /// A record that is not valid where a record should start.
+    struct BadRecord: Equatable, Sendable {
+        /// Byte offset in the segment.
+        var offset: Int64
+        /// The position the record should have.
+        var position: UInt64
+        var reason: String
+        /// Whether it looks like a write that never completed (the bytes run past the end of
+        /// the file, or part of them is zeros, as unwritten blocks read after a crash) rather
+        /// than bytes changed after they were written.
+        var looksTorn: Bool
+        /// The next valid record after it in the same segment, if any: where reading can go on.
+        var resumesAt: (offset: Int64, position: UInt64)?
+
+        static func == (lhs: BadRecord, rhs: BadRecord) -> Bool {
+            lhs.offset == rhs.offset && lhs.position == rhs.position && lhs.reason == rhs.reason
+                && lhs.looksTorn == rhs.looksTorn && lhs.resumesAt?.offset == rhs.resumesAt?.offset
+                && lhs.resumesAt?.position == rhs.resumesAt?.position
+        }
+    }
+
+    struct Result {
+        /// The last valid position before the end or the bad record (first position - 1 if none).
+        var head: UInt64
+        var lastRecord: LogRecord?
+        /// Where the valid records end: the end of the file, or the bad record's offset.
+        var validEnd: Int64
+        var fileSize: Int64
+        var bad: BadRecord?
+        /// The index entries a writer with `indexInterval` would have written for the valid records.
+        var indexEntries: [SparseIndex.Entry] = []
+    }
+
+    let segment: SegmentFile
+    let file: PosixFile
+
+    /// Scans from the header's end (or `offset`, where a record with position `expecting`
+    /// starts) to the first bad record or the end of the file.
+    ///
+    /// - Parameters:
+    ///   - indexInterval: if given, the index entries a writer would have made are collected.
+    ///   - resync: whether to look for the next valid record after a bad one (for reports).
+    ///   - visit: called with each valid record and its offset.
+    func scan(
+        from offset: Int64? = nil, expecting position: UInt64? = nil, indexInterval: Int64? = nil,
+        resync: Bool = true, visit: (LogRecord, Int64) throws -> Void = { _, _ in }
+    ) throws -> Result {
+        let fileSize = try file.size
+        let start = offset ?? Int64(SegmentFile.headerSize)
+        var expected = position ?? segment.firstPosition
+        var result = Result(head: expected - 1, lastRecord: nil, validEnd: min(start, fileSize), fileSize: fileSize)
+        var lastIndexed = Int64(SegmentFile.headerSize)
+        var buffer: [UInt8] = []
+        var bufferOffset = start
+        var cursor = 0
+        while true {
+            let parsed = buffer.withUnsafeBytes { RecordFormat.parse(UnsafeRawBufferPointer(rebasing: $0[cursor...])) }
+            switch parsed {
+            case .record(let record, let size):
+                let offset = bufferOffset + Int64(cursor)
+                guard record.position == expected else {
+                    result.bad = try badRecord(
+                        at: offset, expected: expected, fileSize: fileSize,
+                        reason: "found position \(record.position) where \(expected) should be", resync: resync)
+                    // A record whose checksum holds is not torn, wherever it is.
+                    result.bad?.looksTorn = false
+                    return result
+                }
+                if let indexInterval, offset - lastIndexed >= indexInterval {
+                    result.indexEntries.append(.init(position: record.position, offset: offset))
+                    lastIndexed = offset
+                }
+                try visit(record, offset)
+                result.head = record.position
+                result.lastRecord = record
+                cursor += size
+                result.validEnd = bufferOffset + Int64(cursor)
+                expected += 1
+            case .incomplete(let needed):
+                let available = buffer.count - cursor
+                let fileOffset = bufferOffset + Int64(buffer.count)
+                if fileOffset >= fileSize {
+                    if available > 0 {
+                        result.bad = BadRecord(
+                            offset: result.validEnd, position: expected,
+                            reason: "incomplete record: \(available) byte(s) at the end of the file",
+                            looksTorn: true, resumesAt: nil)
+                    }
+                    return result
+                }
+                buffer.removeSubrange(0..<cursor)
+                bufferOffset += Int64(cursor)
+                cursor = 0
+                let chunk = try file.read(count: max(needed - available, 1 << 20), at: fileOffset)
+                if chunk.isEmpty { return result }
+                buffer += chunk
+            case .invalid(let reason, _):
+                result.bad = try badRecord(
+                    at: bufferOffset + Int64(cursor), expected: expected, fileSize: fileSize, reason: reason,
+                    resync: resync)
+                return result
+            }
+        }
+    }
+
+    private func badRecord(
+        at offset: Int64, expected: UInt64, fileSize: Int64, reason: String, resync: Bool
+    ) throws
+        -> BadRecord
+    {
+        BadRecord(
+            offset: offset, position: expected, reason: reason,
+            looksTorn: try looksTorn(at: offset, fileSize: fileSize),
+            resumesAt: resync ? try nextValidRecord(after: offset, expecting: expected, fileSize: fileSize) : nil)
+    }
+
+    /// Whether the bad record at `offset` looks like a write that never completed: it runs
+    /// past the end of the file, or its bytes (as far as its length says, or to the end of the
+    /// file) are all zeros or include a whole 512-byte sector of zeros.
+    func looksTorn(at offset: Int64, fileSize: Int64) throws -> Bool {
+        let header = try file.read(count: RecordFormat.headerSize, at: offset)
+        guard header.count == RecordFormat.headerSize else { return true }
+        let length = header.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian) }
+        let end: Int64
+        if length <= RecordFormat.maxBodySize {
+            end = offset + Int64(RecordFormat.headerSize + length)
+            if end > fileSize { return true }
+        } else {
+            end = min(fileSize, offset + Int64(RecordFormat.headerSize + RecordFormat.maxBodySize))
+        }
+        let bytes = try file.read(count: Int(end - offset), at: offset)
+        if bytes.allSatisfy({ $0 == 0 }) { return true }
+        let sector: Int64 = 512
+        var sectorStart = (offset + sector - 1) / sector * sector
+        while sectorStart + sector <= end {
+            let from = Int(sectorStart - offset)
+            if bytes[from..<from + Int(sector)].allSatisfy({ $0 == 0 }) { return true }
+            sectorStart += sector
+        }
+        return false
+    }
+
+    /// The first offset after `offset` where a valid record with a position at or after
+    /// `expecting` starts, and its position; nil if there is none in the segment.
+    func nextValidRecord(
+        after offset: Int64, expecting: UInt64, fileSize: Int64
+    ) throws -> (
+        offset: Int64, position: UInt64
+    )? {
+        let chunkSize = 1 << 20
+        var chunkStart = offset + 1
+        while chunkStart + Int64(RecordFormat.headerSize) <= fileSize {
+            let chunk = try file.read(count: chunkSize + RecordFormat.headerSize, at: chunkStart)
+            guard chunk.count >= RecordFormat.headerSize else { return nil }
+            let candidates = chunk.withUnsafeBytes { raw -> [Int] in
+                var found: [Int] = []
+                for index in 0...(raw.count - RecordFormat.headerSize) where index < chunkSize {
+                    let length = Int(raw.loadUnaligned(fromByteOffset: index, as: UInt32.self).littleEndian)
+                    let position = raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self).littleEndian
+                    // Only a length that fits and a plausible position are worth a checksum.
+                    if length <= RecordFormat.maxBodySize, position >= expecting, position - expecting < 1 << 32,
+                        chunkStart + Int64(index + RecordFormat.headerSize + length) <= fileSize
+                    {
+                        found.append(index)
+                    }
+                }
+                return found
+            }
+            for index in candidates {
+                let candidate = chunkStart + Int64(index)
+                if case .record(let record, _) = try Self.readRecord(file, at: candidate) {
+                    return (candidate, record.position)
+                }
+            }
+            chunkStart += Int64(chunkSize)
+        }
+        return nil
+    }
+
+    /// Parses the record at `offset`, reading exactly its bytes.
+    static func readRecord(_ file: PosixFile, at offset: Int64) throws -> RecordFormat.Parsed {
+        let header = try file.read(count: RecordFormat.headerSize, at: offset)
+        guard header.count == RecordFormat.headerSize else { return .incomplete(needed: RecordFormat.headerSize) }
+        let length = header.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian) }
+        guard length <= RecordFormat.maxBodySize else {
+            return .invalid(reason: "length \(length) is over the limit of \(RecordFormat.maxBodySize)", position: nil)
+        }
+        let bytes = try file.read(count: RecordFormat.headerSize + length, at: offset)
+        return bytes.withUnsafeBytes { RecordFormat.parse($0) }
+    }
+}

@@ -1,0 +1,78 @@
+import Bus
+import EventLog
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Reads a log's segment files directly, without the bus: what `log show`, `log stats`,
+/// `log export`, `replay` and `show --at` read.
+///
+/// Everything the log acknowledged is read, or the read fails naming where: a damaged record
+/// is an error (``EventLogError/corruptRecord(segment:offset:position:reason:)``), and so is
+/// the end of the data at bytes that are not a torn write. A torn write at the end, which the
+/// log never acknowledged, ends the read with a warning when no bus holds the log.
+public enum LogFiles {
+    /// Calls `body` with each event from `from` through `to`, decoded, and its record (the
+    /// envelope bytes as stored); `body` returns false to stop early. A record that does not
+    /// decode is an error naming its position.
+    public static func scan(
+        directory: String, from: UInt64 = 1, to: UInt64? = nil, fileSystem: any FileSystem = PosixFileSystem(),
+        warn: (String) -> Void = { _ in }, _ body: (StoredEvent, LogRecord) throws -> Bool
+    ) throws {
+        guard fileSystem.exists(directory) else { throw LogToolError("there is no log in \(directory)") }
+        let cursor = try LogCursor(directory: directory, after: max(from, 1) - 1, limit: to, fileSystem: fileSystem)
+        while let record = try cursor.next() {
+            let event: StoredEvent
+            do {
+                event = try StoredEvent(envelopeBytes: record.body)
+            } catch {
+                throw LogToolError("position \(record.position): \(error)")
+            }
+            guard try body(event, record) else { return }
+        }
+        switch cursor.end {
+        case .clean:
+            break
+        case .partial(let segment, let offset):
+            if !DirectoryLock.isHeld(directory) {
+                warn(
+                    "the log ends with a torn write at byte \(offset) of \(segment), after position "
+                        + "\(cursor.nextPosition - 1): it was never acknowledged, and the bus cuts it when it starts")
+            }
+        case .invalid(let segment, let offset, let reason):
+            throw LogToolError(
+                "the log cannot be read past position \(cursor.nextPosition - 1): \(reason) at byte \(offset) of "
+                    + "\(segment), and it is not a torn write; `bureau log verify` lists the damage and "
+                    + "`bureau log repair` moves it aside")
+        }
+    }
+
+    /// Calls `body` with each event from `from` through `to`, decoded.
+    public static func forEach(
+        directory: String, from: UInt64 = 1, to: UInt64? = nil, warn: (String) -> Void = { _ in },
+        _ body: (StoredEvent) throws -> Void
+    ) throws {
+        try scan(directory: directory, from: from, to: to, warn: warn) { event, _ in
+            try body(event)
+            return true
+        }
+    }
+
+    /// The size of the segment files.
+    public static func bytes(in directory: String) -> Int64 {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".seg") }.reduce(0) { total, name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size]) as? Int64
+            return total + (size ?? 0)
+        }
+    }
+}
+
+/// What a log tool could not do.
+public struct LogToolError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

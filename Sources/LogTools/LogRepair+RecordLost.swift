@@ -1,0 +1,32 @@
+import BureauSchemas
+import Bus
+import EventLog
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension LogRepair {
+    /// Placeholders as the bus would have committed them: an envelope of type
+    /// `bureau.system.RecordLost` at the lost position, with the commit time of the record
+    /// before it (commit times never go back), from the producer `log-repair`. Its id is
+    /// derived from the position, so repairing twice gives the same records.
+    public static func recordLost(_ lost: LostPosition) throws -> (EventID, Data) {
+        var payload = Bureau_System_RecordLost()
+        payload.reason = lost.reason
+        payload.movedTo = lost.movedTo
+        let id = EventID(high: 0x6C6F_7374_2D72_6563, low: lost.position)  // "lost-rec", position
+        var envelope = Bureau_Envelope()
+        envelope.position = lost.position
+        envelope.id = Data(id.bytes)
+        envelope.type = Bureau_System_RecordLost.protoMessageName
+        envelope.producer.process = "log-repair"
+        envelope.payload = try payload.serializedData()
+        if let previous = lost.previous, let before = try? Bureau_Envelope(serializedBytes: previous.body) {
+            envelope.commitTime = before.commitTime
+        }
+        return (id, try envelope.serializedData())
+    }
+}
