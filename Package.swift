@@ -274,6 +274,13 @@ let package = Package(
         .testTarget(name: "MoneyTests", dependencies: ["Money"], swiftSettings: strict),
         .testTarget(name: "GuardsTests", dependencies: ["Guards"], swiftSettings: strict),
         .testTarget(
+            name: "BureauCLITests",
+            dependencies: [
+                "BureauCLI", "Guards", "Runtime", "Supervisor", "ZeroMQ", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
             name: "RuntimeTests",
             dependencies: [
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Logging
 import ServiceLifecycle
 import ZeroMQ
@@ -32,13 +33,17 @@ struct BusCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("always, interval=<ms> or never.", valueName: "policy"))
     var durability: String = "always"
 
-    @Option(help: "Milliseconds between heartbeats; a lost last event is noticed within one.")
+    @Option(
+        help: "Milliseconds between heartbeats, 1 to 60000; a lost last event is noticed within one.",
+        transform: BoundedNumber.integers(in: 1...60_000))
     var heartbeatMs: Int = 500
 
-    @Option(help: "Segment size in MiB.")
+    @Option(help: "Segment size in MiB, 1 to 4096.", transform: BoundedNumber.integers(in: 1...4096))
     var segmentMib: Int = 64
 
-    @Option(help: "Publications queued per subscriber before the PUB socket drops them.")
+    @Option(
+        help: "Publications queued per subscriber before the PUB socket drops them, 1 to 1000000.",
+        transform: BoundedNumber.integers(in: Int32(1)...1_000_000))
     var publishHwm: Int32 = 10_000
 
     @Option(
@@ -56,9 +61,13 @@ struct BusCommand: AsyncParsableCommand {
     var insecure = false
 
     func validate() throws {
-        guard heartbeatMs > 0 else { throw ValidationError("--heartbeat-ms must be positive") }
-        guard segmentMib > 0 else { throw ValidationError("--segment-mib must be positive") }
-        guard publishHwm > 0 else { throw ValidationError("--publish-hwm must be positive") }
+        if durability.hasPrefix("interval=") {
+            do {
+                _ = try BoundedNumber.integer(String(durability.dropFirst("interval=".count)), in: 1...3_600_000)
+            } catch {
+                throw ValidationError("--durability interval=MS: \(error)")
+            }
+        }
         do {
             _ = try Durability(parsing: durability)
         } catch {
@@ -66,6 +75,22 @@ struct BusCommand: AsyncParsableCommand {
         }
         if listen == nil && (curveSecretFile != nil || allowKeys != nil || insecure) {
             throw ValidationError("--curve-secret-file, --allow-keys and --insecure apply only with --listen")
+        }
+        _ = try listenAddress()
+    }
+
+    /// `--listen` as host and port, nil without it.
+    func listenAddress() throws -> (host: String, port: Int)? {
+        guard let listen else { return nil }
+        let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else {
+            throw ValidationError("--listen takes HOST:PORT, not '\(listen)'")
+        }
+        do {
+            // PORT+1 and PORT+2 must be ports too.
+            return (String(parts[0]), try BoundedNumber.integer(String(parts[1]), in: 1...65533))
+        } catch {
+            throw ValidationError("--listen \(listen): the port \(error)")
         }
     }
 
@@ -86,12 +111,7 @@ struct BusCommand: AsyncParsableCommand {
     }
 
     private func tcpListener() throws -> BusDaemon.TCPListener? {
-        guard let listen else { return nil }
-        let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65533).contains(port) else {
-            throw ValidationError("--listen takes HOST:PORT with a port from 1 to 65533, not '\(listen)'")
-        }
-        let host = String(parts[0])
+        guard let (host, port) = try listenAddress() else { return nil }
         if insecure {
             return .init(host: host, port: port, security: .insecure)
         }
