@@ -310,7 +310,7 @@ let package = Package(
             name: "BookingAdapterTests",
             dependencies: [
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
-                "BusTesting",
+                "BusTesting", "ReservationsFeature",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

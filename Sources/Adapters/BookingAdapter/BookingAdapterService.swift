@@ -16,7 +16,10 @@ import Synchronization
 /// finds the accepted events without an outcome, calls again (the service answers as before,
 /// never booking twice) and publishes each outcome once. Transient failures are retried with
 /// exponential backoff and jitter; after ``Configuration/maxAttempts`` the adapter gives up
-/// and publishes a failure with the last reason.
+/// and publishes a failure with the last reason. An outcome the bus refuses (a confirmation
+/// code too large for an event, say) is not taken as published: the adapter publishes a
+/// failure with the bus's reason in its place, under the same id, and an `ErrorRaised`, so no
+/// reservation stays pending for ever.
 public final class BookingAdapterService: Service {
     public struct Configuration: Sendable {
         public var backoff = Backoff(initial: .milliseconds(200), multiplier: 2, maximum: .seconds(5), jitter: 0.2)
@@ -191,7 +194,7 @@ public final class BookingAdapterService: Service {
                         raisedError.module = Self.module
                         raisedError.process = client.options.process
                         raisedError.code = "booking-unavailable"
-                        raisedError.message = "\(work.reservationID): \(message)"
+                        raisedError.message = EventText.bounded("\(work.reservationID): \(message)")
                         raisedError.causation = work.position
                         raised = raisedError
                         continue
@@ -211,17 +214,28 @@ public final class BookingAdapterService: Service {
         }
         guard let outcome else { return }
         do {
-            var events = [
-                try outcome.outgoing(
-                    id: work.outcomeID, module: Self.module, causation: work.position, correlation: work.correlation)
-            ]
-            if let raised {
-                events.append(
-                    try Emitted(raised).outgoing(
-                        id: .derived(module: Self.module, position: work.position, index: 1), module: Self.module,
-                        causation: work.position, correlation: work.correlation))
+            if case .rejected(let reason) = try await publish(outcome, raised, of: work, errorIndex: 1) {
+                // Not published: a failure the bus can take, with the reason, in its place.
+                let message = "the bus refused \(outcome.type): \(reason)"
+                logger.error(
+                    "the bus refused a booking outcome",
+                    metadata: ["reservation": "\(work.reservationID)", "reason": "\(reason)"])
+                var refused = Bureau_System_ErrorRaised()
+                refused.module = Self.module
+                refused.process = client.options.process
+                refused.code = "outcome-refused"
+                refused.message = EventText.bounded("\(work.reservationID): \(message)")
+                refused.causation = work.position
+                let replacement = failure(of: work, reason: message)
+                if case .rejected(let again) = try await publish(replacement, refused, of: work, errorIndex: 2) {
+                    logger.error(
+                        "the bus refused the failure in place of a booking outcome",
+                        metadata: ["reservation": "\(work.reservationID)", "reason": "\(again)"])
+                    return
+                }
+                statistics.completed(replacement.type)
+                return
             }
-            _ = try await client.publish(events)
             statistics.completed(outcome.type)
             logger.info(
                 "booking outcome", metadata: ["reservation": "\(work.reservationID)", "outcome": "\(outcome.type)"])
@@ -230,17 +244,39 @@ public final class BookingAdapterService: Service {
         }
     }
 
+    /// Publishes `work`'s outcome (under its derived id) and, if any, an `ErrorRaised` (under
+    /// the id derived with `errorIndex`); returns what the bus answered for the outcome.
+    private func publish(
+        _ outcome: Emitted, _ raised: Bureau_System_ErrorRaised?, of work: Work, errorIndex: Int
+    ) async throws -> PublishOutcome {
+        var events = [
+            try outcome.outgoing(
+                id: work.outcomeID, module: Self.module, causation: work.position, correlation: work.correlation)
+        ]
+        if let raised {
+            events.append(
+                try Emitted(raised).outgoing(
+                    id: .derived(module: Self.module, position: work.position, index: errorIndex), module: Self.module,
+                    causation: work.position, correlation: work.correlation))
+        }
+        let outcomes = try await client.publish(events)
+        if outcomes.count > 1, case .rejected(let reason) = outcomes[1] {
+            logger.error("the bus refused an ErrorRaised", metadata: ["reason": "\(reason)"])
+        }
+        return outcomes.first ?? .rejected("the bus answered nothing for it")
+    }
+
     private func failure(of work: Work, reason: String) -> Emitted {
         switch work.kind {
         case .book:
             var failed = Bureau_Booking_ReservationFailed()
             failed.reservationID = work.reservationID
-            failed.reason = reason
+            failed.reason = EventText.bounded(reason)
             return Emitted(failed)
         case .cancel:
             var failed = Bureau_Booking_CancellationFailed()
             failed.reservationID = work.reservationID
-            failed.reason = reason
+            failed.reason = EventText.bounded(reason)
             return Emitted(failed)
         }
     }
