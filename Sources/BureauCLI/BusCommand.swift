@@ -119,36 +119,9 @@ struct BusCommand: AsyncParsableCommand {
             throw ValidationError(
                 "TCP needs CURVE: give --curve-secret-file and --allow-keys (see `bureau keygen`), or --insecure")
         }
-        let secret = try KeyFiles.readKey(curveSecretFile)
+        let secret = try KeyFiles.readSecretKey(curveSecretFile)
         let server = try CurveKeyPair(secretKey: secret)
-        let allowed = try KeyFiles.readKeyList(allowKeys)
+        let allowed = try KeyFiles.readAllowList(allowKeys)
         return .init(host: host, port: port, security: .curve(server: server, allowedClients: allowed))
-    }
-}
-
-/// Reads CURVE keys from files: one Z85 key per line, `#` comments allowed.
-enum KeyFiles {
-    static func readKeyList(_ path: String) throws -> Set<String> {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError("cannot read the key file \(path)")
-        }
-        var keys = Set<String>()
-        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
-            let text = line.trimmingCharacters(in: .whitespaces)
-            if text.isEmpty || text.hasPrefix("#") { continue }
-            guard CurveKeyPair.isValidKey(text) else {
-                throw CLIError("\(path):\(number + 1): not a 40-character Z85 CURVE key")
-            }
-            keys.insert(text)
-        }
-        return keys
-    }
-
-    static func readKey(_ path: String) throws -> String {
-        let keys = try readKeyList(path)
-        guard keys.count == 1, let key = keys.first else {
-            throw CLIError("\(path) should hold exactly one key, not \(keys.count)")
-        }
-        return key
     }
 }
