@@ -57,7 +57,8 @@ struct BusCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Public keys of the TCP clients to let in, one per line.", valueName: "file"))
     var allowKeys: String?
 
-    @Flag(help: "Allow plain TCP without CURVE: anyone who reaches the port can publish.")
+    @Flag(
+        help: "Allow plain TCP without CURVE: anyone who reaches the port can publish. Warned about at every start.")
     var insecure = false
 
     func validate() throws {
@@ -103,11 +104,58 @@ struct BusCommand: AsyncParsableCommand {
         configuration.segmentSize = Int64(segmentMib) << 20
         configuration.publishHighWaterMark = publishHwm
         configuration.tcp = try tcpListener()
+        if insecure, let (host, port) = try listenAddress() {
+            let warning = Self.insecureWarning(host: host, port: port)
+            if warning.loud {
+                // Not left to the log level: written whatever it is.
+                FileHandle.standardError.write(Data((warning.text + "\n").utf8))
+                logger.critical("--insecure on a non-loopback address", metadata: ["listen": "\(host):\(port)"])
+            } else {
+                logger.warning("\(warning.text)")
+            }
+        }
         let daemon = BusDaemon(configuration: configuration, logger: logger, onReady: { readiness.notify() })
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: daemon)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// What `--insecure` says at every start: a warning on a loopback address (only this
+    /// machine can connect, but any local user can publish), and a banner nobody can miss on
+    /// any other (anyone who reaches the port can read and publish everything).
+    static func insecureWarning(host: String, port: Int) -> (loud: Bool, text: String) {
+        let ports = "\(host):\(port)-\(port + 2)"
+        guard isLoopback(host) else {
+            return (
+                true,
+                """
+                !!! INSECURE: the bus listens on \(ports) over plain TCP, without encryption or authentication.
+                !!! Anyone who can reach this machine on those ports can read every event and publish any event.
+                !!! Use CURVE instead: `bureau keygen`, then --curve-secret-file and --allow-keys.
+                """
+            )
+        }
+        return (
+            false,
+            "--insecure: the bus listens on \(ports) over plain TCP without CURVE; only this machine can "
+                + "connect, but any local user can read and publish"
+        )
+    }
+
+    /// Whether `host` can only be reached from this machine: localhost, 127.0.0.0/8, ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, bare, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, bare, &v6) == 1 {
+            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            let mappedV4 = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+            return bytes == [UInt8](repeating: 0, count: 15) + [1] || (mappedV4 && bytes[12] == 127)
+        }
+        return false
     }
 
     private func tcpListener() throws -> BusDaemon.TCPListener? {

@@ -53,4 +53,18 @@ struct KeysAndTCPTests {
         #expect(
             child.standardError.contains("\(directory.file("bus.pub")) holds a public key"), "\(child.standardError)")
     }
+
+    @Test(arguments: [("0.0.0.0", true), ("127.0.0.1", false)])
+    func insecureIsWarnedAboutAtStartLoudlyOffLoopback(host: String, loud: Bool) async throws {
+        let directory = try TemporaryDirectory("insecure")
+        let bus = BusProcess(directory: directory.path)
+        let port = try Self.freePort()
+        let child = try await bus.start(["--listen", "\(host):\(port)", "--insecure"])
+        #expect(await bus.stop() == 0)
+        let err = child.standardError
+        #expect(err.contains("!!! INSECURE: the bus listens on \(host):\(port)-\(port + 2)") == loud, "\(err)")
+        #expect(
+            err.contains("--insecure: the bus listens on \(host):\(port)-\(port + 2) over plain TCP") == !loud, "\(err)"
+        )
+    }
 }
