@@ -187,7 +187,7 @@ let package = Package(
         .target(
             name: "BusTesting",
             dependencies: [
-                "Bus", "EventLog", "BureauSchemas", "Runtime", "Supervisor", "YAMLFile",
+                "Bus", "EventLog", "BureauSchemas", "Runtime", "Supervisor", "YAMLFile", "Guards",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -67,7 +67,7 @@ struct RunCommand: AsyncParsableCommand {
         let logger = global.logger("bureau.run")
         let location = global.location
         let registry = Composition.registry()
-        try FileManager.default.createDirectory(atPath: location.snapshotDirectory, withIntermediateDirectories: true)
+        try OwnerOnly.makeDirectory(location.snapshotDirectory)
         // One host per module, across processes: a second one would publish the same outputs.
         var locks: [DirectoryLock] = []
         for module in modules {

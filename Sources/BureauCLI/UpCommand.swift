@@ -58,10 +58,10 @@ struct UpCommand: AsyncParsableCommand {
         }
         let location = global.location
         do {
-            try FileManager.default.createDirectory(atPath: location.runDirectory, withIntermediateDirectories: true)
+            // Owner-only: the data directory (when it is made here) and the run directory.
+            try OwnerOnly.makeDirectory(location.runDirectory)
         } catch {
-            throw usageError(
-                "cannot create the data directory \(location.dataDirectory): \(error.localizedDescription)")
+            throw usageError("cannot create the data directory \(location.dataDirectory): \(error)")
         }
         var configuration = Supervisor.Configuration(
             deployment: deployment, location: location, executable: Self.executablePath(), console: noTui)
