@@ -81,6 +81,37 @@ struct RatesAdapterServiceTests {
         #expect(all.count == 1)
     }
 
+    /// Without a bus the adapter never finds where it left off; a graceful shutdown (SIGTERM)
+    /// must still stop it, promptly.
+    @Test func aShutdownStopsTheAdapterEvenBeforeTheBusAnswers() async throws {
+        let bus = try TestBus()
+        bus.stop()
+        let client = try bus.client("rates")
+        let service = RatesAdapterService(
+            source: ScriptedRatesSource(steps: [.document(Self.document("2026-10-30", usd: "1"))]), client: client,
+            snapshots: InMemorySnapshotStore(), configuration: .init(), logger: TestLogging.logger("rates"))
+        let group = ServiceGroup(services: [service], logger: TestLogging.logger("group"))
+        let task = Task { try await group.run() }
+        await group.triggerGracefulShutdown()
+        // Not a task group: it would wait for its children, and awaiting a task's value ignores
+        // cancellation, so a service that never stops would hang the test.
+        let answer = Locked<CheckedContinuation<Bool, Never>?>(nil)
+        let stopped = await withCheckedContinuation { continuation in
+            answer.withLock { $0 = continuation }
+            Task {
+                _ = try? await task.value
+                answer.withLock { $0.take() }?.resume(returning: true)
+            }
+            Task {
+                try? await Task.sleep(for: .seconds(10))
+                answer.withLock { $0.take() }?.resume(returning: false)
+            }
+        }
+        #expect(stopped, "still running 10 s after a graceful shutdown")
+        task.cancel()
+        client.close()
+    }
+
     static let failures = EventFilter.types([
         Bureau_Rates_RatesFetchFailed.protoMessageName, Bureau_System_ErrorRaised.protoMessageName,
     ])

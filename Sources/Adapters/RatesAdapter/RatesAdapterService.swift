@@ -58,11 +58,18 @@ public final class RatesAdapterService: Service {
     }
 
     public func run() async throws {
-        let last = try await lastPublished()
-        statistics?.ready()
-        configuration.onReady()
-        // Graceful shutdown cancels the loop: a poll in flight is abandoned, nothing is owed.
-        await cancelWhenGracefulShutdown {
+        // Graceful shutdown cancels everything, the search for the last fixing included (it
+        // waits for the bus, which may never come): a poll in flight is abandoned, nothing is owed.
+        try await cancelWhenGracefulShutdown {
+            let last: State?
+            do {
+                last = try await self.lastPublished()
+            } catch  where Task.isCancelled {
+                return
+            }
+            guard !Task.isCancelled else { return }
+            self.statistics?.ready()
+            self.configuration.onReady()
             await self.poll(after: last)
         }
     }
