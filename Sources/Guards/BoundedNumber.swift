@@ -44,11 +44,6 @@ public enum BoundedNumber {
         return value
     }
 
-    /// `value` itself, if it is within `range` (for numbers a parser already read).
-    public static func integer<T: FixedWidthInteger>(_ value: T, in range: ClosedRange<T>) throws(Refusal) -> T {
-        try integer(String(value), in: range)
-    }
-
     /// The finite number `text` spells (digits, a point, an exponent), if it is within `range`.
     public static func decimal(_ text: String, in range: ClosedRange<Double>) throws(Refusal) -> Double {
         let expected = "a number from \(plain(range.lowerBound)) to \(plain(range.upperBound))"

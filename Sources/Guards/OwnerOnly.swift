@@ -24,7 +24,9 @@ public enum OwnerOnly {
         public var description: String { "cannot \(operation) \(path): \(reason)" }
     }
 
+    /// Read and write for the owner only.
     public static let fileMode: mode_t = 0o600
+    /// Read, write and enter for the owner only.
     public static let directoryMode: mode_t = 0o700
 
     /// Creates `path` and any missing parents; each directory created, and `path` itself, is

@@ -20,6 +20,7 @@ public struct AdapterSettings: Sendable {
         self.values = values
     }
 
+    /// The setting as given, if it is.
     public func text(_ name: String) -> String? { values[name] }
 
     /// An http or https URL with a host, at most ``maximumURLLength`` bytes; `fallback` when not given.
