@@ -9,20 +9,24 @@ import TestSupport
 import Testing
 
 /// A booking service whose confirmation code is larger than an envelope may be: the bus
-/// refuses the `ReservationConfirmed` that carries it.
+/// refuses the `ReservationConfirmed` that carries it. It records the cancellations asked of it.
 actor OversizedCodeBookingService: BookingService {
     private(set) var calls = 0
+    private(set) var cancellations: [(reservationID: String, key: String)] = []
 
     func book(_ request: BookingRequest, idempotencyKey: String) async throws(BookingError) -> String {
         calls += 1
         return String(repeating: "C", count: (1 << 20) + 100)
     }
 
-    func cancel(reservationID: String, idempotencyKey: String) async throws(BookingError) {}
+    func cancel(reservationID: String, idempotencyKey: String) async throws(BookingError) {
+        cancellations.append((reservationID, idempotencyKey))
+    }
 }
 
-/// An outcome the bus refuses is not taken as published: the reservation ends failed, with
-/// the bus's reason, and an `ErrorRaised` says so; nothing stays pending.
+/// An outcome the bus refuses is not taken as published: after the same attempts as a call,
+/// the booking is undone, the reservation ends failed with the bus's reason, and an
+/// `ErrorRaised` says so; nothing stays pending.
 @Suite(.timeLimit(.minutes(2)))
 struct BookingOutcomeRefusalTests {
     @Test func aRefusedConfirmationEndsTheReservationFailedWithAnError() async throws {
@@ -56,6 +60,11 @@ struct BookingOutcomeRefusalTests {
         let failed = try #require(
             events.lazy.compactMap { try? $0.payload(as: Bureau_Booking_ReservationFailed.self) }.first)
         #expect(failed.reason.hasPrefix("the bus refused bureau.booking.ReservationConfirmed: "), "\(failed.reason)")
+        // The booking it could not record is undone, so that the service matches the log.
+        #expect(failed.reason.hasSuffix("; the booking was cancelled at the booking service"), "\(failed.reason)")
+        let cancellations = await service.cancellations
+        #expect(cancellations.map(\.reservationID) == [failed.reservationID])
+        #expect(cancellations.allSatisfy { $0.key.hasSuffix("/undo") })
         let raised = try #require(events.lazy.compactMap { try? $0.payload(as: Bureau_System_ErrorRaised.self) }.first)
         #expect(raised.message.contains(failed.reservationID) && raised.message.contains("the bus refused"))
         // The read model a person looks at: failed, not pending.

@@ -16,10 +16,14 @@ import Synchronization
 /// finds the accepted events without an outcome, calls again (the service answers as before,
 /// never booking twice) and publishes each outcome once. Transient failures are retried with
 /// exponential backoff and jitter; after ``Configuration/maxAttempts`` the adapter gives up
-/// and publishes a failure with the last reason. An outcome the bus refuses (a confirmation
-/// code too large for an event, say) is not taken as published: the adapter publishes a
-/// failure with the bus's reason in its place, under the same id, and an `ErrorRaised`, so no
-/// reservation stays pending for ever.
+/// and publishes a failure with the last reason.
+///
+/// An outcome the bus refuses is not taken as published. It is published again with the same
+/// backoff, up to ``Configuration/maxAttempts`` times (a refusal may pass: a full disk); if the
+/// bus still refuses it (a confirmation code too large for an event, say), a booking it
+/// confirmed is cancelled at the booking service, so that the world matches the log, and a
+/// failure with the bus's reason, and what became of the booking, is published in its place,
+/// under the same id, with an `ErrorRaised`: no reservation stays pending for ever.
 public final class BookingAdapterService: Service {
     public struct Configuration: Sendable {
         public var backoff = Backoff(initial: .milliseconds(200), multiplier: 2, maximum: .seconds(5), jitter: 0.2)
@@ -214,33 +218,82 @@ public final class BookingAdapterService: Service {
         }
         guard let outcome else { return }
         do {
-            if case .rejected(let reason) = try await publish(outcome, raised, of: work, errorIndex: 1) {
-                // Not published: a failure the bus can take, with the reason, in its place.
-                let message = "the bus refused \(outcome.type): \(reason)"
-                logger.error(
-                    "the bus refused a booking outcome",
-                    metadata: ["reservation": "\(work.reservationID)", "reason": "\(reason)"])
-                var refused = Bureau_System_ErrorRaised()
-                refused.module = Self.module
-                refused.process = client.options.process
-                refused.code = "outcome-refused"
-                refused.message = EventText.bounded("\(work.reservationID): \(message)")
-                refused.causation = work.position
-                let replacement = failure(of: work, reason: message)
-                if case .rejected(let again) = try await publish(replacement, refused, of: work, errorIndex: 2) {
-                    logger.error(
-                        "the bus refused the failure in place of a booking outcome",
-                        metadata: ["reservation": "\(work.reservationID)", "reason": "\(again)"])
-                    return
-                }
-                statistics.completed(replacement.type)
+            guard let refusal = try await publishRetryingRefusals(outcome, raised, of: work) else {
+                statistics.completed(outcome.type)
+                logger.info(
+                    "booking outcome", metadata: ["reservation": "\(work.reservationID)", "outcome": "\(outcome.type)"])
                 return
             }
-            statistics.completed(outcome.type)
-            logger.info(
-                "booking outcome", metadata: ["reservation": "\(work.reservationID)", "outcome": "\(outcome.type)"])
+            // Still refused: a failure the bus can take, with the reason, in its place.
+            var message = "the bus refused \(outcome.type): \(refusal)"
+            if outcome.type == Bureau_Booking_ReservationConfirmed.protoMessageName {
+                message += "; " + (await undoBooking(of: work))
+            }
+            logger.error(
+                "the bus refused a booking outcome",
+                metadata: ["reservation": "\(work.reservationID)", "reason": "\(message)"])
+            var refused = Bureau_System_ErrorRaised()
+            refused.module = Self.module
+            refused.process = client.options.process
+            refused.code = "outcome-refused"
+            refused.message = EventText.bounded("\(work.reservationID): \(message)")
+            refused.causation = work.position
+            let replacement = failure(of: work, reason: message)
+            if case .rejected(let again) = try await publish(replacement, refused, of: work, errorIndex: 2) {
+                logger.error(
+                    "the bus refused the failure in place of a booking outcome",
+                    metadata: ["reservation": "\(work.reservationID)", "reason": "\(again)"])
+                return
+            }
+            statistics.completed(replacement.type)
         } catch {
             logger.error("could not publish a booking outcome", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Publishes the outcome, again after a backoff while the bus refuses it, up to
+    /// ``Configuration/maxAttempts`` times; returns nil once it is in, or the last refusal.
+    /// Throws if the bus cannot be reached or the adapter is stopping.
+    private func publishRetryingRefusals(
+        _ outcome: Emitted, _ raised: Bureau_System_ErrorRaised?, of work: Work
+    ) async throws -> String? {
+        var attempt = 0
+        while true {
+            attempt += 1
+            guard case .rejected(let reason) = try await publish(outcome, raised, of: work, errorIndex: 1) else {
+                return nil
+            }
+            guard attempt < configuration.maxAttempts else { return reason }
+            try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
+        }
+    }
+
+    /// Cancels at the booking service a booking whose confirmation the bus refused (with its
+    /// own idempotency key, so a restart repeats it safely); returns what became of it, as a
+    /// clause for the failure's reason.
+    private func undoBooking(of work: Work) async -> String {
+        let key = work.eventID.description + "/undo"
+        var attempt = 0
+        while true {
+            attempt += 1
+            do throws(BookingError) {
+                try await service.cancel(reservationID: work.reservationID, idempotencyKey: key)
+                return "the booking was cancelled at the booking service"
+            } catch {
+                switch error {
+                case .refused(let reason):
+                    return "the booking service would not cancel the booking: \(reason)"
+                case .transient(let reason):
+                    guard attempt < configuration.maxAttempts else {
+                        return "the booking could not be cancelled at the booking service: \(reason)"
+                    }
+                    do {
+                        try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
+                    } catch {
+                        return "the booking was not cancelled at the booking service: the adapter is stopping"
+                    }
+                }
+            }
         }
     }
 
