@@ -34,15 +34,15 @@ struct BusCommand: AsyncParsableCommand {
     var durability: String = "always"
 
     @Option(
-        help: "Milliseconds between heartbeats, 1 to 60000; a lost last event is noticed within one.",
+        help: "Milliseconds between heartbeats, 1 to 60000; a lost last event is noticed within one. (default: 500)",
         transform: BoundedNumber.integers(in: 1...60_000))
     var heartbeatMs: Int = 500
 
-    @Option(help: "Segment size in MiB, 1 to 4096.", transform: BoundedNumber.integers(in: 1...4096))
+    @Option(help: "Segment size in MiB, 1 to 4096. (default: 64)", transform: BoundedNumber.integers(in: 1...4096))
     var segmentMib: Int = 64
 
     @Option(
-        help: "Publications queued per subscriber before the PUB socket drops them, 1 to 1000000.",
+        help: "Publications queued per subscriber before the PUB socket drops them, 1 to 1000000. (default: 10000)",
         transform: BoundedNumber.integers(in: Int32(1)...1_000_000))
     var publishHwm: Int32 = 10_000
 

@@ -26,7 +26,7 @@ struct PublishCommand: AsyncParsableCommand {
     var correlation: String?
     @Option(help: "The position of the event that caused this one.") var causation: UInt64 = 0
     @Option(
-        help: "Seconds to wait for the bus's acknowledgement, 0.001 to 3600.",
+        help: "Seconds to wait for the bus's acknowledgement, 0.001 to 3600. (default: 10)",
         transform: BoundedNumber.decimals(in: 0.001...3600))
     var timeout: Double = 10
     @Flag(help: "List the event types and exit.") var listTypes = false

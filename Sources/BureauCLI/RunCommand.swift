@@ -31,7 +31,7 @@ struct RunCommand: AsyncParsableCommand {
     var process: String?
 
     @Option(
-        help: "Write a snapshot every this many inputs, 1 to 10000000.",
+        help: "Write a snapshot every this many inputs, 1 to 10000000. (default: 10000)",
         transform: BoundedNumber.integers(in: 1...10_000_000))
     var snapshotEvery = 10_000
 

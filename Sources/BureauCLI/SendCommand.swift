@@ -26,7 +26,9 @@ struct SendCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The command URL, e.g. bureau://watchlist/add?base=EUR&quote=USD") var url: String
     @Flag(help: "Print the answer as JSON.") var json = false
-    @Option(help: "Seconds to wait for the answer, 0.001 to 3600.", transform: BoundedNumber.decimals(in: 0.001...3600))
+    @Option(
+        help: "Seconds to wait for the answer, 0.001 to 3600. (default: 10)",
+        transform: BoundedNumber.decimals(in: 0.001...3600))
     var timeout: Double = 10
     @Flag(help: "After an accepted answer, wait for the outcome too.") var outcome = false
 

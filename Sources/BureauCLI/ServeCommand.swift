@@ -30,10 +30,13 @@ struct ServeRates: AsyncParsableCommand {
 
     @OptionGroup var readiness: ReadinessOptions
     @Option(help: "Log level.") var logLevel: Logger.Level = .info
-    @Option(help: "The port on 127.0.0.1; 0 picks a free one.", transform: BoundedNumber.integers(in: 0...65535))
+    @Option(
+        help: "The port on 127.0.0.1; 0 picks a free one. (default: 8561)",
+        transform: BoundedNumber.integers(in: 0...65535))
     var port = 8561
     @Option(
-        help: "Days of history per second of wall time, 0 to 10000.", transform: BoundedNumber.decimals(in: 0...10_000))
+        help: "Days of history per second of wall time, 0 to 10000. (default: 0.2)",
+        transform: BoundedNumber.decimals(in: 0...10_000))
     var pace = 0.2
     @Option(
         help: ArgumentHelp("The first day served, YYYY-MM-DD (default: a year before the last).", valueName: "date"))
@@ -43,7 +46,8 @@ struct ServeRates: AsyncParsableCommand {
             "An ECB CSV history to serve instead of the shipped one (gzipped or not).", valueName: "path"))
     var csv: String?
     @Option(
-        help: "For tests: answer 500 to the first N requests.", transform: BoundedNumber.integers(in: 0...1_000_000))
+        help: "For tests: answer 500 to the first N requests. (default: 0)",
+        transform: BoundedNumber.integers(in: 0...1_000_000))
     var failFirst = 0
 
     func run() async throws {
@@ -88,13 +92,17 @@ struct ServeBooking: AsyncParsableCommand {
 
     @OptionGroup var readiness: ReadinessOptions
     @Option(help: "Log level.") var logLevel: Logger.Level = .info
-    @Option(help: "The port on 127.0.0.1; 0 picks a free one.", transform: BoundedNumber.integers(in: 0...65535))
+    @Option(
+        help: "The port on 127.0.0.1; 0 picks a free one. (default: 8562)",
+        transform: BoundedNumber.integers(in: 0...65535))
     var port = 8562
     @Option(
-        help: "Milliseconds a create or cancel answer is held back after the work is done, 0 to 600000.",
+        help: "Milliseconds a create or cancel answer is held back after the work is done, 0 to 600000. (default: 0)",
         transform: BoundedNumber.integers(in: 0...600_000))
     var latency = 0
-    @Option(help: "The share of requests answered 503, from 0 to 1.", transform: BoundedNumber.decimals(in: 0...1))
+    @Option(
+        help: "The share of requests answered 503, from 0 to 1. (default: 0)",
+        transform: BoundedNumber.decimals(in: 0...1))
     var failureRate = 0.0
 
     func run() async throws {

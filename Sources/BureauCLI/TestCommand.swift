@@ -59,7 +59,8 @@ struct TestCommand: AsyncParsableCommand {
     var deploymentPath: String?
     @Option(help: ArgumentHelp("Write a JUnit XML report here.", valueName: "path")) var junit: String?
     @Option(
-        help: "Seconds to wait for each scenario's expected events, 0.001 to 3600 (a file's timeout_s wins).",
+        help:
+            "Seconds to wait for each scenario's expected events, 0.001 to 3600; a file's timeout_s wins. (default: 10)",
         transform: BoundedNumber.decimals(in: 0.001...3600))
     var timeout: Double = 10
 

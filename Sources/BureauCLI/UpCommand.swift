@@ -191,7 +191,7 @@ struct LogsCommand: AsyncParsableCommand {
     @Argument(help: "A process name, as `bureau ps` lists it.") var process: String?
     @Flag(name: .shortAndLong, help: "Keep printing new output until interrupted.") var follow = false
     @Option(
-        help: "Lines of existing output to print first (per process), 0 to 1000000.",
+        help: "Lines of existing output to print first (per process), 0 to 1000000. (default: 100)",
         transform: BoundedNumber.integers(in: 0...1_000_000))
     var tail = 100
 
