@@ -75,8 +75,11 @@ struct RatesDocumentRefusalTests {
     func aBadDocumentIsReportedAndNothingIsPublished(path: String, code: String, reason: String) async throws {
         let server = try await Self.server()
         let bus = try TestBus()
-        let source = HTTPRatesSource(url: "http://127.0.0.1:\(server.port)/\(path)", timeout: .seconds(20))
-        let events = try await RatesAdapterServiceTests.withAdapter(source: source, bus: bus) { observer in
+        // Long timeouts: a loaded machine must not turn a refusal into a timeout.
+        let source = HTTPRatesSource(url: "http://127.0.0.1:\(server.port)/\(path)", timeout: .seconds(30))
+        let events = try await RatesAdapterServiceTests.withAdapter(
+            source: source, bus: bus, configure: { $0.timeout = .seconds(30) }
+        ) { observer in
             try await observer.collect(RatesAdapterServiceTests.failures, count: 2)
         }
         await server.stop()
