@@ -43,6 +43,12 @@ let package = Package(
             dependencies: ["CZeroMQ"],
             swiftSettings: strict
         ),
+        // Guards at the edges: numbers people type, files they hand the tool, calendar dates,
+        // files only their owner can read. No dependencies.
+        .target(
+            name: "Guards",
+            swiftSettings: strict
+        ),
         .target(
             name: "BureauSchemas",
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
@@ -74,7 +80,7 @@ let package = Package(
         .target(
             name: "Runtime",
             dependencies: [
-                "Bus", "EventLog", "BureauSchemas",
+                "Bus", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -117,7 +123,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                "Runtime", "Money", "Bus", "BureauSchemas", "EventLog",
+                "Runtime", "Money", "Bus", "BureauSchemas", "EventLog", "Guards",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -131,7 +137,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                "Runtime", "Bus", "BureauSchemas", "EventLog",
+                "Runtime", "Bus", "BureauSchemas", "EventLog", "Guards",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -142,7 +148,7 @@ let package = Package(
         .target(
             name: "RatesServer",
             dependencies: [
-                "CZlib", "Money",
+                "CZlib", "Money", "Guards",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -172,14 +178,14 @@ let package = Package(
         // YAML files people write (bureau.yaml, scenario files): errors that name the line and the field.
         .target(
             name: "YAMLFile",
-            dependencies: [.product(name: "Yams", package: "Yams")],
+            dependencies: ["Guards", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         // The supervisor behind `bureau up`: deployments, processes, restarts, the control socket.
         .target(
             name: "Supervisor",
             dependencies: [
-                "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "YAMLFile",
+                "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "YAMLFile", "Guards",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -191,7 +197,7 @@ let package = Package(
         .target(
             name: "BusTesting",
             dependencies: [
-                "Bus", "EventLog", "BureauSchemas", "Runtime", "Supervisor", "YAMLFile",
+                "Bus", "EventLog", "BureauSchemas", "Runtime", "Supervisor", "YAMLFile", "Guards",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -220,7 +226,7 @@ let package = Package(
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 "RatesAdapter", "BookingAdapter", "RatesServer", "BookingServer", "FrontEnd", "TerminalUI",
-                "Supervisor", "BusTesting", "LogTools",
+                "Supervisor", "BusTesting", "Guards", "ZeroMQ", "YAMLFile", "LogTools",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -231,7 +237,7 @@ let package = Package(
         .executableTarget(
             name: "bureau-bench",
             dependencies: [
-                "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI",
+                "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -276,6 +282,14 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(name: "MoneyTests", dependencies: ["Money"], swiftSettings: strict),
+        .testTarget(name: "GuardsTests", dependencies: ["Guards"], swiftSettings: strict),
+        .testTarget(
+            name: "BureauCLITests",
+            dependencies: [
+                "BureauCLI", "Guards", "Runtime", "Supervisor", "ZeroMQ", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "RuntimeTests",
             dependencies: [
@@ -306,7 +320,7 @@ let package = Package(
             name: "BookingAdapterTests",
             dependencies: [
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
-                "BusTesting",
+                "BusTesting", "ReservationsFeature",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -315,7 +329,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SupervisorTests",
-            dependencies: ["Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport"],
+            dependencies: ["Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport", "YAMLFile", "Guards"],
             swiftSettings: strict),
         .testTarget(
             name: "BusTestingTests",

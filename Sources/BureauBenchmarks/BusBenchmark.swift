@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Logging
 import Synchronization
 import ZeroMQ
@@ -19,12 +20,14 @@ struct BusBenchmark: AsyncParsableCommand {
             """
     )
 
-    @Option var events = 1_000_000
-    @Option var payloadBytes = 100
-    @Option var batch = 1000
-    @Option var inFlight = 8
-    @Option var rate = 10_000
-    @Option var latencySeconds = 5
+    @Option(help: "(default: 1000000)", transform: BoundedNumber.integers(in: 1...1_000_000_000)) var events = 1_000_000
+    @Option(help: "(default: 100)", transform: BoundedNumber.integers(in: 0...(1 << 20) - 1024)) var payloadBytes = 100
+    @Option(
+        help: "Events per publish request, 1 to 4096. (default: 1000)", transform: BoundedNumber.integers(in: 1...4096))
+    var batch = 1000
+    @Option(help: "(default: 8)", transform: BoundedNumber.integers(in: 1...1024)) var inFlight = 8
+    @Option(help: "(default: 10000)", transform: BoundedNumber.integers(in: 1...1_000_000)) var rate = 10_000
+    @Option(help: "(default: 5)", transform: BoundedNumber.integers(in: 1...3600)) var latencySeconds = 5
     @Option(help: "always, interval=<ms> or never") var durability = "always"
     @Flag(help: "Measure the bus's throughput only; print each thread's CPU time and the gaps the subscriber filled.")
     var throughputOnly = false

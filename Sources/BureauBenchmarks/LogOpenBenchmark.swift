@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventLog
 import Foundation
+import Guards
 import Logging
 
 struct LogOpenBenchmark: AsyncParsableCommand {
@@ -10,9 +11,9 @@ struct LogOpenBenchmark: AsyncParsableCommand {
         discussion: "Start-up checks only the newest segment's tail, so the time should not grow with the log."
     )
 
-    @Option var recordsPerSegment = 1000
-    @Option var few = 10
-    @Option var many = 1000
+    @Option(help: "(default: 1000)", transform: BoundedNumber.integers(in: 1...1_000_000)) var recordsPerSegment = 1000
+    @Option(help: "(default: 10)", transform: BoundedNumber.integers(in: 1...100_000)) var few = 10
+    @Option(help: "(default: 1000)", transform: BoundedNumber.integers(in: 1...100_000)) var many = 1000
 
     func run() async throws {
         startWatchdog()

@@ -3,6 +3,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Logging
 import Runtime
 import WatchlistFeature
@@ -24,7 +25,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
             """
     )
 
-    @Option var events = 1_000_000
+    @Option(help: "(default: 1000000)", transform: BoundedNumber.integers(in: 2...100_000_000)) var events = 1_000_000
 
     func run() async throws {
         startWatchdog(.seconds(1200))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Logging
 import ServiceLifecycle
 import ZeroMQ
@@ -32,13 +33,17 @@ struct BusCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("always, interval=<ms> or never.", valueName: "policy"))
     var durability: String = "always"
 
-    @Option(help: "Milliseconds between heartbeats; a lost last event is noticed within one.")
+    @Option(
+        help: "Milliseconds between heartbeats, 1 to 60000; a lost last event is noticed within one. (default: 500)",
+        transform: BoundedNumber.integers(in: 1...60_000))
     var heartbeatMs: Int = 500
 
-    @Option(help: "Segment size in MiB.")
+    @Option(help: "Segment size in MiB, 1 to 4096. (default: 64)", transform: BoundedNumber.integers(in: 1...4096))
     var segmentMib: Int = 64
 
-    @Option(help: "Publications queued per subscriber before the PUB socket drops them.")
+    @Option(
+        help: "Publications queued per subscriber before the PUB socket drops them, 1 to 1000000. (default: 10000)",
+        transform: BoundedNumber.integers(in: Int32(1)...1_000_000))
     var publishHwm: Int32 = 10_000
 
     @Option(
@@ -52,13 +57,18 @@ struct BusCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Public keys of the TCP clients to let in, one per line.", valueName: "file"))
     var allowKeys: String?
 
-    @Flag(help: "Allow plain TCP without CURVE: anyone who reaches the port can publish.")
+    @Flag(
+        help: "Allow plain TCP without CURVE: anyone who reaches the port can publish. Warned about at every start.")
     var insecure = false
 
     func validate() throws {
-        guard heartbeatMs > 0 else { throw ValidationError("--heartbeat-ms must be positive") }
-        guard segmentMib > 0 else { throw ValidationError("--segment-mib must be positive") }
-        guard publishHwm > 0 else { throw ValidationError("--publish-hwm must be positive") }
+        if durability.hasPrefix("interval=") {
+            do {
+                _ = try BoundedNumber.integer(String(durability.dropFirst("interval=".count)), in: 1...3_600_000)
+            } catch {
+                throw ValidationError("--durability interval=MS: \(error)")
+            }
+        }
         do {
             _ = try Durability(parsing: durability)
         } catch {
@@ -66,6 +76,22 @@ struct BusCommand: AsyncParsableCommand {
         }
         if listen == nil && (curveSecretFile != nil || allowKeys != nil || insecure) {
             throw ValidationError("--curve-secret-file, --allow-keys and --insecure apply only with --listen")
+        }
+        _ = try listenAddress()
+    }
+
+    /// `--listen` as host and port, nil without it.
+    func listenAddress() throws -> (host: String, port: Int)? {
+        guard let listen else { return nil }
+        let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else {
+            throw ValidationError("--listen takes HOST:PORT, not '\(listen)'")
+        }
+        do {
+            // PORT+1 and PORT+2 must be ports too.
+            return (String(parts[0]), try BoundedNumber.integer(String(parts[1]), in: 1...65533))
+        } catch {
+            throw ValidationError("--listen \(listen): the port \(error)")
         }
     }
 
@@ -79,6 +105,16 @@ struct BusCommand: AsyncParsableCommand {
         configuration.publishHighWaterMark = publishHwm
         configuration.tcp = try tcpListener()
         configuration.fileSystem = try FaultInjection.fileSystem()
+        if insecure, let (host, port) = try listenAddress() {
+            let warning = Self.insecureWarning(host: host, port: port)
+            if warning.loud {
+                // Not left to the log level: written whatever it is.
+                FileHandle.standardError.write(Data((warning.text + "\n").utf8))
+                logger.critical("--insecure on a non-loopback address", metadata: ["listen": "\(host):\(port)"])
+            } else {
+                logger.warning("\(warning.text)")
+            }
+        }
         let daemon = BusDaemon(configuration: configuration, logger: logger, onReady: { readiness.notify() })
         let group = ServiceGroup(
             configuration: .init(
@@ -92,13 +128,45 @@ struct BusCommand: AsyncParsableCommand {
         }
     }
 
-    private func tcpListener() throws -> BusDaemon.TCPListener? {
-        guard let listen else { return nil }
-        let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65533).contains(port) else {
-            throw ValidationError("--listen takes HOST:PORT with a port from 1 to 65533, not '\(listen)'")
+    /// What `--insecure` says at every start: a warning on a loopback address (only this
+    /// machine can connect, but any local user can publish), and a banner nobody can miss on
+    /// any other (anyone who reaches the port can read and publish everything).
+    static func insecureWarning(host: String, port: Int) -> (loud: Bool, text: String) {
+        let ports = "\(host):\(port)-\(port + 2)"
+        guard isLoopback(host) else {
+            return (
+                true,
+                """
+                !!! INSECURE: the bus listens on \(ports) over plain TCP, without encryption or authentication.
+                !!! Anyone who can reach this machine on those ports can read every event and publish any event.
+                !!! Use CURVE instead: `bureau keygen`, then --curve-secret-file and --allow-keys.
+                """
+            )
         }
-        let host = String(parts[0])
+        return (
+            false,
+            "--insecure: the bus listens on \(ports) over plain TCP without CURVE; only this machine can "
+                + "connect, but any local user can read and publish"
+        )
+    }
+
+    /// Whether `host` can only be reached from this machine: localhost, 127.0.0.0/8, ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, bare, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, bare, &v6) == 1 {
+            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            let mappedV4 = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+            return bytes == [UInt8](repeating: 0, count: 15) + [1] || (mappedV4 && bytes[12] == 127)
+        }
+        return false
+    }
+
+    private func tcpListener() throws -> BusDaemon.TCPListener? {
+        guard let (host, port) = try listenAddress() else { return nil }
         if insecure {
             return .init(host: host, port: port, security: .insecure)
         }
@@ -106,36 +174,9 @@ struct BusCommand: AsyncParsableCommand {
             throw ValidationError(
                 "TCP needs CURVE: give --curve-secret-file and --allow-keys (see `bureau keygen`), or --insecure")
         }
-        let secret = try KeyFiles.readKey(curveSecretFile)
+        let secret = try KeyFiles.readSecretKey(curveSecretFile)
         let server = try CurveKeyPair(secretKey: secret)
-        let allowed = try KeyFiles.readKeyList(allowKeys)
+        let allowed = try KeyFiles.readAllowList(allowKeys)
         return .init(host: host, port: port, security: .curve(server: server, allowedClients: allowed))
-    }
-}
-
-/// Reads CURVE keys from files: one Z85 key per line, `#` comments allowed.
-enum KeyFiles {
-    static func readKeyList(_ path: String) throws -> Set<String> {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError("cannot read the key file \(path)")
-        }
-        var keys = Set<String>()
-        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
-            let text = line.trimmingCharacters(in: .whitespaces)
-            if text.isEmpty || text.hasPrefix("#") { continue }
-            guard CurveKeyPair.isValidKey(text) else {
-                throw CLIError("\(path):\(number + 1): not a 40-character Z85 CURVE key")
-            }
-            keys.insert(text)
-        }
-        return keys
-    }
-
-    static func readKey(_ path: String) throws -> String {
-        let keys = try readKeyList(path)
-        guard keys.count == 1, let key = keys.first else {
-            throw CLIError("\(path) should hold exactly one key, not \(keys.count)")
-        }
-        return key
     }
 }

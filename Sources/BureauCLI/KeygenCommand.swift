@@ -8,8 +8,9 @@ struct KeygenCommand: ParsableCommand {
         abstract: "Make a CURVE key pair for TCP between machines.",
         discussion: HelpText.prose(
             """
-            Writes NAME.key (the secret key, mode 0600) and NAME.pub (the public key). Give the
-            daemon its .key with --curve-secret-file and the clients' .pub lines with --allow-keys.
+            Writes NAME.key (the secret key, mode 0600 whatever the umask) and NAME.pub (the public
+            key), each with a first line saying which it is. Give the daemon its .key with
+            --curve-secret-file and the clients' .pub files, concatenated, with --allow-keys.
             """)
     )
 
@@ -18,15 +19,7 @@ struct KeygenCommand: ParsableCommand {
 
     func run() throws {
         let pair = try CurveKeyPair.generate()
-        let secret = name + ".key"
-        let public_ = name + ".pub"
-        guard
-            FileManager.default.createFile(
-                atPath: secret, contents: Data((pair.secretKey + "\n").utf8), attributes: [.posixPermissions: 0o600])
-        else { throw CLIError("cannot write \(secret)") }
-        guard FileManager.default.createFile(atPath: public_, contents: Data((pair.publicKey + "\n").utf8)) else {
-            throw CLIError("cannot write \(public_)")
-        }
-        print("wrote \(secret) (secret) and \(public_) (public: \(pair.publicKey))")
+        let (secret, `public`) = try KeyFiles.write(pair, stem: name)
+        print("wrote \(secret) (secret, owner-only) and \(`public`) (public: \(pair.publicKey))")
     }
 }

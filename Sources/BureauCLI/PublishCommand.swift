@@ -3,6 +3,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Guards
 import SwiftProtobuf
 
 struct PublishCommand: AsyncParsableCommand {
@@ -24,7 +25,10 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The correlation id (default: the event's own id).", valueName: "uuid"))
     var correlation: String?
     @Option(help: "The position of the event that caused this one.") var causation: UInt64 = 0
-    @Option(help: "Seconds to wait for the bus's acknowledgement.") var timeout: Double = 10
+    @Option(
+        help: "Seconds to wait for the bus's acknowledgement, 0.001 to 3600. (default: 10)",
+        transform: BoundedNumber.decimals(in: 0.001...3600))
+    var timeout: Double = 10
     @Flag(help: "List the event types and exit.") var listTypes = false
 
     func run() async throws {
@@ -60,7 +64,7 @@ struct PublishCommand: AsyncParsableCommand {
         let event = OutgoingEvent(
             id: eventID, type: type, payload: try message.serializedData(), causation: causation,
             correlation: correlationID)
-        let client = try global.client(process: "publish", timeout: .milliseconds(Int64(timeout * 1000)))
+        let client = try global.client(process: "publish", timeout: BoundedNumber.duration(seconds: timeout))
         defer { client.close() }
         switch try await client.publish(event) {
         case .committed(let position):

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Logging
 import Runtime
 import ServiceLifecycle
@@ -29,7 +30,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The process name stamped on what it publishes (default: the modules' names).")
     var process: String?
 
-    @Option(help: "Write a snapshot every this many inputs.")
+    @Option(
+        help: "Write a snapshot every this many inputs, 1 to 10000000. (default: 10000)",
+        transform: BoundedNumber.integers(in: 1...10_000_000))
     var snapshotEvery = 10_000
 
     @Option(
@@ -46,7 +49,6 @@ struct RunCommand: AsyncParsableCommand {
                 "unknown module '\(module)'; this build hosts: \(registry.hostable.joined(separator: ", "))")
         }
         guard Set(modules).count == modules.count else { throw ValidationError("a module is named twice") }
-        guard snapshotEvery > 0 else { throw ValidationError("--snapshot-every must be positive") }
         for setting in settings where !setting.contains("=") {
             throw ValidationError("--set takes name=value, not '\(setting)'")
         }
@@ -65,7 +67,7 @@ struct RunCommand: AsyncParsableCommand {
         let logger = global.logger("bureau.run")
         let location = global.location
         let registry = Composition.registry()
-        try FileManager.default.createDirectory(atPath: location.snapshotDirectory, withIntermediateDirectories: true)
+        try OwnerOnly.makeDirectory(location.snapshotDirectory)
         // One host per module, across processes: a second one would publish the same outputs.
         var locks: [DirectoryLock] = []
         for module in modules {

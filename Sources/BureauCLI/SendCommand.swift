@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import EventLog
 import Foundation
+import Guards
 import LogTools
 import Runtime
 
@@ -26,7 +27,10 @@ struct SendCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The command URL, e.g. bureau://watchlist/add?base=EUR&quote=USD") var url: String
     @Flag(help: "Print the answer as JSON.") var json = false
-    @Option(help: "Seconds to wait for the answer.") var timeout: Double = 10
+    @Option(
+        help: "Seconds to wait for the answer, 0.001 to 3600. (default: 10)",
+        transform: BoundedNumber.decimals(in: 0.001...3600))
+    var timeout: Double = 10
     @Flag(help: "After an accepted answer, wait for the outcome too.") var outcome = false
 
     func run() async throws {
@@ -36,13 +40,14 @@ struct SendCommand: AsyncParsableCommand {
         } catch {
             throw usageError(error.description)
         }
-        let client = try global.client(process: "send", timeout: .milliseconds(Int64(timeout * 1000)))
+        let wait = BoundedNumber.duration(seconds: timeout)
+        let client = try global.client(process: "send", timeout: wait)
         defer { client.close() }
         let request = try route.request.outgoing(id: .random(), module: "")
-        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        let deadline = ContinuousClock.now + wait
         let command = route.command
         // Subscribe before publishing, from the head, so that the answer cannot be missed.
-        let head = try await client.ping(timeout: .milliseconds(Int64(timeout * 1000))).head
+        let head = try await client.ping(timeout: wait).head
         let subscription = client.subscribe(EventFilter(prefixes: command.answers + command.outcomes), after: head)
         switch try await client.publish(request) {
         case .rejected(let reason): throw CLIError("the bus refused the request: \(reason)")

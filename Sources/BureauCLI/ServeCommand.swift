@@ -1,6 +1,7 @@
 import ArgumentParser
 import BookingServer
 import Foundation
+import Guards
 import Hummingbird
 import Logging
 import RatesServer
@@ -29,8 +30,14 @@ struct ServeRates: AsyncParsableCommand {
 
     @OptionGroup var readiness: ReadinessOptions
     @Option(help: "Log level.") var logLevel: Logger.Level = .info
-    @Option(help: "The port on 127.0.0.1; 0 picks a free one.") var port = 8561
-    @Option(help: "Days of history per second of wall time.") var pace = 0.2
+    @Option(
+        help: "The port on 127.0.0.1; 0 picks a free one. (default: 8561)",
+        transform: BoundedNumber.integers(in: 0...65535))
+    var port = 8561
+    @Option(
+        help: "Days of history per second of wall time, 0 to 10000. (default: 0.2)",
+        transform: BoundedNumber.decimals(in: 0...10_000))
+    var pace = 0.2
     @Option(
         help: ArgumentHelp("The first day served, YYYY-MM-DD (default: a year before the last).", valueName: "date"))
     var start: String?
@@ -38,13 +45,10 @@ struct ServeRates: AsyncParsableCommand {
         help: ArgumentHelp(
             "An ECB CSV history to serve instead of the shipped one (gzipped or not).", valueName: "path"))
     var csv: String?
-    @Option(help: "For tests: answer 500 to the first N requests.") var failFirst = 0
-
-    func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-        guard pace >= 0, pace.isFinite else { throw ValidationError("--pace must be zero or more days per second") }
-        guard failFirst >= 0 else { throw ValidationError("--fail-first must not be negative") }
-    }
+    @Option(
+        help: "For tests: answer 500 to the first N requests. (default: 0)",
+        transform: BoundedNumber.integers(in: 0...1_000_000))
+    var failFirst = 0
 
     func run() async throws {
         let logger = bootstrapServerLogging(logLevel, label: "bureau.serve.rates")
@@ -88,15 +92,18 @@ struct ServeBooking: AsyncParsableCommand {
 
     @OptionGroup var readiness: ReadinessOptions
     @Option(help: "Log level.") var logLevel: Logger.Level = .info
-    @Option(help: "The port on 127.0.0.1; 0 picks a free one.") var port = 8562
-    @Option(help: "Milliseconds a create or cancel answer is held back after the work is done.") var latency = 0
-    @Option(help: "The share of requests answered 503, from 0 to 1.") var failureRate = 0.0
-
-    func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-        guard latency >= 0 else { throw ValidationError("--latency must not be negative") }
-        guard (0...1).contains(failureRate) else { throw ValidationError("--failure-rate must be from 0 to 1") }
-    }
+    @Option(
+        help: "The port on 127.0.0.1; 0 picks a free one. (default: 8562)",
+        transform: BoundedNumber.integers(in: 0...65535))
+    var port = 8562
+    @Option(
+        help: "Milliseconds a create or cancel answer is held back after the work is done, 0 to 600000. (default: 0)",
+        transform: BoundedNumber.integers(in: 0...600_000))
+    var latency = 0
+    @Option(
+        help: "The share of requests answered 503, from 0 to 1. (default: 0)",
+        transform: BoundedNumber.decimals(in: 0...1))
+    var failureRate = 0.0
 
     func run() async throws {
         let logger = bootstrapServerLogging(logLevel, label: "bureau.serve.booking")

@@ -2,8 +2,10 @@ import ArgumentParser
 import Bus
 import BusTesting
 import Foundation
+import Guards
 import Runtime
 import Supervisor
+import YAMLFile
 
 struct TestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,13 +58,13 @@ struct TestCommand: AsyncParsableCommand {
             "The deployment to start for each file (default: the built-in test deployment).", valueName: "bureau.yaml"))
     var deploymentPath: String?
     @Option(help: ArgumentHelp("Write a JUnit XML report here.", valueName: "path")) var junit: String?
-    @Option(help: "Seconds to wait for each scenario's expected events (a file's timeout_s wins).") var timeout:
-        Double = 10
+    @Option(
+        help:
+            "Seconds to wait for each scenario's expected events, 0.001 to 3600; a file's timeout_s wins. (default: 10)",
+        transform: BoundedNumber.decimals(in: 0.001...3600))
+    var timeout: Double = 10
 
     func validate() throws {
-        guard timeout >= 0.001, timeout <= 3600 else {
-            throw ValidationError("--timeout must be a number of seconds from 0.001 to 3600")
-        }
         guard data == nil || deploymentPath == nil else {
             throw ValidationError("--data runs against a deployment that is already up; --file starts one: pick one")
         }
@@ -78,7 +80,7 @@ struct TestCommand: AsyncParsableCommand {
         }
         let deployment = try loadDeployment()
         var options = BusFixture.Options()
-        options.timeout = .milliseconds(Int64(timeout * 1000))
+        options.timeout = BoundedNumber.duration(seconds: timeout)
         var results: [ScenarioResult] = []
         for suite in suites {
             let running: TestDeployment
@@ -121,11 +123,8 @@ struct TestCommand: AsyncParsableCommand {
             guard let deploymentPath else {
                 return try DeploymentFile.parse(Self.deploymentFile, file: "(test deployment)")
             }
-            guard let text = try? String(contentsOfFile: deploymentPath, encoding: .utf8) else {
-                throw usageError("cannot read the deployment file \(deploymentPath)")
-            }
-            return try DeploymentFile.parse(text, file: deploymentPath)
-        } catch let error as DeploymentError {
+            return try DeploymentFile.parse(try YAMLReader.text(ofFile: deploymentPath), file: deploymentPath)
+        } catch {
             throw usageError(error.description)
         }
     }

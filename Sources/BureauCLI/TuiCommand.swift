@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import FrontEnd
+import Guards
 import LogTools
 import Runtime
 import TerminalUI
@@ -82,12 +83,12 @@ struct TuiCommand: AsyncParsableCommand {
         }
     }
 
-    /// Log lines and crash reports go to a file rather than over the screen.
+    /// Log lines and crash reports go to a file rather than over the screen; the file and its
+    /// directory are owner-only, as the supervisor's process logs are.
     private func redirectStandardError(to path: String) {
         let directory = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
+        try? OwnerOnly.makeDirectory(directory)
+        guard let fd = try? OwnerOnly.openForWriting(path) else { return }
         dup2(fd, STDERR_FILENO)
         close(fd)
     }

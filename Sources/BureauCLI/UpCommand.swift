@@ -1,9 +1,11 @@
 import ArgumentParser
 import Bus
 import Foundation
+import Guards
 import Logging
 import ServiceLifecycle
 import Supervisor
+import YAMLFile
 
 struct UpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,22 +49,19 @@ struct UpCommand: AsyncParsableCommand {
         let deployment: Deployment
         do {
             if let file {
-                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                    throw usageError("cannot read the deployment file \(file)")
-                }
-                deployment = try DeploymentFile.parse(text, file: file)
+                deployment = try DeploymentFile.parse(try YAMLReader.text(ofFile: file), file: file)
             } else {
                 deployment = try DeploymentFile.defaultDeployment()
             }
-        } catch let error as DeploymentError {
+        } catch {
             throw usageError(error.description)
         }
         let location = global.location
         do {
-            try FileManager.default.createDirectory(atPath: location.runDirectory, withIntermediateDirectories: true)
+            // Owner-only: the data directory (when it is made here) and the run directory.
+            try OwnerOnly.makeDirectory(location.runDirectory)
         } catch {
-            throw usageError(
-                "cannot create the data directory \(location.dataDirectory): \(error.localizedDescription)")
+            throw usageError("cannot create the data directory \(location.dataDirectory): \(error)")
         }
         var configuration = Supervisor.Configuration(
             deployment: deployment, location: location, executable: Self.executablePath(), console: noTui)
@@ -191,7 +190,10 @@ struct LogsCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "A process name, as `bureau ps` lists it.") var process: String?
     @Flag(name: .shortAndLong, help: "Keep printing new output until interrupted.") var follow = false
-    @Option(help: "Lines of existing output to print first (per process).") var tail = 100
+    @Option(
+        help: "Lines of existing output to print first (per process), 0 to 1000000. (default: 100)",
+        transform: BoundedNumber.integers(in: 0...1_000_000))
+    var tail = 100
 
     func run() async throws {
         let rows: [Supervisor.Row]

@@ -18,12 +18,10 @@ public enum ScenarioFile {
     static let stepFields: Set<String> = ["type", "payload", "command"]
     static let expectFields: Set<String> = ["type", "fields", "capture"]
 
-    /// Reads and parses the file at `path`; see ``parse(_:file:router:)``.
+    /// Reads and parses the file at `path` (at most ``YAMLReader/maximumBytes``); see
+    /// ``parse(_:file:router:)``.
     public static func load(_ path: String, router: CommandRouter? = nil) throws(ScenarioFileError) -> ScenarioSuite {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ScenarioFileError(file: path, line: nil, field: nil, problem: "cannot read the file")
-        }
-        return try parse(text, file: path, router: router)
+        try parse(try YAMLReader.text(ofFile: path), file: path, router: router)
     }
 
     /// Parses the text of a scenario file; `file` names it in errors. With a `router`, every

@@ -1,6 +1,7 @@
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Logging
 import Runtime
 import ServiceLifecycle
@@ -88,7 +89,7 @@ public final class TestDeployment: Sendable {
     ) async throws -> TestDeployment {
         let directory = try TemporaryDirectory("bus-test")
         let location = BusLocation(dataDirectory: directory.file("data"))
-        try FileManager.default.createDirectory(atPath: location.runDirectory, withIntermediateDirectories: true)
+        try OwnerOnly.makeDirectory(location.runDirectory)
         let ready = ReadySignal()
         var configuration = Supervisor.Configuration(
             deployment: deployment, location: location, executable: executable, console: false)

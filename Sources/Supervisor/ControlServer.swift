@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import Guards
 import Logging
 import Synchronization
 import ZeroMQ
@@ -8,18 +9,20 @@ import ZeroMQ
 /// talk to a running deployment through it.
 ///
 /// A ZeroMQ REP socket; each request is one frame of text (`ps`, `down`, `logs`), each answer
-/// one frame of JSON.
+/// one frame of JSON. The run directory is 0700 and the socket file 0600: only the owner may
+/// stop the deployment.
 final class ControlServer: Sendable {
     static func endpoint(_ location: BusLocation) -> String { "ipc://" + location.runDirectory + "/supervisor.sock" }
 
     private let stopping = Atomic<Bool>(false)
 
     init(location: BusLocation, supervisor: Supervisor, logger: Logger) throws {
-        try FileManager.default.createDirectory(atPath: location.runDirectory, withIntermediateDirectories: true)
+        try OwnerOnly.makeDirectory(location.runDirectory)
         let context = try ZMQContext()
         let socket = try context.socket(.rep)
         try socket.setLinger(milliseconds: 0)
         try socket.bind(Self.endpoint(location))
+        try OwnerOnly.restrict(location.runDirectory + "/supervisor.sock")
         let owned = UncheckedSocket(socket: socket, context: context)
         Thread.detachNewThread { [self] in
             let socket = owned.socket

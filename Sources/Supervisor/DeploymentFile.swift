@@ -8,8 +8,19 @@ public typealias DeploymentError = YAMLFileError
 /// Reads `bureau.yaml`: the processes, their dependencies, restart and stop settings.
 ///
 /// Unknown fields are errors (a misspelt `depends_on` must not silently do nothing); every
-/// error names the file, the line and the field.
+/// error names the file, the line and the field. Every number has bounds (see ``Limits``), and
+/// the file itself those of ``YAMLReader`` (size, nodes with aliases expanded, depth).
 public enum DeploymentFile {
+    /// The range of each number a deployment file may give.
+    public enum Limits {
+        public static let backoffMilliseconds = 1...86_400_000
+        public static let maximumRestarts = 0...1000
+        public static let resetAfterSeconds = 86_400.0
+        public static let readyTimeoutSeconds = 86_400.0
+        public static let stopTimeoutSeconds = 3600.0
+        public static let logMaxBytes = 4096...(1 << 40)
+    }
+
     static let processFields: Set<String> = ["command", "depends_on", "ready", "ready_timeout_s", "restart"]
     static let restartFields: Set<String> = ["initial_backoff_ms", "max_backoff_ms", "max_restarts", "reset_after_s"]
     static let topFields: Set<String> = ["processes", "restart", "ready_timeout_s", "stop_timeout_s", "log_max_bytes"]
@@ -23,13 +34,13 @@ public enum DeploymentFile {
         var defaults = RestartPolicy()
         if let restart = top["restart"] { defaults = try reader.restart(restart, field: "restart", base: defaults) }
         let readyTimeout = try reader.optional(top["ready_timeout_s"]) { node throws(DeploymentError) in
-            try reader.seconds(node, field: "ready_timeout_s")
+            try reader.seconds(node, field: "ready_timeout_s", maximum: Limits.readyTimeoutSeconds)
         }
         let stopTimeout = try reader.optional(top["stop_timeout_s"]) { node throws(DeploymentError) in
-            try reader.seconds(node, field: "stop_timeout_s")
+            try reader.seconds(node, field: "stop_timeout_s", maximum: Limits.stopTimeoutSeconds)
         }
         let logMaxBytes = try reader.optional(top["log_max_bytes"]) { node throws(DeploymentError) in
-            try reader.integer(node, field: "log_max_bytes", minimum: 4096)
+            try reader.integer(node, field: "log_max_bytes", in: Limits.logMaxBytes)
         }
         guard let processNode = top["processes"] else {
             throw reader.error(root.mark?.line, "processes", "is missing: a deployment needs at least one process")
@@ -61,7 +72,7 @@ public enum DeploymentFile {
                 } ?? true
             spec.readyTimeout =
                 try reader.optional(fields["ready_timeout_s"]) { node throws(DeploymentError) in
-                    try reader.seconds(node, field: field + ".ready_timeout_s")
+                    try reader.seconds(node, field: field + ".ready_timeout_s", maximum: Limits.readyTimeoutSeconds)
                 }
                 ?? readyTimeout ?? spec.readyTimeout
             spec.restart =
@@ -109,13 +120,17 @@ extension YAMLReader {
             let name = key.string ?? ""
             switch name {
             case "initial_backoff_ms":
-                policy.initialBackoff = .milliseconds(try integer(value, field: "\(field).\(name)", minimum: 1))
+                policy.initialBackoff = .milliseconds(
+                    try integer(value, field: "\(field).\(name)", in: DeploymentFile.Limits.backoffMilliseconds))
             case "max_backoff_ms":
-                policy.maximumBackoff = .milliseconds(try integer(value, field: "\(field).\(name)", minimum: 1))
+                policy.maximumBackoff = .milliseconds(
+                    try integer(value, field: "\(field).\(name)", in: DeploymentFile.Limits.backoffMilliseconds))
             case "reset_after_s":
-                policy.resetAfter = try seconds(value, field: "\(field).\(name)")
+                policy.resetAfter = try seconds(
+                    value, field: "\(field).\(name)", maximum: DeploymentFile.Limits.resetAfterSeconds)
             default:
-                policy.maximumRestarts = try integer(value, field: "\(field).\(name)")
+                policy.maximumRestarts = try integer(
+                    value, field: "\(field).\(name)", in: DeploymentFile.Limits.maximumRestarts)
             }
         }
         return policy

@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,7 +9,8 @@ import Synchronization
 /// A process's output file under the data directory, rotated at a size.
 ///
 /// `NAME.log` is written; at `maxBytes` it becomes `NAME.log.1` (older ones shift up to
-/// `NAME.log.3`, the oldest is dropped) and a new `NAME.log` starts.
+/// `NAME.log.3`, the oldest is dropped) and a new `NAME.log` starts. Every file is owner-only
+/// (0600, whatever the umask): processes log what they do with people's money.
 final class RotatingLogFile: Sendable {
     let path: String
     private let maxBytes: Int
@@ -18,7 +20,7 @@ final class RotatingLogFile: Sendable {
     init(path: String, maxBytes: Int) {
         self.path = path
         self.maxBytes = maxBytes
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let fd = (try? OwnerOnly.openForWriting(path)) ?? -1
         var info = stat()
         let size = fd >= 0 && fstat(fd, &info) == 0 ? Int(info.st_size) : 0
         state = Mutex((fd, size))
@@ -33,7 +35,7 @@ final class RotatingLogFile: Sendable {
                     rename("\(path).\(index)", "\(path).\(index + 1)")
                 }
                 rename(path, "\(path).1")
-                state.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+                state.fd = (try? OwnerOnly.openForWriting(path, truncate: true)) ?? -1
                 state.size = 0
             }
             var offset = 0

@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import Foundation
+import Guards
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -123,8 +124,8 @@ public final class Supervisor: Service, Sendable {
         } catch {
             throw SupervisorError(error.description)
         }
-        try? FileManager.default.createDirectory(
-            atPath: configuration.location.processLogDirectory, withIntermediateDirectories: true)
+        // Owner-only (0700), like the files in it.
+        try? OwnerOnly.makeDirectory(configuration.location.processLogDirectory)
         output = ProcessOutput(
             directory: configuration.location.processLogDirectory,
             names: configuration.deployment.processes.map(\.name), maxBytes: configuration.deployment.logMaxBytes,

@@ -1,22 +1,62 @@
+import Guards
 import Yams
 
 /// Reads the nodes of a YAML file, turning every surprise into a ``YAMLFileError`` with a
 /// line and a field. Files that people write (`bureau.yaml`, scenario files) read through it,
 /// so that they report mistakes the same way; each adds its own readers in an extension.
+///
+/// What it reads is bounded: a file of at most ``maximumBytes``, at most ``maximumNodes``
+/// nodes once aliases are expanded (a "billion laughs" document is refused before it is
+/// composed) and at most ``maximumDepth`` levels of nesting; numbers within the range each
+/// field states.
 public struct YAMLReader: Sendable {
     /// The file's name in errors.
     public let file: String
 
+    /// The largest file read: 1 MiB.
+    public static let maximumBytes = 1 << 20
+    /// The most nodes a document may have with its aliases expanded.
+    public static let maximumNodes = 100_000
+    /// The deepest nesting of mappings and lists.
+    public static let maximumDepth = 64
+
     public init(file: String) {
         self.file = file
+    }
+
+    /// The text of the file at `path`, at most ``maximumBytes`` of UTF-8; errors name the file.
+    public static func text(ofFile path: String) throws(YAMLFileError) -> String {
+        do {
+            return try BoundedFile.text(path, limit: maximumBytes)
+        } catch {
+            let problem =
+                switch error {
+                case .tooLarge(_, let limit):
+                    "is larger than \(BoundedFile.size(limit)), the limit for a file the tool reads"
+                case .notText: "is not UTF-8 text"
+                case .unreadable(_, let reason): "cannot be read: \(reason)"
+                }
+            throw YAMLFileError(file: path, line: nil, field: nil, problem: problem)
+        }
     }
 
     public func error(_ line: Int?, _ field: String?, _ problem: String) -> YAMLFileError {
         YAMLFileError(file: file, line: line, field: field, problem: problem)
     }
 
-    /// The document's root node; an empty file and invalid YAML are errors.
+    /// The document's root node; an empty file, invalid YAML and a document over the limits
+    /// (size, nodes with aliases expanded, depth) are errors.
     public func root(of text: String) throws(YAMLFileError) -> Node {
+        guard text.utf8.count <= Self.maximumBytes else {
+            throw error(
+                nil, nil,
+                "is larger than \(BoundedFile.size(Self.maximumBytes)), the limit for a file the tool reads")
+        }
+        do {
+            try YAMLNodeBudget(maximumNodes: Self.maximumNodes, maximumDepth: Self.maximumDepth).check(text)
+        } catch {
+            throw self.error(error.line, nil, error.problem)
+        }
         do {
             guard let node = try Yams.compose(yaml: text) else { throw error(nil, nil, "the file is empty") }
             return node
@@ -85,22 +125,32 @@ public struct YAMLReader: Sendable {
         return values
     }
 
-    public func integer(_ node: Node, field: String, minimum: Int = 0) throws(YAMLFileError) -> Int {
-        guard let text = node.string, let value = Int(text) else {
-            throw error(node.mark?.line, field, "'\(node.string ?? "?")' is not a whole number")
+    /// A whole number within `range`.
+    public func integer(_ node: Node, field: String, in range: ClosedRange<Int>) throws(YAMLFileError) -> Int {
+        let text = try scalar(node, field: field)
+        do {
+            return try BoundedNumber.integer(text, in: range)
+        } catch {
+            throw self.error(node.mark?.line, field, error.description)
         }
-        guard value >= minimum else { throw error(node.mark?.line, field, "must be at least \(minimum)") }
-        return value
     }
 
-    /// A number of seconds from 0.001 to `maximum`, fractions allowed.
+    /// A number of seconds from 0.001 to `maximum`, fractions allowed, to the millisecond.
     public func seconds(_ node: Node, field: String, maximum: Double = 86_400) throws(YAMLFileError) -> Duration {
-        guard let text = node.string, let value = Double(text), value >= 0.001, value <= maximum else {
-            throw error(
-                node.mark?.line, field,
-                "'\(node.string ?? "?")' is not a number of seconds from 0.001 to \(Int(maximum))")
+        let text = try scalar(node, field: field)
+        do {
+            return try BoundedNumber.seconds(text, in: 0.001...maximum)
+        } catch {
+            throw self.error(
+                node.mark?.line, field, "'\(error.value)' \(error.problem) (give seconds from 0.001 to \(Int(maximum)))"
+            )
         }
-        return .milliseconds(Int64((value * 1000).rounded()))
+    }
+
+    /// A scalar's text, for numbers: a list or a mapping is not one.
+    func scalar(_ node: Node, field: String) throws(YAMLFileError) -> String {
+        guard case .scalar(let scalar) = node else { throw error(node.mark?.line, field, "should be a number") }
+        return scalar.string
     }
 
     public func bool(_ node: Node, field: String) throws(YAMLFileError) -> Bool {

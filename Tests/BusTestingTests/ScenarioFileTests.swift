@@ -1,6 +1,7 @@
 import AlertsFeature
 import BusTesting
 import ConverterFeature
+import Foundation
 import ReservationsFeature
 import Runtime
 import Testing
@@ -87,7 +88,10 @@ import WatchlistFeature
         )
         #expect(
             error("scenarios:\n  - name: a\n    when: { command: bureau://x/y }\n    expect: []\n    timeout_s: soon\n")
-                == "s.yaml:5: scenario 'a'.timeout_s: 'soon' is not a number of seconds from 0.001 to 3600")
+                == "s.yaml:5: scenario 'a'.timeout_s: 'soon' is not a number (give seconds from 0.001 to 3600)")
+        #expect(
+            error("scenarios:\n  - name: a\n    when: { command: bureau://x/y }\n    expect: []\n    timeout_s: .inf\n")
+                == "s.yaml:5: scenario 'a'.timeout_s: '.inf' is not a number (give seconds from 0.001 to 3600)")
         #expect(
             error(
                 "scenarios:\n  - name: a\n    when: { command: bureau://x/y }\n    expect: []\n"
@@ -98,6 +102,37 @@ import WatchlistFeature
                 "scenarios:\n  - name: a\n    when: { command: bureau://x/y }\n    expect:\n"
                     + "      - type: bureau.watchlist.PairAdded\n        capture: { a-b: base }\n")
                 == "s.yaml:6: scenario 'a'.expect[0].capture: 'a-b' is not a variable name (letters, digits and _)")
+    }
+
+    /// A few hundred bytes whose aliases expand to a billion nodes: refused before anything is
+    /// composed or walked, quickly, naming the file and the line.
+    @Test func aBillionLaughsIsRefusedQuickly() {
+        var text = "given:\n  - type: bureau.watchlist.PairAddRequested\n    payload: &a {base: EUR, quote: USD}\n"
+        text += "laughs:\n  a: &a0 [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        for level in 1..<9 {
+            text +=
+                "  l\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ", ")
+                + "]\n"
+        }
+        text += "scenarios:\n  - name: a\n    when: { command: bureau://x/y }\n    expect: []\n"
+        let started = ContinuousClock.now
+        let message = error(text)
+        #expect(
+            message.hasPrefix("s.yaml:9: expands to more than 100000 nodes once its aliases are expanded"), "\(message)"
+        )
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
+    @Test func anOversizedFileIsRefusedNamingItAndTheLimit() throws {
+        let path = NSTemporaryDirectory() + "oversized-\(UUID().uuidString).yaml"
+        let scenario = "scenarios:\n  - name: a\n    when: { command: bureau://x/y }\n    expect: []\n"
+        try (scenario + String(repeating: "# filler line\n", count: 80_000)).write(
+            toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(
+            throws: ScenarioFileError(
+                file: path, line: nil, field: nil, problem: "is larger than 1 MiB, the limit for a file the tool reads")
+        ) { try ScenarioFile.load(path) }
     }
 
     @Test func aFieldTheEventDoesNotHaveIsAMistakeNotAWildcard() {

@@ -73,6 +73,69 @@ struct CommandLineTests {
         #expect(await bus.stop() == 0)
     }
 
+    /// `bureau ARGUMENTS` run to its end (killed after 30 s, which fails the test).
+    static func run(_ arguments: [String], in directory: TemporaryDirectory) async throws -> (code: Int32?, err: String)
+    {
+        let child = try ChildProcess(BureauExecutable.path, arguments, directory: directory.path, name: "bounded")
+        let code = await child.exitCode(within: .seconds(30))
+        if code == nil { child.signal(SIGKILL) }
+        let err = child.standardError
+        unlink(child.stdoutPath)
+        unlink(child.stderrPath)
+        return (code, err)
+    }
+
+    /// The real binary, given the values that used to trap or overflow: exit 64 with a message
+    /// naming the option (or setting, or file and line) and the value.
+    @Test func badNumbersAndFilesAreRefusedNamingThemNeverTrapping() async throws {
+        let directory = try TemporaryDirectory("bounds")
+        let data = directory.file("data")
+        var laughs = "processes:\n  bus:\n    command: bus\nl:\n  a: &a [x, x, x, x, x, x, x, x, x]\n"
+        for (name, previous) in zip("bcdefghi", "abcdefgh") {
+            laughs +=
+                "  \(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ", ") + "]\n"
+        }
+        try laughs.write(toFile: directory.file("laughs.yaml"), atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (
+                ["send", "bureau://watchlist/add?base=EUR&quote=USD", "--timeout", "nan", "--data", data],
+                "The value 'nan' is invalid for '--timeout <timeout>': 'nan' is not a number (give a number from 0.001 to 3600)"
+            ),
+            (
+                ["publish", "--type", "bureau.watchlist.PairAddRequested", "--timeout=1e400", "--data", data],
+                "'1e400' is too large"
+            ),
+            (
+                ["bus", "--segment-mib", "9223372036854775807", "--data", data],
+                "'--segment-mib <segment-mib>': '9223372036854775807' is out of range (give a whole number from 1 to 4096)"
+            ),
+            (
+                ["bus", "--heartbeat-ms", "inf", "--data", data],
+                "'--heartbeat-ms <heartbeat-ms>': 'inf' is not a whole number"
+            ),
+            (["serve", "rates", "--pace", "inf"], "'--pace <pace>': 'inf' is not a finite number"),
+            (["serve", "booking", "--latency=-5"], "'--latency <latency>': '-5' is out of range"),
+            (["logs", "--tail=-5", "--data", data], "'--tail <tail>': '-5' is out of range"),
+            (
+                ["run", "rates-adapter", "--set", "poll-ms=nan", "--data", data],
+                "rates-adapter: poll-ms: 'nan' is not a whole number (give a whole number from 1 to 86400000)"
+            ),
+            (
+                ["run", "booking-adapter", "--set", "backoff-max-ms=99999999999999999999", "--data", data],
+                "booking-adapter: backoff-max-ms: '99999999999999999999' is too large"
+            ),
+            (
+                ["up", "--no-tui", "--file", directory.file("laughs.yaml"), "--data", data],
+                "laughs.yaml:10: expands to more than 100000 nodes once its aliases are expanded"
+            ),
+        ]
+        for (arguments, message) in cases {
+            let (code, err) = try await Self.run(arguments, in: directory)
+            #expect(code == 64, "\(arguments): exit \(code.map(String.init) ?? "none"): \(err)")
+            #expect(err.contains(message), "\(arguments): \(err)")
+        }
+    }
+
     @Test func commandsListsEveryModulesCommands() async throws {
         let directory = try TemporaryDirectory("cmds")
         let bus = BusProcess(directory: directory.path)

@@ -54,7 +54,38 @@ struct ECBRatesParserTests {
         (document("<Cube time='2026-10-30'><Cube currency='USD' rate='0'/></Cube>"), "rate='0' for USD"),
         (
             document("<Cube time='30/10/2026'><Cube currency='USD' rate='1'/></Cube>"),
-            "time='30/10/2026' at line 5 is not a date"
+            "time='30/10/2026' at line 5 is not a calendar date (YYYY-MM-DD)"
+        ),
+        (
+            document("<Cube time='2024-02-30'><Cube currency='USD' rate='1'/></Cube>"),
+            "time='2024-02-30' at line 5 is not a calendar date"
+        ),
+        (document("<Cube time='2023-02-29'><Cube currency='USD' rate='1'/></Cube>"), "time='2023-02-29'"),
+        (document("<Cube time='2026-04-31'><Cube currency='USD' rate='1'/></Cube>"), "time='2026-04-31'"),
+        (document("<Cube time='2026-13-01'><Cube currency='USD' rate='1'/></Cube>"), "time='2026-13-01'"),
+        (
+            document("<Cube time='2026-10-30'><Cube currency='EUR' rate='1'/></Cube>"),
+            "EUR at line 5 is the base currency; it cannot be quoted against itself"
+        ),
+        (document("<Cube time='2026-10-30'><Cube currency='USD' rate='nan'/></Cube>"), "rate='nan' for USD"),
+        (document("<Cube time='2026-10-30'><Cube currency='USD' rate='NaN'/></Cube>"), "rate='NaN' for USD"),
+        (document("<Cube time='2026-10-30'><Cube currency='USD' rate='inf'/></Cube>"), "rate='inf' for USD"),
+        (document("<Cube time='2026-10-30'><Cube currency='USD' rate='1e5'/></Cube>"), "rate='1e5' for USD"),
+        (document("<Cube time='2026-10-30'><Cube currency='USD' rate='0.0000'/></Cube>"), "rate='0.0000' for USD"),
+        (
+            document(
+                "<Cube time='2026-10-30'><Cube currency='USD' rate='\(String(repeating: "1", count: 41))'/></Cube>"),
+            "is not a positive decimal"
+        ),
+        (
+            document(
+                "<Cube time='2026-10-30'><Cube currency='USD' rate='1' note='\(String(repeating: "x", count: 300))'/></Cube>"
+            ),
+            "note= of <Cube> at line 5 is 300 bytes long; the limit is 256"
+        ),
+        (
+            Data("<!DOCTYPE x [<!ENTITY a \"aaaaaaaa\">]>\n<gesmes:Envelope/>".utf8),
+            "it declares a document type (<!DOCTYPE>); ECB documents have none"
         ),
         (document("<Cube currency='USD' rate='1.1'/>"), "missing attribute 'time'"),
         (

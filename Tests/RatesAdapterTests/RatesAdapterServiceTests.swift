@@ -81,7 +81,42 @@ struct RatesAdapterServiceTests {
         #expect(all.count == 1)
     }
 
-    @Test func aPollStillWaitingWhenTheNextIsDueIsCancelled() async throws {
+    /// Without a bus the adapter never finds where it left off; a graceful shutdown (SIGTERM)
+    /// must still stop it, promptly.
+    @Test func aShutdownStopsTheAdapterEvenBeforeTheBusAnswers() async throws {
+        let bus = try TestBus()
+        bus.stop()
+        let client = try bus.client("rates")
+        let service = RatesAdapterService(
+            source: ScriptedRatesSource(steps: [.document(Self.document("2026-10-30", usd: "1"))]), client: client,
+            snapshots: InMemorySnapshotStore(), configuration: .init(), logger: TestLogging.logger("rates"))
+        let group = ServiceGroup(services: [service], logger: TestLogging.logger("group"))
+        let task = Task { try await group.run() }
+        await group.triggerGracefulShutdown()
+        // Not a task group: it would wait for its children, and awaiting a task's value ignores
+        // cancellation, so a service that never stops would hang the test.
+        let answer = Locked<CheckedContinuation<Bool, Never>?>(nil)
+        let stopped = await withCheckedContinuation { continuation in
+            answer.withLock { $0 = continuation }
+            Task {
+                _ = try? await task.value
+                answer.withLock { $0.take() }?.resume(returning: true)
+            }
+            Task {
+                try? await Task.sleep(for: .seconds(10))
+                answer.withLock { $0.take() }?.resume(returning: false)
+            }
+        }
+        #expect(stopped, "still running 10 s after a graceful shutdown")
+        task.cancel()
+        client.close()
+    }
+
+    static let failures = EventFilter.types([
+        Bureau_Rates_RatesFetchFailed.protoMessageName, Bureau_System_ErrorRaised.protoMessageName,
+    ])
+
+    @Test func aPollThatOutlivesItsTimeoutIsCancelledAndReported() async throws {
         let bus = try TestBus()
         let source = ScriptedRatesSource(
             name: "slow",
@@ -89,10 +124,82 @@ struct RatesAdapterServiceTests {
                 .slow(Self.document("2026-10-30", usd: "1"), .seconds(10)),
                 .document(Self.document("2026-10-30", usd: "1")),
             ])
-        _ = try await Self.withAdapter(source: source, bus: bus) { observer in
-            try await observer.collect(.types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1)
+        let events = try await Self.withAdapter(
+            source: source, bus: bus, configure: { $0.timeout = .milliseconds(200) }
+        ) {
+            observer in
+            try await observer.collect(
+                .types([Bureau_Rates_RatesFetchFailed.protoMessageName, Bureau_Rates_RatesPublished.protoMessageName]),
+                count: 2)
         }
+        let failed = try #require(try events.first?.payload(as: Bureau_Rates_RatesFetchFailed.self))
+        #expect(failed.reason == "timed out after 200 ms" && failed.attempt == 1)
+        #expect(events.last?.type == Bureau_Rates_RatesPublished.protoMessageName)
         #expect(await source.cancelled == 1)
+    }
+
+    /// An answer slower than the interval but within the timeout is waited for: the next poll
+    /// does not cancel it (a newer poll would only ask the same question).
+    @Test func aSourceSlowerThanTheIntervalStillGetsThrough() async throws {
+        let bus = try TestBus()
+        let source = ScriptedRatesSource(
+            name: "slow", steps: [.slow(Self.document("2026-10-30", usd: "1"), .milliseconds(150))])
+        let (published, cancelled) = try await Self.withAdapter(
+            source: source, bus: bus, configure: { $0.timeout = .seconds(10) }
+        ) { observer in
+            let published = try await observer.collect(.types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1)
+            // Counted before the shutdown, which cancels whatever poll is in flight then.
+            return (published, await source.cancelled)
+        }
+        #expect(published.count == 1)
+        #expect(cancelled == 0, "no poll was cancelled by the next one")
+    }
+
+    /// A real server on loopback that takes the connection and never answers: reported as a
+    /// timeout, with ErrorRaised, once per timeout — never cancelled silently by the next poll.
+    @Test func aSourceThatHangsIsReportedOncePerTimeout() async throws {
+        let bus = try TestBus()
+        let hanging = try HangingServer()
+        defer { hanging.stop() }
+        let source = HTTPRatesSource(url: "http://127.0.0.1:\(hanging.port)/daily.xml", timeout: .milliseconds(300))
+        let started = ContinuousClock.now
+        let events = try await Self.withAdapter(
+            source: source, bus: bus, configure: { $0.timeout = .milliseconds(300) }
+        ) {
+            observer in
+            try await observer.collect(Self.failures, count: 4)
+        }
+        let took = ContinuousClock.now - started
+        let failures = try events.compactMap { try $0.payload(as: Bureau_Rates_RatesFetchFailed.self) }
+        let raised = try events.compactMap { try $0.payload(as: Bureau_System_ErrorRaised.self) }
+        #expect(failures.map(\.reason) == ["timed out after 300 ms", "timed out after 300 ms"])
+        #expect(failures.map(\.attempt) == [1, 2])
+        #expect(
+            raised.count == 2
+                && raised.allSatisfy { $0.code == "fetch-failed" && $0.message.hasSuffix("timed out after 300 ms") })
+        #expect(took >= .milliseconds(600), "two reports take two timeouts, not two polls: \(took)")
+    }
+
+    /// What the bus refuses is not published: a source whose name makes RatesPublished larger
+    /// than an envelope may be. The adapter reports it (with the name cut short) and tries again.
+    @Test func aFixingTheBusRefusesIsReportedNotTakenAsPublished() async throws {
+        let bus = try TestBus()
+        let name = "http://example.com/" + String(repeating: "x", count: (1 << 20) + 10)
+        let source = ScriptedRatesSource(name: name, steps: [.document(Self.document("2026-10-30", usd: "1.1"))])
+        let events = try await Self.withAdapter(source: source, bus: bus) { observer in
+            try await observer.collect(Self.failures, count: 4)
+        }
+        let failures = try events.compactMap { try $0.payload(as: Bureau_Rates_RatesFetchFailed.self) }
+        #expect(failures.map(\.attempt) == [1, 2], "refused, then refused again: nothing was taken as published")
+        #expect(failures.allSatisfy { $0.reason.hasPrefix("the bus refused RatesPublished of 2026-10-30: ") })
+        #expect(failures.allSatisfy { $0.source.utf8.count <= EventText.defaultLimit })
+        let raised = try events.compactMap { try $0.payload(as: Bureau_System_ErrorRaised.self) }
+        #expect(raised.allSatisfy { $0.code == "publish-refused" })
+        let observer = try bus.client()
+        let published = try await observer.collect(
+            .types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1, timeout: .milliseconds(300))
+        #expect(published.isEmpty)
+        observer.close()
     }
 
     @Test func aMalformedDocumentIsAFailureThatNamesTheProblem() async throws {

@@ -1,5 +1,7 @@
+import Foundation
 import Supervisor
 import Testing
+import YAMLFile
 
 struct DeploymentFileTests {
     @Test func theDefaultDeploymentStartsTheBusAndServersBeforeWhatNeedsThem() throws {
@@ -63,11 +65,11 @@ struct DeploymentFileTests {
         ),
         (
             "processes:\n  a:\n    command: bus\n    ready_timeout_s: soon\n",
-            "bureau.yaml:4: processes.a.ready_timeout_s: 'soon' is not a number of seconds from 0.001 to 86400"
+            "bureau.yaml:4: processes.a.ready_timeout_s: 'soon' is not a number (give seconds from 0.001 to 86400)"
         ),
         (
             "processes:\n  a:\n    command: bus\nrestart:\n  max_restarts: -1\n",
-            "bureau.yaml:5: restart.max_restarts: must be at least 0"
+            "bureau.yaml:5: restart.max_restarts: '-1' is out of range (give a whole number from 0 to 1000)"
         ),
         (
             "processes:\n  a:\n    command: --data x\n",
@@ -87,6 +89,119 @@ struct DeploymentFileTests {
             _ = try DeploymentFile.parse(text)
         } throws: { error in
             "\(error)".contains(expected)
+        }
+    }
+
+    /// Every number of the file, given every kind of bad value: the line, the field, the value
+    /// and the range; never a trap.
+    @Test(arguments: [
+        "nan", ".nan", "inf", ".inf", "-.inf", "99999999999999999999", "1e400", "-1", "[1]",
+    ])
+    func everyNumberRefusesABadValueNamingTheFieldAndTheValue(value: String) {
+        let fields: [(yaml: String, line: Int, field: String)] = [
+            ("restart:\n  initial_backoff_ms: \(value)\n", 5, "restart.initial_backoff_ms"),
+            ("restart:\n  max_backoff_ms: \(value)\n", 5, "restart.max_backoff_ms"),
+            ("restart:\n  max_restarts: \(value)\n", 5, "restart.max_restarts"),
+            ("restart:\n  reset_after_s: \(value)\n", 5, "restart.reset_after_s"),
+            ("ready_timeout_s: \(value)\n", 4, "ready_timeout_s"),
+            ("stop_timeout_s: \(value)\n", 4, "stop_timeout_s"),
+            ("log_max_bytes: \(value)\n", 4, "log_max_bytes"),
+            ("  a:\n    command: bus\n    ready_timeout_s: \(value)\n", 6, "processes.a.ready_timeout_s"),
+            (
+                "  b:\n    command: bus\n    restart: {max_backoff_ms: \(value)}\n", 6,
+                "processes.b.restart.max_backoff_ms"
+            ),
+        ]
+        for (yaml, line, field) in fields {
+            // The lines given are appended under the `processes:` of a valid file.
+            let text = "processes:\n  bus:\n    command: bus\n" + yaml
+            #expect {
+                _ = try DeploymentFile.parse(text)
+            } throws: { error in
+                let message = "\(error)"
+                let named = message.hasPrefix("bureau.yaml:\(line): \(field): ")
+                let quoted =
+                    value.hasPrefix("[") ? message.contains("should be a number") : message.contains("'\(value)'")
+                let ranged = value.hasPrefix("[") || message.contains("(give ")
+                return named && quoted && ranged
+            }
+        }
+    }
+
+    @Test func zeroWhereItMakesNoSenseIsRefused() {
+        for yaml in ["restart:\n  initial_backoff_ms: 0\n", "stop_timeout_s: 0\n", "log_max_bytes: 0\n"] {
+            #expect {
+                _ = try DeploymentFile.parse("processes:\n  bus:\n    command: bus\n" + yaml)
+            } throws: { error in
+                "\(error)".contains("'0' is out of range")
+            }
+        }
+    }
+
+    @Test func theLargestBackoffsDoubleWithoutOverflow() throws {
+        let deployment = try DeploymentFile.parse(
+            "processes:\n  bus:\n    command: bus\nrestart:\n  initial_backoff_ms: 86400000\n"
+                + "  max_backoff_ms: 86400000\n  max_restarts: 1000\n")
+        let policy = try #require(deployment.processes.first?.restart)
+        #expect(policy.backoff(beforeRestart: 1000) == .seconds(86_400))
+    }
+
+    @Test func aBillionLaughsIsRefusedQuicklyNamingTheLine() throws {
+        var text =
+            "processes:\n  bus:\n    command: bus\nlaughs:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+        for (name, previous) in zip("bcdefghi", "abcdefgh") {
+            text += "  \(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ", ") + "]\n"
+        }
+        let started = ContinuousClock.now
+        #expect {
+            _ = try DeploymentFile.parse(text)
+        } throws: { error in
+            "\(error)".hasPrefix("bureau.yaml:10: expands to more than 100000 nodes once its aliases are expanded")
+        }
+        #expect(ContinuousClock.now - started < .seconds(2), "refused without expanding")
+    }
+
+    @Test func aFewAliasesAreFine() throws {
+        let deployment = try DeploymentFile.parse(
+            """
+            restart: &fast
+              initial_backoff_ms: 10
+            processes:
+              bus:
+                command: bus
+                restart: *fast
+            """)
+        #expect(deployment.processes.first?.restart.initialBackoff == .milliseconds(10))
+    }
+
+    @Test func deepNestingIsRefused() {
+        let nested = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect {
+            _ = try DeploymentFile.parse("processes:\n  bus:\n    command: \(nested)\n")
+        } throws: { error in
+            "\(error)" == "bureau.yaml:3: nests deeper than 64 levels"
+        }
+        // libyaml's own limit (1000 levels) stops a document that never closes.
+        #expect(throws: YAMLFileError.self) {
+            _ = try DeploymentFile.parse("processes:\n  bus:\n    command: " + String(repeating: "[", count: 100_000))
+        }
+    }
+
+    @Test func anOversizedFileIsRefusedNamingItAndTheLimit() throws {
+        let path = NSTemporaryDirectory() + "oversized-\(UUID().uuidString).yaml"
+        let text = "processes:\n  bus:\n    command: bus\n" + String(repeating: "# filler\n", count: 120_000)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(
+            throws: YAMLFileError(
+                file: path, line: nil, field: nil, problem: "is larger than 1 MiB, the limit for a file the tool reads")
+        ) {
+            _ = try DeploymentFile.parse(try YAMLReader.text(ofFile: path), file: path)
+        }
+        #expect {
+            _ = try DeploymentFile.parse(text)
+        } throws: { error in
+            "\(error)" == "bureau.yaml: is larger than 1 MiB, the limit for a file the tool reads"
         }
     }
 

@@ -3,47 +3,40 @@ import Runtime
 
 /// The booking adapter as a module `bureau run` can host.
 ///
-/// Settings: `booking-url` (default the embedded server), `timeout-ms`, `max-attempts`,
-/// `backoff-initial-ms`, `backoff-max-ms`.
+/// Settings: `booking-url` (default the embedded server), `timeout-ms` (1 to 600000),
+/// `max-attempts` (1 to 1000), `backoff-initial-ms` (1 to 3600000), `backoff-max-ms`
+/// (1 to 86400000).
 public enum BookingAdapterModule {
     public static let defaultURL = "http://127.0.0.1:8562"
 
     public static func make() -> FeatureModule {
         FeatureModule(name: "booking-adapter", summary: "books accepted reservations with the booking service") {
             environment in
-            let settings = environment.settings
-            let url = settings["booking-url"] ?? defaultURL
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil
-            else {
-                throw SettingProblem("booking-url '\(url)' is not an http(s) URL")
-            }
-            func milliseconds(_ name: String) throws -> Duration? {
-                guard let text = settings[name] else { return nil }
-                guard let value = Int(text), value > 0 else {
-                    throw SettingProblem("\(name) '\(text)' is not a positive number of milliseconds")
-                }
-                return .milliseconds(value)
-            }
-            var configuration = BookingAdapterService.Configuration()
+            let settings = AdapterSettings(environment.settings)
+            var (url, timeout, configuration) = try Self.configuration(settings)
             let statistics = environment.statistics
             configuration.onReady = { statistics?.caughtUp(head: 0) }
-            if let text = settings["max-attempts"] {
-                guard let attempts = Int(text), attempts > 0 else {
-                    throw SettingProblem("max-attempts '\(text)' is not a positive number")
-                }
-                configuration.maxAttempts = attempts
-            }
-            configuration.backoff.initial = try milliseconds("backoff-initial-ms") ?? configuration.backoff.initial
-            configuration.backoff.maximum = try milliseconds("backoff-max-ms") ?? configuration.backoff.maximum
             return BookingAdapterService(
-                service: HTTPBookingService(baseURL: url, timeout: try milliseconds("timeout-ms") ?? .seconds(5)),
-                client: environment.client, snapshots: environment.snapshots, configuration: configuration,
-                logger: environment.logger)
+                service: HTTPBookingService(baseURL: url, timeout: timeout), client: environment.client,
+                snapshots: environment.snapshots, configuration: configuration, logger: environment.logger)
         }
     }
-}
 
-struct SettingProblem: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+    /// The service URL, the call timeout and the adapter's configuration from `settings`;
+    /// throws for a setting it cannot use, naming it.
+    public static func configuration(
+        _ settings: AdapterSettings
+    ) throws(AdapterSettings.Problem) -> (
+        url: String, timeout: Duration, configuration: BookingAdapterService.Configuration
+    ) {
+        let url = try settings.url("booking-url", default: defaultURL)
+        let timeout = try settings.milliseconds("timeout-ms", in: 1...600_000) ?? .seconds(5)
+        var configuration = BookingAdapterService.Configuration()
+        configuration.maxAttempts = try settings.count("max-attempts", in: 1...1000) ?? configuration.maxAttempts
+        configuration.backoff.initial =
+            try settings.milliseconds("backoff-initial-ms", in: 1...3_600_000) ?? configuration.backoff.initial
+        configuration.backoff.maximum =
+            try settings.milliseconds("backoff-max-ms", in: 1...86_400_000) ?? configuration.backoff.maximum
+        return (url, timeout, configuration)
+    }
 }

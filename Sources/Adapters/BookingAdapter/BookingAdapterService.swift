@@ -17,6 +17,13 @@ import Synchronization
 /// never booking twice) and publishes each outcome once. Transient failures are retried with
 /// exponential backoff and jitter; after ``Configuration/maxAttempts`` the adapter gives up
 /// and publishes a failure with the last reason.
+///
+/// An outcome the bus refuses is not taken as published. It is published again with the same
+/// backoff, up to ``Configuration/maxAttempts`` times (a refusal may pass: a full disk); if the
+/// bus still refuses it (a confirmation code too large for an event, say), a booking it
+/// confirmed is cancelled at the booking service, so that the world matches the log, and a
+/// failure with the bus's reason, and what became of the booking, is published in its place,
+/// under the same id, with an `ErrorRaised`: no reservation stays pending for ever.
 public final class BookingAdapterService: Service {
     public struct Configuration: Sendable {
         public var backoff = Backoff(initial: .milliseconds(200), multiplier: 2, maximum: .seconds(5), jitter: 0.2)
@@ -191,7 +198,7 @@ public final class BookingAdapterService: Service {
                         raisedError.module = Self.module
                         raisedError.process = client.options.process
                         raisedError.code = "booking-unavailable"
-                        raisedError.message = "\(work.reservationID): \(message)"
+                        raisedError.message = EventText.bounded("\(work.reservationID): \(message)")
                         raisedError.causation = work.position
                         raised = raisedError
                         continue
@@ -211,23 +218,105 @@ public final class BookingAdapterService: Service {
         }
         guard let outcome else { return }
         do {
-            var events = [
-                try outcome.outgoing(
-                    id: work.outcomeID, module: Self.module, causation: work.position, correlation: work.correlation)
-            ]
-            if let raised {
-                events.append(
-                    try Emitted(raised).outgoing(
-                        id: .derived(module: Self.module, position: work.position, index: 1), module: Self.module,
-                        causation: work.position, correlation: work.correlation))
+            guard let refusal = try await publishRetryingRefusals(outcome, raised, of: work) else {
+                statistics.completed(outcome.type)
+                logger.info(
+                    "booking outcome", metadata: ["reservation": "\(work.reservationID)", "outcome": "\(outcome.type)"])
+                return
             }
-            _ = try await client.publish(events)
-            statistics.completed(outcome.type)
-            logger.info(
-                "booking outcome", metadata: ["reservation": "\(work.reservationID)", "outcome": "\(outcome.type)"])
+            // Still refused: a failure the bus can take, with the reason, in its place.
+            var message = "the bus refused \(outcome.type): \(refusal)"
+            if outcome.type == Bureau_Booking_ReservationConfirmed.protoMessageName {
+                message += "; " + (await undoBooking(of: work))
+            }
+            logger.error(
+                "the bus refused a booking outcome",
+                metadata: ["reservation": "\(work.reservationID)", "reason": "\(message)"])
+            var refused = Bureau_System_ErrorRaised()
+            refused.module = Self.module
+            refused.process = client.options.process
+            refused.code = "outcome-refused"
+            refused.message = EventText.bounded("\(work.reservationID): \(message)")
+            refused.causation = work.position
+            let replacement = failure(of: work, reason: message)
+            if case .rejected(let again) = try await publish(replacement, refused, of: work, errorIndex: 2) {
+                logger.error(
+                    "the bus refused the failure in place of a booking outcome",
+                    metadata: ["reservation": "\(work.reservationID)", "reason": "\(again)"])
+                return
+            }
+            statistics.completed(replacement.type)
         } catch {
             logger.error("could not publish a booking outcome", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Publishes the outcome, again after a backoff while the bus refuses it, up to
+    /// ``Configuration/maxAttempts`` times; returns nil once it is in, or the last refusal.
+    /// Throws if the bus cannot be reached or the adapter is stopping.
+    private func publishRetryingRefusals(
+        _ outcome: Emitted, _ raised: Bureau_System_ErrorRaised?, of work: Work
+    ) async throws -> String? {
+        var attempt = 0
+        while true {
+            attempt += 1
+            guard case .rejected(let reason) = try await publish(outcome, raised, of: work, errorIndex: 1) else {
+                return nil
+            }
+            guard attempt < configuration.maxAttempts else { return reason }
+            try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
+        }
+    }
+
+    /// Cancels at the booking service a booking whose confirmation the bus refused (with its
+    /// own idempotency key, so a restart repeats it safely); returns what became of it, as a
+    /// clause for the failure's reason.
+    private func undoBooking(of work: Work) async -> String {
+        let key = work.eventID.description + "/undo"
+        var attempt = 0
+        while true {
+            attempt += 1
+            do throws(BookingError) {
+                try await service.cancel(reservationID: work.reservationID, idempotencyKey: key)
+                return "the booking was cancelled at the booking service"
+            } catch {
+                switch error {
+                case .refused(let reason):
+                    return "the booking service would not cancel the booking: \(reason)"
+                case .transient(let reason):
+                    guard attempt < configuration.maxAttempts else {
+                        return "the booking could not be cancelled at the booking service: \(reason)"
+                    }
+                    do {
+                        try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
+                    } catch {
+                        return "the booking was not cancelled at the booking service: the adapter is stopping"
+                    }
+                }
+            }
+        }
+    }
+
+    /// Publishes `work`'s outcome (under its derived id) and, if any, an `ErrorRaised` (under
+    /// the id derived with `errorIndex`); returns what the bus answered for the outcome.
+    private func publish(
+        _ outcome: Emitted, _ raised: Bureau_System_ErrorRaised?, of work: Work, errorIndex: Int
+    ) async throws -> PublishOutcome {
+        var events = [
+            try outcome.outgoing(
+                id: work.outcomeID, module: Self.module, causation: work.position, correlation: work.correlation)
+        ]
+        if let raised {
+            events.append(
+                try Emitted(raised).outgoing(
+                    id: .derived(module: Self.module, position: work.position, index: errorIndex), module: Self.module,
+                    causation: work.position, correlation: work.correlation))
+        }
+        let outcomes = try await client.publish(events)
+        if outcomes.count > 1, case .rejected(let reason) = outcomes[1] {
+            logger.error("the bus refused an ErrorRaised", metadata: ["reason": "\(reason)"])
+        }
+        return outcomes.first ?? .rejected("the bus answered nothing for it")
     }
 
     private func failure(of work: Work, reason: String) -> Emitted {
@@ -235,12 +324,12 @@ public final class BookingAdapterService: Service {
         case .book:
             var failed = Bureau_Booking_ReservationFailed()
             failed.reservationID = work.reservationID
-            failed.reason = reason
+            failed.reason = EventText.bounded(reason)
             return Emitted(failed)
         case .cancel:
             var failed = Bureau_Booking_CancellationFailed()
             failed.reservationID = work.reservationID
-            failed.reason = reason
+            failed.reason = EventText.bounded(reason)
             return Emitted(failed)
         }
     }

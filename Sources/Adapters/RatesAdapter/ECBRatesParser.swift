@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 import Money
 
 #if canImport(FoundationXML)
@@ -26,9 +27,12 @@ public enum ECBParseError: Error, Equatable, CustomStringConvertible {
     case wrongRoot(found: String)
     case noFixing
     case missingAttribute(element: String, attribute: String, line: Int)
+    case declaration
+    case attributeTooLong(element: String, attribute: String, bytes: Int, limit: Int, line: Int)
     case badDate(String, line: Int)
     case badRate(currency: String, rate: String, line: Int)
     case badCurrency(String, line: Int)
+    case baseAmongQuotes(String, line: Int)
     case duplicateCurrency(String, line: Int)
     case noRates(date: String)
 
@@ -41,11 +45,18 @@ public enum ECBParseError: Error, Equatable, CustomStringConvertible {
         case .noFixing: "malformed document: no <Cube time=…> element"
         case .missingAttribute(let element, let attribute, let line):
             "malformed document: <\(element)> at line \(line) is missing attribute '\(attribute)'"
-        case .badDate(let text, let line): "malformed document: time='\(text)' at line \(line) is not a date"
+        case .declaration:
+            "malformed document: it declares a document type (<!DOCTYPE>); ECB documents have none"
+        case .attributeTooLong(let element, let attribute, let bytes, let limit, let line):
+            "malformed document: \(attribute)= of <\(element)> at line \(line) is \(bytes) bytes long; the limit is \(limit)"
+        case .badDate(let text, let line):
+            "malformed document: time='\(text)' at line \(line) is not a calendar date (YYYY-MM-DD)"
         case .badRate(let currency, let rate, let line):
             "malformed document: rate='\(rate)' for \(currency) at line \(line) is not a positive decimal"
         case .badCurrency(let code, let line):
             "malformed document: currency='\(code)' at line \(line) is not a three-letter code"
+        case .baseAmongQuotes(let code, let line):
+            "malformed document: \(code) at line \(line) is the base currency; it cannot be quoted against itself"
         case .duplicateCurrency(let code, let line):
             "malformed document: \(code) appears twice in one fixing at line \(line)"
         case .noRates(let date): "malformed document: <Cube time='\(date)'> has no rates"
@@ -54,9 +65,18 @@ public enum ECBParseError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Reads the ECB's reference-rate documents: the daily one and the 90-day one.
+///
+/// What it accepts is bounded: the document's size (``defaultLimit``), every attribute's
+/// length (``attributeLimit``), no document type declaration (so no entities to expand), dates
+/// that are real calendar days, three-letter currencies other than the base (EUR), each once
+/// per fixing, and rates that are positive decimals (digits and a point, at most 40 characters).
 public enum ECBRatesParser {
     /// The largest document accepted (the 90-day one is about 40 KB).
     public static let defaultLimit = 1 << 20
+    /// The longest attribute value accepted (the longest in ECB documents is a 50-byte namespace).
+    public static let attributeLimit = 256
+    /// The currency every ECB rate is quoted against.
+    public static let base = "EUR"
 
     /// Every fixing in the document, newest first.
     public static func parse(_ data: Data, limit: Int = defaultLimit) throws(ECBParseError) -> [ECBFixing] {
@@ -64,6 +84,8 @@ public enum ECBRatesParser {
             throw .empty
         }
         guard data.count <= limit else { throw .tooLarge(bytes: data.count, limit: limit) }
+        // A DTD could declare entities that expand far beyond the document's size.
+        guard data.range(of: Data("<!DOCTYPE".utf8)) == nil else { throw .declaration }
         let delegate = Delegate()
         let parser = XMLParser(data: data)
         parser.delegate = delegate
@@ -108,15 +130,21 @@ public enum ECBRatesParser {
             open.append(elementName)
             guard error == nil else { return }
             let local = elementName.split(separator: ":").last.map(String.init) ?? elementName
+            let line = parser.lineNumber
+            for (name, value) in attributes where value.utf8.count > ECBRatesParser.attributeLimit {
+                return fail(
+                    .attributeTooLong(
+                        element: elementName, attribute: name, bytes: value.utf8.count,
+                        limit: ECBRatesParser.attributeLimit, line: line), parser)
+            }
             if open.count == 1 {
                 sawRoot = true
                 if local != "Envelope" { fail(.wrongRoot(found: elementName), parser) }
                 return
             }
             guard local == "Cube" else { return }
-            let line = parser.lineNumber
             if let time = attributes["time"] {
-                guard HistoryDate.isValid(time) else { return fail(.badDate(time, line: line), parser) }
+                guard CalendarDate(time) != nil else { return fail(.badDate(time, line: line), parser) }
                 fixings.append(ECBFixing(asOf: time, rates: []))
                 seen = []
             } else if attributes["currency"] != nil || attributes["rate"] != nil {
@@ -128,6 +156,9 @@ public enum ECBRatesParser {
                 }
                 guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
                     return fail(.badCurrency(currency, line: line), parser)
+                }
+                guard currency != ECBRatesParser.base else {
+                    return fail(.baseAmongQuotes(currency, line: line), parser)
                 }
                 guard let value = try? DecimalText.parse(rate).value, value > 0 else {
                     return fail(.badRate(currency: currency, rate: rate, line: line), parser)
@@ -157,17 +188,5 @@ public enum ECBRatesParser {
             error = problem
             parser.abortParsing()
         }
-    }
-}
-
-/// "YYYY-MM-DD" checks.
-enum HistoryDate {
-    static func isValid(_ text: String) -> Bool {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard text.count == 10, parts.count == 3, parts[0].count == 4, let month = Int(parts[1]),
-            let day = Int(parts[2]),
-            Int(parts[0]) != nil
-        else { return false }
-        return (1...12).contains(month) && (1...31).contains(day)
     }
 }

@@ -9,14 +9,20 @@ import Synchronization
 
 /// Polls a rates source and publishes `RatesPublished` when the fixing changes.
 ///
-/// Each poll has a time limit; the next poll starts one interval after the last one began,
-/// and if the last one is still waiting it is cancelled (a newer poll supersedes it). A
-/// failure publishes `RatesFetchFailed` (reason, attempt, next retry) and `ErrorRaised`, and
-/// the next poll waits for exponential backoff with jitter, capped. A fixing's event id is
-/// derived from the source and the as-of date, so a restart never publishes it twice.
+/// The next poll starts one interval after the last one began, or when the last one ends if it
+/// took longer. A poll waits for the source's answer up to ``Configuration/timeout`` and no
+/// longer: a source that has not answered by then (it hangs, or trickles its body) is
+/// cancelled and reported, once per timeout. A poll is never cancelled by the next one — a
+/// newer poll would ask the same question, and superseding a slow source at every interval
+/// would hide it for ever. A failure publishes `RatesFetchFailed` (reason, attempt, next
+/// retry) and `ErrorRaised`, and the next poll waits for exponential backoff with jitter,
+/// capped; so does a fixing the bus refuses, which is not taken as published. A fixing's event
+/// id is derived from the source and the as-of date, so a restart never publishes it twice.
 public final class RatesAdapterService: Service {
     public struct Configuration: Sendable {
         public var interval: Duration = .seconds(1)
+        /// How long a poll waits for the source's answer before it is cancelled and reported.
+        public var timeout: Duration = .seconds(5)
         public var backoff = Backoff(initial: .milliseconds(500), multiplier: 2, maximum: .seconds(30), jitter: 0.2)
 
         /// Called once the adapter has found where it left off and works live.
@@ -52,11 +58,18 @@ public final class RatesAdapterService: Service {
     }
 
     public func run() async throws {
-        let last = try await lastPublished()
-        statistics?.ready()
-        configuration.onReady()
-        // Graceful shutdown cancels the loop: a poll in flight is abandoned, nothing is owed.
-        await cancelWhenGracefulShutdown {
+        // Graceful shutdown cancels everything, the search for the last fixing included (it
+        // waits for the bus, which may never come): a poll in flight is abandoned, nothing is owed.
+        try await cancelWhenGracefulShutdown {
+            let last: State?
+            do {
+                last = try await self.lastPublished()
+            } catch  where Task.isCancelled {
+                return
+            }
+            guard !Task.isCancelled else { return }
+            self.statistics?.ready()
+            self.configuration.onReady()
             await self.poll(after: last)
         }
     }
@@ -64,37 +77,36 @@ public final class RatesAdapterService: Service {
     private func poll(after published: State?) async {
         var last = published
         var failures = 0
-        var inFlight: Task<Result<Data, FetchError>, Never>?
-        defer { inFlight?.cancel() }
         while !Task.isCancelled {
             let began = ContinuousClock.now
-            // A poll still waiting is superseded by this one.
-            if let previous = inFlight {
-                previous.cancel()
-                _ = await previous.value
-            }
-            let source = self.source
-            let poll = Task { () -> Result<Data, FetchError> in
-                do throws(FetchError) { return .success(try await source.fetch()) } catch { return .failure(error) }
-            }
-            inFlight = poll
             var delay = configuration.interval
-            switch await Self.firstOf(poll, orAfter: configuration.interval) {
-            case nil:
-                // Still waiting after an interval: the next turn supersedes it.
-                continue
-            case .success(let document)?:
-                inFlight = nil
+            guard let answer = await Self.fetch(from: source, within: configuration.timeout) else { return }
+            switch answer {
+            case .success(let document):
                 do {
                     let fixing = try ECBRatesParser.latest(document)
-                    failures = 0
                     let state = State(asOf: fixing.asOf, rates: fixing.rates.map { "\($0.currency)=\($0.rate)" })
+                    var refusal: String?
                     if state != last {
-                        try await publish(fixing)
-                        last = state
-                        try snapshots.save(Snapshot(module: Self.module, stateVersion: 1, position: 0, state: state))
+                        if case .rejected(let reason) = try await publish(fixing) {
+                            refusal = reason
+                        } else {
+                            last = state
+                            try snapshots.save(
+                                Snapshot(module: Self.module, stateVersion: 1, position: 0, state: state))
+                        }
                     }
-                    statistics?.polled(ok: true)
+                    if let refusal {
+                        // Not published: reported, and tried again after a backoff.
+                        failures += 1
+                        delay = configuration.backoff.delay(attempt: failures)
+                        await reportFailure(
+                            "the bus refused RatesPublished of \(fixing.asOf): \(refusal)", status: 200,
+                            code: "publish-refused", attempt: failures, next: delay)
+                    } else {
+                        failures = 0
+                        statistics?.polled(ok: true)
+                    }
                 } catch let error as ECBParseError {
                     failures += 1
                     delay = configuration.backoff.delay(attempt: failures)
@@ -104,8 +116,7 @@ public final class RatesAdapterService: Service {
                     // Publishing failed (the bus is away): try again at the next poll, same id.
                     logger.error("could not publish rates", metadata: ["error": "\(error)"])
                 }
-            case .failure(let error)?:
-                inFlight = nil
+            case .failure(let error):
                 failures += 1
                 delay = configuration.backoff.delay(attempt: failures)
                 let code = if case .status = error { "http-status" } else { "fetch-failed" }
@@ -115,6 +126,18 @@ public final class RatesAdapterService: Service {
             let wake = began + max(delay, .zero)
             if ContinuousClock.now < wake { try? await Task.sleep(until: wake) }
         }
+    }
+
+    /// The source's answer, or ``FetchError/timedOut(milliseconds:)`` once `timeout` has passed
+    /// without one (the fetch is then cancelled); nil only when the caller is cancelled.
+    static func fetch(from source: any RatesSource, within timeout: Duration) async -> Result<Data, FetchError>? {
+        let poll = Task { () -> Result<Data, FetchError> in
+            do throws(FetchError) { return .success(try await source.fetch()) } catch { return .failure(error) }
+        }
+        let answer = await firstOf(poll, orAfter: timeout)
+        if answer == nil { poll.cancel() }
+        if Task.isCancelled { return nil }
+        return answer ?? .failure(.timedOut(milliseconds: Int(milliseconds(timeout))))
     }
 
     /// The poll's result, or nil if it is still running after `interval` (or the caller is cancelled).
@@ -142,7 +165,8 @@ public final class RatesAdapterService: Service {
         }
     }
 
-    private func publish(_ fixing: ECBFixing) async throws {
+    /// Publishes the fixing; returns what the bus answered (a refusal is not an error here).
+    private func publish(_ fixing: ECBFixing) async throws -> PublishOutcome {
         var event = Bureau_Rates_RatesPublished()
         event.asOf = fixing.asOf
         event.base = "EUR"
@@ -156,18 +180,26 @@ public final class RatesAdapterService: Service {
         let outgoing = try Emitted(event).outgoing(
             id: Self.fixingID(source: source.name, asOf: fixing.asOf), module: Self.module)
         let outcome = try await client.publish(outgoing)
+        if case .rejected(let reason) = outcome {
+            logger.error("the bus refused the rates", metadata: ["as of": "\(fixing.asOf)", "reason": "\(reason)"])
+            return outcome
+        }
         logger.info("published rates", metadata: ["as of": "\(fixing.asOf)", "position": "\(outcome.position ?? 0)"])
         statistics?.published(fixing.asOf)
+        return outcome
     }
 
     private func reportFailure(_ reason: String, status: Int, code: String, attempt: Int, next: Duration) async {
-        let milliseconds = UInt64(next.components.seconds * 1000 + next.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = UInt64(max(0, Self.milliseconds(next)))
         logger.warning(
             "could not read the rates",
             metadata: ["reason": "\(reason)", "attempt": "\(attempt)", "retry in ms": "\(milliseconds)"])
         statistics?.polled(ok: false)
+        // Bounded, so that the report of a problem is never itself refused for its size.
+        let sourceName = EventText.bounded(source.name)
+        let reason = EventText.bounded(reason)
         var failed = Bureau_Rates_RatesFetchFailed()
-        failed.source = source.name
+        failed.source = sourceName
         failed.reason = reason
         failed.attempt = UInt32(attempt)
         failed.nextRetryMs = milliseconds
@@ -176,12 +208,15 @@ public final class RatesAdapterService: Service {
         raised.module = Self.module
         raised.process = client.options.process
         raised.code = code
-        raised.message = "\(source.name): \(reason)"
+        raised.message = "\(sourceName): \(reason)"
         do {
-            _ = try await client.publish([
+            let outcomes = try await client.publish([
                 try Emitted(failed).outgoing(id: .random(), module: Self.module),
                 try Emitted(raised).outgoing(id: .random(), module: Self.module),
             ])
+            for case .rejected(let refusal) in outcomes {
+                logger.error("the bus refused the failure report", metadata: ["reason": "\(refusal)"])
+            }
         } catch {
             logger.error("could not publish the failure", metadata: ["error": "\(error)"])
         }
@@ -207,6 +242,11 @@ public final class RatesAdapterService: Service {
             }
         }
         return last
+    }
+
+    /// Whole milliseconds of `duration` (bounded settings keep it far from overflowing).
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// The id of the fixing `asOf` from `source`: the same on every run.

@@ -24,7 +24,7 @@ public enum FetchError: Error, Equatable, CustomStringConvertible {
     case unreachable(String)
     /// The body was larger than the limit.
     case tooLarge(limit: Int)
-    /// A newer poll superseded this one.
+    /// The fetch was cancelled: its poll's timeout passed, or the adapter is stopping.
     case cancelled
 
     public var description: String {
@@ -33,7 +33,7 @@ public enum FetchError: Error, Equatable, CustomStringConvertible {
         case .timedOut(let milliseconds): "timed out after \(milliseconds) ms"
         case .unreachable(let reason): "unreachable: \(reason)"
         case .tooLarge(let limit): "the body is over the limit of \(limit) bytes"
-        case .cancelled: "cancelled by a newer poll"
+        case .cancelled: "cancelled"
         }
     }
 
@@ -99,7 +99,7 @@ public actor ScriptedRatesSource: RatesSource {
     public enum Step: Sendable {
         case document(Data)
         case failure(FetchError)
-        /// Answers `Data` after a delay (so a newer poll can supersede it).
+        /// Answers `Data` after a delay (so a poll can outlive its timeout).
         case slow(Data, Duration)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 
 /// Which day of the history is "today": a start date advanced at a pace of days per second
 /// of wall time, wrapping round to the start after the last fixing, so rates keep moving.
@@ -34,19 +35,16 @@ public struct HistoryClock: Sendable {
         return HistoryClock.text(first.addingTimeInterval(offset))
     }
 
+    /// Midnight UTC of the day `text` names, if it is a real calendar day.
     static func date(_ text: String) -> Date? {
-        let parts = text.split(separator: "-")
-        guard text.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]),
-            let day = Int(parts[2]), (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
+        guard let day = CalendarDate(text) else { return nil }
         var components = DateComponents()
-        components.year = year
-        components.month = month
-        components.day = day
+        components.year = day.year
+        components.month = day.month
+        components.day = day.day
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        guard let date = calendar.date(from: components), text == HistoryClock.text(date) else { return nil }
-        return date
+        return calendar.date(from: components)
     }
 
     static func text(_ date: Date) -> String {

@@ -1,0 +1,110 @@
+import Foundation
+import Guards
+import ZeroMQ
+
+/// CURVE key files: what `bureau keygen` writes and `bureau bus --curve-secret-file` and
+/// `--allow-keys` read.
+///
+/// A file `bureau keygen` writes says what it holds on its first line — `# bureau CURVE
+/// secret key` or `# bureau CURVE public key` — then holds the 40-character Z85 key. Other
+/// lines starting with `#` are comments, and blank lines are allowed; but a line that is a
+/// whole Z85 key is a key even if it starts with `#` (`#` is a Z85 character: one key in 85
+/// does). Errors name the file and the line, counted as an editor counts them.
+///
+/// Files written before the first line said what they hold are still read. Their kind cannot
+/// be told from a bare key (a secret and a public key are both 40 Z85 characters), so it is
+/// told from the name keygen gave them: a `.pub` file is not taken as a secret key, and a `.key`
+/// file is not taken into an allow-list; any other name is taken as the option says.
+///
+/// A secret key file must be owner-only (keygen writes it 0600): one that the group or others
+/// may read or write is refused.
+enum KeyFiles {
+    static let secretHeader = "# bureau CURVE secret key"
+    static let publicHeader = "# bureau CURVE public key"
+    /// The largest key file read; an allow-list of a thousand keys is about 42 KB.
+    static let maximumBytes = 256 << 10
+
+    /// What a file says it holds.
+    enum Kind { case secret, `public` }
+
+    /// The file's keys, each with its line number, and what its header lines say it holds.
+    struct Contents {
+        var keys: [(key: String, line: Int)] = []
+        var declared: Set<Kind> = []
+    }
+
+    static func contents(of path: String) throws -> Contents {
+        let text: String
+        do {
+            text = try BoundedFile.text(path, limit: maximumBytes)
+        } catch {
+            throw CLIError("cannot read the key file: \(error)")
+        }
+        var contents = Contents()
+        // Not omitting empty lines: blank lines count, as they do in an editor.
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let content = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if content == secretHeader {
+                contents.declared.insert(.secret)
+            } else if content == publicHeader {
+                contents.declared.insert(.public)
+            } else if CurveKeyPair.isValidKey(content) {
+                contents.keys.append((content, index + 1))
+            } else if !content.isEmpty && !content.hasPrefix("#") {
+                throw CLIError("\(path):\(index + 1): not a 40-character Z85 CURVE key")
+            }
+        }
+        return contents
+    }
+
+    /// The secret key in `path`, for `--curve-secret-file`.
+    static func readSecretKey(_ path: String) throws -> String {
+        let contents = try contents(of: path)
+        if contents.declared.contains(.public) || (contents.declared.isEmpty && path.hasSuffix(".pub")) {
+            throw CLIError(
+                "\(path) holds a public key; --curve-secret-file takes the secret key (NAME.key from `bureau keygen`)")
+        }
+        guard contents.keys.count == 1, let key = contents.keys.first?.key else {
+            throw CLIError("\(path) should hold exactly one key, not \(contents.keys.count)")
+        }
+        if let mode = OwnerOnly.mode(of: path), mode & 0o077 != 0 {
+            throw CLIError(
+                "\(path) is a secret key that others may read (mode \(String(mode, radix: 8))); "
+                    + "make it owner-only: chmod 600 \(path)")
+        }
+        return key
+    }
+
+    /// The public keys in `path`, for `--allow-keys`: at least one.
+    static func readAllowList(_ path: String) throws -> Set<String> {
+        let contents = try contents(of: path)
+        if contents.declared.contains(.secret) || (contents.declared.isEmpty && path.hasSuffix(".key")) {
+            throw CLIError(
+                "\(path) holds a secret key; --allow-keys takes the clients' public keys (their .pub files), "
+                    + "and a secret key must not leave its owner")
+        }
+        guard !contents.keys.isEmpty else {
+            throw CLIError(
+                "\(path) lists no keys, so no client could connect; add the clients' public keys "
+                    + "(from `bureau keygen`), one per line")
+        }
+        return Set(contents.keys.map(\.key))
+    }
+
+    /// Writes `pair` as `stem.key` (secret, 0600 whatever the umask) and `stem.pub` (public),
+    /// each with its header line; returns the two paths.
+    static func write(_ pair: CurveKeyPair, stem: String) throws -> (secret: String, public: String) {
+        let secret = stem + ".key"
+        let `public` = stem + ".pub"
+        do {
+            try OwnerOnly.write(Array("\(secretHeader)\n\(pair.secretKey)\n".utf8), to: secret)
+        } catch {
+            throw CLIError("\(error)")
+        }
+        guard
+            FileManager.default.createFile(
+                atPath: `public`, contents: Data("\(publicHeader)\n\(pair.publicKey)\n".utf8))
+        else { throw CLIError("cannot write \(`public`)") }
+        return (secret, `public`)
+    }
+}

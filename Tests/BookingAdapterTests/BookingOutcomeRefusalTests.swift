@@ -1,0 +1,77 @@
+import BookingAdapter
+import BureauSchemas
+import Bus
+import BusTesting
+import Foundation
+import ReservationsFeature
+import Runtime
+import TestSupport
+import Testing
+
+/// A booking service whose confirmation code is larger than an envelope may be: the bus
+/// refuses the `ReservationConfirmed` that carries it. It records the cancellations asked of it.
+actor OversizedCodeBookingService: BookingService {
+    private(set) var calls = 0
+    private(set) var cancellations: [(reservationID: String, key: String)] = []
+
+    func book(_ request: BookingRequest, idempotencyKey: String) async throws(BookingError) -> String {
+        calls += 1
+        return String(repeating: "C", count: (1 << 20) + 100)
+    }
+
+    func cancel(reservationID: String, idempotencyKey: String) async throws(BookingError) {
+        cancellations.append((reservationID, idempotencyKey))
+    }
+}
+
+/// An outcome the bus refuses is not taken as published: after the same attempts as a call,
+/// the booking is undone, the reservation ends failed with the bus's reason, and an
+/// `ErrorRaised` says so; nothing stays pending.
+@Suite(.timeLimit(.minutes(2)))
+struct BookingOutcomeRefusalTests {
+    @Test func aRefusedConfirmationEndsTheReservationFailedWithAnError() async throws {
+        let service = OversizedCodeBookingService()
+        let reservations = ReservationsModule.make()
+        let deployment = try await TestDeployment.inProcess(
+            modules: [reservations],
+            services: [
+                { client in
+                    BookingAdapterService(
+                        service: service, client: client, snapshots: InMemorySnapshotStore(),
+                        configuration: BookingAdapterServiceTests.configuration(), logger: TestLogging.logger("booking")
+                    )
+                }
+            ])
+        let events = try await deployment.run { deployment in
+            let fixture = deployment.fixture(router: ModuleRegistry([reservations]).router)
+            try await fixture.given([Emitted(rates(["USD": "1.0832"]))])
+            return try await fixture.when(
+                command: "bureau://reservations/reserve?base=EUR&quote=USD&amount=500.00&rate=1.0832",
+                expect: [
+                    EventPattern(type: Bureau_Reservations_ReservationAccepted.protoMessageName),
+                    EventPattern(
+                        type: Bureau_Booking_ReservationFailed.protoMessageName,
+                        fields: .object([("reservationId", .string("*")), ("reason", .string("*"))])),
+                    EventPattern(
+                        type: Bureau_System_ErrorRaised.protoMessageName,
+                        fields: .object([("code", .string("outcome-refused")), ("module", .string("booking"))])),
+                ])
+        }
+        let failed = try #require(
+            events.lazy.compactMap { try? $0.payload(as: Bureau_Booking_ReservationFailed.self) }.first)
+        #expect(failed.reason.hasPrefix("the bus refused bureau.booking.ReservationConfirmed: "), "\(failed.reason)")
+        // The booking it could not record is undone, so that the service matches the log.
+        #expect(failed.reason.hasSuffix("; the booking was cancelled at the booking service"), "\(failed.reason)")
+        let cancellations = await service.cancellations
+        #expect(cancellations.map(\.reservationID) == [failed.reservationID])
+        #expect(cancellations.allSatisfy { $0.key.hasSuffix("/undo") })
+        let raised = try #require(events.lazy.compactMap { try? $0.payload(as: Bureau_System_ErrorRaised.self) }.first)
+        #expect(raised.message.contains(failed.reservationID) && raised.message.contains("the bus refused"))
+        // The read model a person looks at: failed, not pending.
+        let fold = try #require(reservations.projections.first { $0.name == "reservations" }).fold()
+        for event in events { fold.apply(event) }
+        let shown = try fold.json()
+        #expect(shown.contains("\"status\" : \"failed\"") && !shown.contains("\"status\" : \"pending\""), "\(shown)")
+        #expect(await service.calls == 1)
+    }
+}
