@@ -43,8 +43,8 @@ let package = Package(
             dependencies: ["CZeroMQ"],
             swiftSettings: strict
         ),
-        // Guards at the edges: numbers people type, files they hand the tool, calendar dates,
-        // files only their owner can read. No dependencies.
+        // Guards at the edges: numbers people type, files they hand the tool, calendar dates.
+        // No dependencies. (Files only their owner can read: OwnerOnly, in EventLog.)
         .target(
             name: "Guards",
             swiftSettings: strict
@@ -286,7 +286,7 @@ let package = Package(
         .testTarget(
             name: "BureauCLITests",
             dependencies: [
-                "BureauCLI", "Guards", "Runtime", "Supervisor", "ZeroMQ", "TestSupport",
+                "BureauCLI", "Guards", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -352,7 +352,7 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport",
+                "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bus
+import EventLog
 import Foundation
 import FrontEnd
 import Guards

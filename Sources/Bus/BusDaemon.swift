@@ -67,19 +67,15 @@ public struct BusDaemon: Service {
     /// makes existing ones owner-only too.
     static func prepareDirectories(_ location: BusLocation) throws {
         for path in [location.dataDirectory, location.runDirectory] {
-            if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw BusError.unusableLocation(
-                    "cannot create \(path): \(String(cString: strerror(errno)))")
-            }
             var info = stat()
-            guard stat(path, &info) == 0, info.st_uid == geteuid() else {
+            if stat(path, &info) == 0, info.st_uid != geteuid() {
                 throw BusError.unusableLocation(
                     "\(path) belongs to another user; a deployment's data must be its owner's alone")
             }
-            // An existing directory keeps its mode on mkdir, and the umask may have narrowed a new one.
-            guard chmod(path, 0o700) == 0 else {
-                throw BusError.unusableLocation(
-                    "cannot make \(path) owner-only: \(String(cString: strerror(errno)))")
+            do {
+                try OwnerOnly.makeDirectory(path)
+            } catch {
+                throw BusError.unusableLocation("\(error)")
             }
         }
     }

@@ -36,6 +36,9 @@ public final class DirectoryLock {
 
     /// Releases the lock.
     public func release() {
+        // Unlocked before closing: a child forked meanwhile shares the descriptor until it execs,
+        // and would otherwise hold the lock that long.
+        if file.descriptor >= 0 { file.fileSystem.unlock(file.descriptor) }
         file.close()
     }
 

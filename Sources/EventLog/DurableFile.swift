@@ -20,7 +20,7 @@ public enum DurableFile {
         throws
     {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !directory.isEmpty { try PosixFile.makeDirectory(directory, fileSystem: fileSystem) }
+        if !directory.isEmpty { try OwnerOnly.makeDirectory(directory, fileSystem: fileSystem) }
         try bytes.withUnsafeBytes { try PosixFile.replace(path, with: $0, fileSystem: fileSystem) }
     }
 

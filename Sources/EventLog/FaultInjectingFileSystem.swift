@@ -296,6 +296,10 @@ public final class FaultInjectingFileSystem: FileSystem {
         try base.lockExclusively(descriptor)
     }
 
+    public func unlock(_ descriptor: Int32) {
+        base.unlock(descriptor)
+    }
+
     public func exists(_ path: String) -> Bool {
         base.exists(path)
     }

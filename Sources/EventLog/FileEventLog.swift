@@ -73,11 +73,10 @@ public final class FileEventLog: EventLog {
         self.options = options
         self.logger = logger
         fileSystem = options.fileSystem
-        try PosixFile.makeDirectory(directory, fileSystem: fileSystem)
         do {
-            try fileSystem.setMode(path: directory, 0o700)
+            try OwnerOnly.makeDirectory(directory, fileSystem: fileSystem)
         } catch {
-            throw EventLogError.io(operation: "chmod", path: directory, errno: error.code)
+            throw EventLogError.io(operation: error.operation, path: error.path, errno: error.code)
         }
         lock = try DirectoryLock(directory: directory, fileSystem: fileSystem)
         let opened: Opened

@@ -60,6 +60,8 @@ public protocol FileSystem: Sendable {
     func list(_ directory: String) throws(SystemError) -> [String]
     /// `flock(2)` with `LOCK_EX | LOCK_NB`; `EWOULDBLOCK` if another holds it.
     func lockExclusively(_ descriptor: Int32) throws(SystemError)
+    /// `flock(2)` with `LOCK_UN`: releases the lock even where a forked child shares the descriptor.
+    func unlock(_ descriptor: Int32)
     /// Whether a path exists (`access(2)` with `F_OK`).
     func exists(_ path: String) -> Bool
 }
@@ -162,6 +164,10 @@ public struct PosixFileSystem: FileSystem {
 
     public func lockExclusively(_ descriptor: Int32) throws(SystemError) {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw .last }
+    }
+
+    public func unlock(_ descriptor: Int32) {
+        _ = flock(descriptor, LOCK_UN)
     }
 
     public func exists(_ path: String) -> Bool {

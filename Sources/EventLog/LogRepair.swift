@@ -183,7 +183,7 @@ public enum LogRepair {
         guard !dryRun else { return report }
 
         if !rewrittenSegments.isEmpty {
-            try PosixFile.makeDirectory(damagedDirectory, fileSystem: fileSystem)
+            try OwnerOnly.makeDirectory(damagedDirectory, fileSystem: fileSystem)
             try Array((readme.joined(separator: "\n") + "\n").utf8).withUnsafeBytes {
                 try PosixFile.replace(damagedDirectory + "/README", with: $0, fileSystem: fileSystem)
             }

@@ -134,24 +134,6 @@ final class PosixFile {
         }
     }
 
-    /// Creates `path` and its missing parents, like `mkdir -p`; the directories it creates get
-    /// exactly `mode`, whatever the umask.
-    static func makeDirectory(_ path: String, mode: mode_t = 0o700, fileSystem: any FileSystem) throws {
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if fileSystem.exists(current) { continue }
-            do {
-                try fileSystem.makeDirectory(current, mode: mode)
-                try fileSystem.setMode(path: current, mode)
-            } catch  where error.code == EEXIST {
-                continue
-            } catch {
-                throw EventLogError.io(operation: "mkdir", path: current, errno: error.code)
-            }
-        }
-    }
-
     /// Writes a small file whole and durably: written aside with `mode`, synced, renamed over
     /// `path`, and the directory synced. A crash leaves the old file or the new one.
     static func replace(

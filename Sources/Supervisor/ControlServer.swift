@@ -1,4 +1,5 @@
 import Bus
+import EventLog
 import Foundation
 import Guards
 import Logging

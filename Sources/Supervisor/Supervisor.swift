@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import EventLog
 import Foundation
 import Guards
 import Logging

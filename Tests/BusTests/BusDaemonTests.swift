@@ -252,4 +252,57 @@ extension BusDaemonTests {
         await #expect(throws: BusError.self) { _ = try await intruder.publish(Self.event(2)) }
         #expect(try await bus.client().ping().head == 1)
     }
+
+    /// What README's protocol text says of request shapes, through a raw DEALER.
+    @Test func requestsOutsideTheProtocolTextAreAnsweredWithTheRightError() async throws {
+        let bus = try TestBus()
+        let context = try ZMQContext()
+        let socket = try context.socket(.dealer)
+        try socket.setLinger(milliseconds: 0)
+        try socket.setReceiveTimeout(milliseconds: 10_000)
+        try socket.connect(bus.location.ipcEndpoints.ingress)
+        let version = Data(WireProtocol.version.utf8)
+        let publish = Data(WireProtocol.publish.utf8)
+        func ask(_ frames: [Data]) throws -> (verb: String, id: Data, body: Data) {
+            try socket.send(multipart: frames)
+            let reply = try #require(try socket.receiveMessage())
+            return (String(decoding: reply[1], as: UTF8.self), reply[2], reply[3])
+        }
+        func error(_ body: Data) throws -> Bureau_Bus_ErrorReply { try Bureau_Bus_ErrorReply(serializedBytes: body) }
+        let id = WireProtocol.requestID(42)
+
+        let empty = try ask([version, publish, id])
+        #expect(empty.verb == "error" && empty.id == id)
+        #expect(try error(empty.body).code == "malformed-request")
+
+        let nine = try ask([version, publish, Data(count: 9), SequencerTests.envelope()])
+        #expect(nine.verb == "error" && nine.id.isEmpty)
+        #expect(try error(nine.body).message.contains("must be 8 bytes, not 9"))
+
+        let large = try ask([version, publish, id] + Array(repeating: Data(count: 600_000), count: 16))
+        #expect(large.verb == "error")
+        #expect(try error(large.body).code == "too-large")
+
+        // A retry of an answered request gets the answer it got, not a new decision.
+        let envelope = SequencerTests.envelope()
+        let retried = WireProtocol.requestID(7)
+        let first = try ask([version, publish, retried, envelope])
+        let second = try ask([version, publish, retried, envelope])
+        #expect(first.verb == "ack" && second.verb == "ack")
+        #expect(first.body == second.body)
+        #expect(try Bureau_Bus_PublishAck(serializedBytes: first.body).results.first?.status == .committed)
+        // The same envelope in a new request is a duplicate.
+        let third = try ask([version, publish, WireProtocol.requestID(8), envelope])
+        #expect(try Bureau_Bus_PublishAck(serializedBytes: third.body).results.first?.status == .duplicate)
+
+        // A correlation id that is neither 16 bytes nor absent is rejected.
+        var bad = Bureau_Envelope()
+        bad.id = Data(EventID.random().bytes)
+        bad.type = "bureau.test.Happened"
+        bad.correlation = Data(count: 5)
+        let rejected = try ask([version, publish, WireProtocol.requestID(9), try bad.serializedData()])
+        let result = try #require(try Bureau_Bus_PublishAck(serializedBytes: rejected.body).results.first)
+        #expect(result.status == .rejected && result.reason.contains("correlation id must be 16 bytes"))
+        socket.close()
+    }
 }

@@ -64,4 +64,23 @@ struct SubscriptionTrackerTests {
         #expect(EventFilter(prefixes: ["bureau.wat"]).chain == .global)
         #expect(EventFilter.all.chain == .global)
     }
+
+    @Test func aNoticeOfAWantedEventIsReadFromTheLogAndOneNotWantedMovesTheCursorOn() {
+        var tracker = Self.live(EventFilter(prefixes: ["bureau.a.", "bureau.b."]), at: 5)
+        // Global chain (two packages): a notice of a wanted event stops live reading, cursor kept.
+        #expect(tracker.publication(position: 6, previousInPackage: 0, type: "bureau.a.X", bodyOmitted: true) == .fetch)
+        #expect(tracker.cursor == 5 && !tracker.isLive)
+        #expect(tracker.readReply(positions: [6], scannedTo: 6, head: 6) == ([0], true))
+        // A notice of an event nobody here wants only moves the cursor on.
+        #expect(tracker.publication(position: 7, previousInPackage: 0, type: "bureau.c.Y", bodyOmitted: true) == .skip)
+        #expect(tracker.cursor == 7 && tracker.isLive)
+    }
+
+    @Test func aHeartbeatOlderThanWhatWasDeliveredNeverMovesTheCursorBack() {
+        var tracker = Self.live(at: 5)
+        #expect(tracker.publication(position: 6, previousInPackage: 0, type: "bureau.a.X") == .deliver)
+        #expect(tracker.heartbeat(head: 5, epochStart: 0, packageHeads: [:]) == .skip)
+        #expect(tracker.cursor == 6)
+        #expect(tracker.publication(position: 6, previousInPackage: 0, type: "bureau.a.X") == .skip)
+    }
 }

@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import TestSupport
 import Testing
@@ -62,5 +63,37 @@ struct PythonClientTests {
                 "3 bureau.converter.AmountSetRequested", "4 bureau.converter.AmountRejected",
             ])
         await bus.stop()
+    }
+
+    /// A Python subscriber that follows the text of README's algorithm, while the bus is under
+    /// load and some events are too large for the live stream: every event once, in order.
+    @Test func aPythonSubscriberFollowingTheTextGetsEveryEventOnceUnderLoad() async throws {
+        let directory = try TemporaryDirectory("python-load")
+        let bus = BusProcess(directory: directory.path)
+        // A small high-water mark, so that the live stream drops publications and the
+        // subscriber must notice and fill the gaps.
+        try await bus.start(["--publish-hwm", "50"])
+        let total = 6000
+        let subscriber = try ChildProcess(
+            Self.python,
+            [Self.scripts + "/subscribe.py", "--data", bus.location.dataDirectory, "--count", "\(total)"],
+            directory: directory.path, name: "follow")
+        let client = try BusClient(location: bus.location, options: .init(process: "load"))
+        var positions: [UInt64] = []
+        for batch in 0..<60 {
+            let events = (0..<100).map { index in
+                // One event in fifty is over 4 KiB: published as a notice, read from the log.
+                let size = index % 50 == 7 ? 6000 : 40
+                return OutgoingEvent(type: "bureau.test.Loaded", payload: Data(repeating: UInt8(batch), count: size))
+            }
+            positions += try await client.publish(events).compactMap(\.position)
+        }
+        client.close()
+        let code = await subscriber.exitCode(within: .seconds(90))
+        await bus.stop()
+        #expect(code == 0, "\(subscriber.standardError)")
+        let seen = subscriber.standardOutput.split(separator: "\n").compactMap { UInt64($0.split(separator: " ")[0]) }
+        #expect(seen.count == total)
+        #expect(seen == positions, "every event once, in order")
     }
 }

@@ -55,19 +55,21 @@ final class FaultRun: @unchecked Sendable {
         var startFailures: [String] = []
     }
 
-    init(plan: FaultInjectingFileSystem.Plan?) throws {
+    /// - Parameter segmentSize: small, so that the workload rolls segments several times.
+    init(plan: FaultInjectingFileSystem.Plan?, segmentSize: Int64 = 2048) throws {
         self.plan = plan
+        self.segmentSize = segmentSize
         directory = try TemporaryDirectory("fault")
         location = BusLocation(dataDirectory: directory.file("data"))
     }
 
-    static let segmentSize: Int64 = 2048
+    let segmentSize: Int64
 
     private func configuration(_ fileSystem: any FileSystem) -> BusDaemon.Configuration {
         var configuration = BusDaemon.Configuration(location: location)
         configuration.durability = .always
         configuration.heartbeatInterval = .milliseconds(100)
-        configuration.segmentSize = Self.segmentSize
+        configuration.segmentSize = segmentSize
         configuration.fileSystem = fileSystem
         return configuration
     }
@@ -162,15 +164,16 @@ struct FaultWorkload: Sendable {
 
     static let type = "bureau.test.FaultHappened"
 
-    /// `count` batches of `size` events of about 180 bytes; batches 4 and 9 repeat events of
-    /// earlier ones, batch 6 carries an envelope the bus must reject.
-    static func make(count: Int = 14, size: Int = 6, seed: UInt64) -> FaultWorkload {
+    /// `count` batches of `size` events of about `bytes` bytes; batches 4 and 9 repeat events
+    /// of earlier ones, batch 6 carries an envelope the bus must reject.
+    static func make(count: Int = 14, size: Int = 6, bytes: Int = 180, seed: UInt64) -> FaultWorkload {
         var generator = SeededGenerator(seed: seed)
         var batches: [[Event]] = []
         for number in 0..<count {
             var batch = (0..<size).map { index in
                 let id = EventID(high: generator.next(), low: generator.next() | 1)
-                return Event(id: id, envelope: envelope(id: id, text: "batch \(number) event \(index)"), invalid: false)
+                let text = "batch \(number) event \(index)"
+                return Event(id: id, envelope: envelope(id: id, text: text, bytes: bytes), invalid: false)
             }
             if number == 4 { batch.append(batches[1][2]) }
             if number == 9 { batch += [batches[8][0], batches[3][5]] }
@@ -187,13 +190,46 @@ struct FaultWorkload: Sendable {
         return FaultWorkload(batches: batches)
     }
 
-    static func envelope(id: EventID, text: String) -> Data {
+    /// Publishes one batch and records every answer; returns whether the bus refused it for a
+    /// full disk. Any other rejection of a valid envelope, or acceptance of an invalid one, is a failure.
+    func send(
+        _ batch: [Event], number: Int, with client: BusClient, answers: inout [EventID: [FaultRun.Answer]],
+        failures: inout [String]
+    ) async throws -> Bool {
+        let ack = try await client.publish(envelopes: batch.map(\.envelope))
+        guard ack.results.count == batch.count else {
+            failures.append("batch \(number): \(ack.results.count) results for \(batch.count) events")
+            return false
+        }
+        var refused = false
+        for (event, result) in zip(batch, ack.results) {
+            let answer: FaultRun.Answer =
+                switch result.status {
+                case .committed: .committed(result.position)
+                case .duplicate: .duplicate(result.position)
+                default: .rejected(result.reason)
+                }
+            answers[event.id, default: []].append(answer)
+            if event.invalid {
+                if answer.position != nil { failures.append("batch \(number): an invalid envelope got \(answer)") }
+            } else if case .rejected(let reason) = answer {
+                if reason.contains("disk is full") {
+                    refused = true
+                } else {
+                    failures.append("batch \(number): \(event.id) was rejected: \(reason)")
+                }
+            }
+        }
+        return refused
+    }
+
+    static func envelope(id: EventID, text: String, bytes: Int) -> Data {
         var envelope = Bureau_Envelope()
         envelope.id = Data(id.bytes)
         envelope.type = type
         envelope.producer.process = "fault-producer"
         envelope.correlation = Data(id.bytes)
-        envelope.payload = Data((text + String(repeating: ".", count: max(0, 120 - text.count))).utf8)
+        envelope.payload = Data((text + String(repeating: ".", count: max(0, bytes - 60 - text.count))).utf8)
         return (try? envelope.serializedData()) ?? Data()
     }
 }

@@ -19,11 +19,13 @@ public final class BusProcess: @unchecked Sendable {
 
     /// Starts the daemon and returns once it answers a ping.
     @discardableResult
-    public func start(_ extra: [String] = [], waitUntilReady: Bool = true) async throws -> ChildProcess {
+    public func start(
+        _ extra: [String] = [], environment: [String: String] = [:], waitUntilReady: Bool = true
+    ) async throws -> ChildProcess {
         starts += 1
         let child = try ChildProcess(
             BureauExecutable.path, ["bus", "--data", location.dataDirectory, "--heartbeat-ms", "100"] + extra,
-            directory: directory, name: "bus\(starts)")
+            directory: directory, name: "bus\(starts)", environment: environment)
         process = child
         if waitUntilReady { try await Self.waitUntilReady(location, child: child) }
         return child

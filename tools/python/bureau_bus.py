@@ -50,7 +50,20 @@ def message_class(type_name):
     return getattr(module, name)
 
 
+class BusError(RuntimeError):
+    """The bus answered with an error reply: its code and message."""
+
+    def __init__(self, code, message):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
 class Bus:
+    """A client of one bus, as README's "Wire protocol" section describes it, step by step."""
+
+    # How long a request waits for its answer before it is sent again.
+    READ_TIMEOUT = 2.0
+
     def __init__(self, data):
         with open(os.path.join(data, "run", "bus.json")) as handle:
             info = json.load(handle)
@@ -66,8 +79,28 @@ class Bus:
     def close(self):
         self.context.destroy(linger=0)
 
+    @staticmethod
+    def _answer(socket, request_id, expected, timeout):
+        """Waits up to `timeout` s for the reply to `request_id`; replies to other (earlier,
+        abandoned) requests are passed over. Returns the reply's frames after the verb, or None."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not socket.poll(int(left * 1000) + 1):
+                return None
+            reply = socket.recv_multipart()
+            if len(reply) < 4 or reply[0] != VERSION or reply[2] != request_id:
+                continue
+            if reply[1] == b"error":
+                error = bus_pb2.ErrorReply()
+                error.ParseFromString(reply[3])
+                raise BusError(error.code, error.message)
+            if reply[1] == expected:
+                return reply[3:]
+
     def publish(self, message, producer="python", correlation=None, timeout=10.0):
-        """Publishes one event; retries with the same id until acknowledged. Returns (position, id)."""
+        """Publishes one event; sends the same request again (same request id, same envelope)
+        until it is answered. Returns (position, id); raises on REJECTED."""
         envelope = envelope_pb2.Envelope()
         event_id = uuid.uuid4().bytes
         envelope.id = event_id
@@ -81,12 +114,10 @@ class Bus:
         wait = 0.25
         while time.monotonic() < deadline:
             self.ingress.send_multipart(frames)
-            if self.ingress.poll(int(min(wait, deadline - time.monotonic()) * 1000)):
-                reply = self.ingress.recv_multipart()
-                if reply[1] != b"ack" or reply[2] != request_id:
-                    raise RuntimeError(f"unexpected reply {reply[1]!r}")
+            answer = self._answer(self.ingress, request_id, b"ack", min(wait, deadline - time.monotonic()))
+            if answer is not None:
                 ack = bus_pb2.PublishAck()
-                ack.ParseFromString(reply[3])
+                ack.ParseFromString(answer[0])
                 result = ack.results[0]
                 if result.status == bus_pb2.PublishResult.REJECTED:
                     raise RuntimeError(f"rejected: {result.reason}")
@@ -94,35 +125,47 @@ class Bus:
             wait = min(wait * 2, 2.0)
         raise TimeoutError(f"no acknowledgement from {self.endpoints['ingress']} within {timeout} s")
 
-    def read(self, after, prefixes=(), max_events=1024):
-        """One catch-up read: (envelopes, scanned_to, head)."""
+    def read(self, after, prefixes=(), max_events=1024, timeout=30.0):
+        """One catch-up read: (envelopes, scanned_to, head). A read that gets no answer within
+        READ_TIMEOUT is sent again with a new request id (reads change nothing)."""
         request = bus_pb2.ReadRequest()
         setattr(request, "after", after)
         request.max_events = max_events
         request.type_prefixes.extend(prefixes)
-        request_id = os.urandom(8)
-        self.reader.send_multipart([VERSION, b"read", request_id, request.SerializeToString()])
-        if not self.reader.poll(5000):
-            raise TimeoutError("no answer to a read")
-        reply = self.reader.recv_multipart()
-        if reply[1] != b"events":
-            error = bus_pb2.ErrorReply()
-            error.ParseFromString(reply[3])
-            raise RuntimeError(f"read failed: {error.code} {error.message}")
-        header = bus_pb2.ReadReply()
-        header.ParseFromString(reply[3])
-        envelopes = []
-        for body in reply[4:]:
-            envelope = envelope_pb2.Envelope()
-            envelope.ParseFromString(body)
-            envelopes.append(envelope)
-        return envelopes, header.scanned_to, header.head
+        body = request.SerializeToString()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            request_id = os.urandom(8)
+            self.reader.send_multipart([VERSION, b"read", request_id, body])
+            answer = self._answer(self.reader, request_id, b"events", self.READ_TIMEOUT)
+            if answer is None:
+                continue
+            header = bus_pb2.ReadReply()
+            header.ParseFromString(answer[0])
+            envelopes = []
+            for frame in answer[1:]:
+                envelope = envelope_pb2.Envelope()
+                envelope.ParseFromString(frame)
+                envelopes.append(envelope)
+            return envelopes, header.scanned_to, header.head
+        raise TimeoutError(f"no answer to a read from {self.endpoints['read']} within {timeout} s")
+
+    @staticmethod
+    def _matches(type_name, prefixes):
+        return not prefixes or any(type_name.startswith(p) for p in prefixes)
 
     def events(self, after=0, prefixes=()):
         """Every matching event after `after`, gap-free: catch-up from the log, then live.
 
-        Follows the global chain (README, "No silent loss"): a publication whose previous
-        position is past the cursor means one was lost, so the log is read again.
+        README's algorithm, on the global chain (every type is subscribed to and filtered here,
+        and each publication's predecessor is position - 1):
+          1. read the log after the cursor until scanned_to reaches head;
+          2. follow live: a duplicate (position <= cursor) is dropped; a publication whose
+             predecessor is past the cursor means one was lost (go back to 1); so does a
+             notice (an empty envelope frame: the event is too large for the live stream) of
+             a matching event; otherwise deliver it if it matches, and the cursor is its position;
+          3. on a heartbeat: head past the cursor means the last publications were lost (go
+             back to 1); otherwise cursor = max(cursor, head).
         """
         sub = self.context.socket(zmq.SUB)
         sub.setsockopt(zmq.LINGER, 0)
@@ -131,7 +174,7 @@ class Bus:
         cursor = after
         try:
             while True:
-                # Catch up from the log.
+                # 1. Catch up from the log.
                 while True:
                     envelopes, scanned_to, head = self.read(cursor, prefixes)
                     for envelope in envelopes:
@@ -139,9 +182,9 @@ class Bus:
                             cursor = envelope.position
                             yield envelope
                     cursor = max(cursor, scanned_to)
-                    if scanned_to >= head:
+                    if cursor >= head:
                         break
-                # Live, until a gap.
+                # 2 and 3. Live, until something was lost.
                 while True:
                     frames = sub.recv_multipart()
                     if frames[0] == b"_heartbeat":
@@ -149,16 +192,24 @@ class Bus:
                         heartbeat.ParseFromString(frames[1])
                         if heartbeat.head > cursor:
                             break
+                        cursor = max(cursor, heartbeat.head)
                         continue
-                    position, previous = struct.unpack("<QQ", frames[1])
+                    if len(frames) != 3 or len(frames[1]) != 16:
+                        continue
+                    position, _ = struct.unpack("<QQ", frames[1])
                     if position <= cursor:
                         continue
-                    if previous > cursor and position - 1 > cursor:
+                    if position - 1 > cursor:
+                        break
+                    type_name = frames[0].decode("utf-8", "replace")
+                    if not self._matches(type_name, prefixes):
+                        cursor = position
+                        continue
+                    if not frames[2]:
                         break
                     cursor = position
                     envelope = envelope_pb2.Envelope()
                     envelope.ParseFromString(frames[2])
-                    if not prefixes or any(envelope.type.startswith(p) for p in prefixes):
-                        yield envelope
+                    yield envelope
         finally:
             sub.close(linger=0)

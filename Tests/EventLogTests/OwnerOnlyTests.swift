@@ -1,5 +1,5 @@
+import EventLog
 import Foundation
-import Guards
 import Testing
 
 /// Modes are set after creation, so a permissive earlier mode (or umask) does not survive.

@@ -6,19 +6,21 @@
 /// the umask (the mode is set after creation, not left to `open`'s and `mkdir`'s mode argument,
 /// which the umask narrows or a later `chmod` of the creator widens).
 ///
-/// For what the tool writes outside the log: the supervisor's process logs, the front-end's
-/// log, the control socket, secret keys.
+/// The one place these modes are made: for the log, its metadata and snapshots (through a
+/// ``FileSystem``, so that tests can make the calls fail), and for what the tool writes beside
+/// them: the supervisor's process logs, the front-end's log, the control socket, secret keys.
 public enum OwnerOnly {
     /// A system call that failed, on which path, and why.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         public let operation: String
         public let path: String
-        public let reason: String
+        public let code: Int32
+        public var reason: String { String(cString: strerror(code)) }
 
         init(_ operation: String, _ path: String, errno code: Int32) {
             self.operation = operation
             self.path = path
-            reason = String(cString: strerror(code))
+            self.code = code
         }
 
         public var description: String { "cannot \(operation) \(path): \(reason)" }
@@ -31,17 +33,29 @@ public enum OwnerOnly {
 
     /// Creates `path` and any missing parents; each directory created, and `path` itself, is
     /// left 0700. Existing parents keep their mode.
-    public static func makeDirectory(_ path: String) throws(Problem) {
+    public static func makeDirectory(_ path: String, fileSystem: any FileSystem = PosixFileSystem()) throws(Problem) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
-            if mkdir(current, directoryMode) == 0 {
-                guard chmod(current, directoryMode) == 0 else { throw Problem("chmod", current, errno: errno) }
-            } else if errno != EEXIST {
-                throw Problem("create the directory", current, errno: errno)
+            if fileSystem.exists(current) { continue }
+            do {
+                try fileSystem.makeDirectory(current, mode: directoryMode)
+            } catch  where error.code == EEXIST {
+                continue
+            } catch {
+                throw Problem("create the directory", current, errno: error.code)
+            }
+            do {
+                try fileSystem.setMode(path: current, directoryMode)
+            } catch {
+                throw Problem("chmod", current, errno: error.code)
             }
         }
-        guard chmod(path, directoryMode) == 0 else { throw Problem("chmod", path, errno: errno) }
+        do {
+            try fileSystem.setMode(path: path, directoryMode)
+        } catch {
+            throw Problem("chmod", path, errno: error.code)
+        }
     }
 
     /// Opens `path` for writing (created if missing, appended to unless `truncate`), mode 0600

@@ -1,0 +1,111 @@
+import Bus
+import EventLog
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real full disk: a 2 MiB tmpfs, `bureau bus --segment-mib 1`, a filler file, then batches
+/// of 50 events of 200 bytes until the disk is full at a segment roll (the case that lied
+/// before). Needs root to mount the tmpfs; without it the test says so and is skipped.
+@Suite(.timeLimit(.minutes(3)), .enabled(if: Tmpfs.canMount, "needs root (or CAP_SYS_ADMIN) to mount a tmpfs"))
+struct DiskFullTests {
+    @Test func aFullDiskAtASegmentRollRefusesPublishesKeepsTheLogTrueAndResumesOnceThereIsSpace() async throws {
+        let directory = try TemporaryDirectory("full")
+        let mount = try Tmpfs(directory.file("disk"), megabytes: 2)
+        defer { mount.unmount() }
+        let bus = BusProcess(directory: directory.path, data: mount.path + "/data")
+        try await bus.start(["--segment-mib", "1"])
+        // Leave about 1.3 MiB: the first segment fills, and the disk fills after the roll.
+        let filler = mount.path + "/filler"
+        try Files.write(filler, String(repeating: "x", count: Int(mount.free) - 1_350_000))
+
+        var options = BusClient.Options(process: "full")
+        options.publishTimeout = .seconds(30)
+        let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("full"))
+        let workload = FaultWorkload.make(count: 400, size: 50, bytes: 200, seed: 3)
+        var answers: [EventID: [FaultRun.Answer]] = [:]
+        var envelopes: [EventID: Data] = [:]
+        var failures: [String] = []
+        var refusals = 0
+        var next = 0
+        // Until the disk has refused several batches in a row.
+        while next < workload.batches.count, refusals < 5 {
+            let batch = workload.batches[next]
+            for event in batch { envelopes[event.id] = event.envelope }
+            if try await workload.send(batch, number: next, with: client, answers: &answers, failures: &failures) {
+                refusals += 1
+            }
+            next += 1
+        }
+        #expect(refusals == 5, "the disk never filled")
+        #expect(Files.list(bus.location.logDirectory).filter { $0.hasSuffix(".seg") }.count >= 2, "a segment rolled")
+        var summary = FaultRun.Summary()
+        failures += try await LogPromises.check(
+            location: bus.location, answers: answers, envelopes: envelopes, client: client, summary: &summary
+        ).map { "with the disk full: \($0)" }
+
+        // Space again: accepting resumes, without a restart.
+        unlink(filler)
+        for number in next..<(next + 5) {
+            let batch = workload.batches[number]
+            for event in batch { envelopes[event.id] = event.envelope }
+            if try await workload.send(batch, number: number, with: client, answers: &answers, failures: &failures) {
+                failures.append("batch \(number) was refused after the space was freed")
+            }
+        }
+        failures += try await LogPromises.check(
+            location: bus.location, answers: answers, envelopes: envelopes, client: client, summary: &summary
+        ).map { "once there was space: \($0)" }
+
+        // And after a crash, nothing refused comes back.
+        await bus.stop(SIGKILL)
+        try await bus.start(["--segment-mib", "1"])
+        summary = FaultRun.Summary()
+        failures += try await LogPromises.check(
+            location: bus.location, answers: answers, envelopes: envelopes, client: client, summary: &summary
+        ).map { "after kill -9 and a restart: \($0)" }
+        client.close()
+        await bus.stop()
+        for failure in failures { Issue.record("\(failure)") }
+        print(
+            "disk full: \(refusals) batches refused on a full 2 MiB tmpfs across a segment roll; "
+                + "\(summary.acknowledged) acknowledged and \(summary.rejected) rejected events checked, with the disk "
+                + "full, once there was space, and after kill -9 and a restart")
+    }
+}
+
+/// A tmpfs of a given size, mounted for a test and unmounted after.
+struct Tmpfs {
+    let path: String
+
+    /// Whether this process may mount one (root, in CI): tried once.
+    static let canMount: Bool = {
+        guard geteuid() == 0 else { return false }
+        guard let probe = try? TemporaryDirectory("tmpfs-probe") else { return false }
+        guard let mount = try? Tmpfs(probe.file("m"), megabytes: 1) else { return false }
+        mount.unmount()
+        return true
+    }()
+
+    init(_ path: String, megabytes: Int) throws {
+        self.path = path
+        mkdir(path, 0o700)
+        let result = Glibc.mount("tmpfs", path, "tmpfs", 0, "size=\(megabytes)m,mode=0700")
+        guard result == 0 else { throw TestSupportError("mount tmpfs on \(path): errno \(errno)") }
+    }
+
+    /// Bytes free.
+    var free: Int64 {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return 0 }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    func unmount() {
+        umount2(path, Int32(MNT_DETACH))
+    }
+}

@@ -1,0 +1,111 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+import ZeroMQ
+
+/// The daemon's memory stays under the bound README states whatever producers send and
+/// however slowly subscribers read, and falls back when a subscriber that never read leaves.
+@Suite(.timeLimit(.minutes(3)))
+struct MemoryBoundTests {
+    /// README, "Limits": the daemon's resident memory with the default settings.
+    static let boundMiB = 256
+
+    /// The daemon's resident set, in MiB, from /proc.
+    static func residentMiB(_ pid: pid_t) -> Int? {
+        guard let status = Files.read("/proc/\(pid)/status"),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes / 1024
+    }
+
+    static func envelope(size: Int) -> Data {
+        var envelope = Bureau_Envelope()
+        envelope.id = Data(EventID.random().bytes)
+        envelope.type = "bureau.test.Large"
+        envelope.payload = Data(repeating: 0x5A, count: size)
+        return (try? envelope.serializedData()) ?? Data()
+    }
+
+    @Test func manyLargeFramesAndASubscriberThatNeverReadsStayUnderTheBound() async throws {
+        let directory = try TemporaryDirectory("memory")
+        let bus = BusProcess(directory: directory.path)
+        let daemon = try await bus.start()
+        let baseline = try #require(Self.residentMiB(daemon.pid))
+
+        // A subscriber that never reads: its queue in the daemon fills to the high-water mark.
+        let context = try ZMQContext()
+        let idle = try context.socket(.sub)
+        try idle.setReceiveHighWaterMark(1)
+        try idle.subscribe("")
+        try idle.connect(bus.location.ipcEndpoints.events)
+
+        // Sample the daemon's memory while the load runs.
+        let gauge = Gauge(baseline)
+        let pid = daemon.pid
+        let sampler = Task.detached {
+            for _ in 0..<6000 where gauge.sampling.load(ordering: .relaxed) {
+                if let now = Self.residentMiB(pid) { gauge.peak.max(now, ordering: .relaxed) }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+
+        var options = BusClient.Options(process: "memory")
+        options.publishTimeout = .seconds(60)
+        let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("memory"))
+        let megabyte = Self.envelope(size: (1 << 20) - 200)
+        var refused = 0
+        var committed = 0
+        for round in 0..<20 {
+            if round % 2 == 0 {
+                // 32 frames of a megabyte: four times what a request may carry.
+                do {
+                    _ = try await client.publish(envelopes: Array(repeating: megabyte, count: 32))
+                } catch BusError.refused(let code, _) where code == "too-large" {
+                    refused += 1
+                }
+            } else {
+                // Seven megabyte events, committed, and 2,000 events of 3 KiB for the idle queue.
+                let ack = try await client.publish(envelopes: (0..<7).map { _ in Self.envelope(size: (1 << 20) - 200) })
+                committed += ack.results.filter { $0.status == .committed }.count
+                for _ in 0..<4 {
+                    let small = try await client.publish(envelopes: (0..<500).map { _ in Self.envelope(size: 3000) })
+                    committed += small.results.filter { $0.status == .committed }.count
+                }
+            }
+        }
+        let loaded = try #require(Self.residentMiB(daemon.pid))
+        #expect(refused == 10)
+        #expect(committed == 10 * 2007)
+
+        // The subscriber leaves; its queue is freed and handed back within a few trims.
+        idle.close()
+        var after = loaded
+        for _ in 0..<150 {
+            try await Task.sleep(for: .milliseconds(100))
+            after = Self.residentMiB(daemon.pid) ?? after
+            if after <= baseline + 32 { break }
+        }
+        gauge.sampling.store(false, ordering: .relaxed)
+        _ = await sampler.value
+        client.close()
+        #expect(await bus.stop() == 0)
+        print(
+            "memory: the daemon's RSS was \(baseline) MiB at start, peaked at \(gauge.peak.load(ordering: .relaxed)) MiB "
+                + "(bound \(Self.boundMiB) MiB), \(loaded) MiB with the idle subscriber, \(after) MiB after it left")
+        #expect(gauge.peak.load(ordering: .relaxed) < Self.boundMiB)
+        #expect(after <= baseline + 32, "the idle subscriber's queue is handed back when it leaves")
+        #expect(after < loaded || loaded <= baseline + 32)
+    }
+}
+
+/// The highest memory seen, and whether to go on sampling, shared with the sampling task.
+final class Gauge: Sendable {
+    let peak: Atomic<Int>
+    let sampling = Atomic<Bool>(true)
+    init(_ start: Int) { peak = Atomic(start) }
+}
