@@ -12,7 +12,9 @@ struct RequestAnswerCacheTests {
         let fingerprint = RequestAnswerCache.fingerprint(of: Self.envelopes)
         #expect(cache.answer(to: Self.id, fingerprint: fingerprint) == nil)
         cache.remember(Data("ack".utf8), to: Self.id, fingerprint: fingerprint)
-        #expect(cache.answer(to: Self.id, fingerprint: RequestAnswerCache.fingerprint(of: Self.envelopes)) == Data("ack".utf8))
+        #expect(
+            cache.answer(to: Self.id, fingerprint: RequestAnswerCache.fingerprint(of: Self.envelopes))
+                == Data("ack".utf8))
     }
 
     @Test func aRequestIDReusedForOtherEnvelopesIsDecidedAfresh() {
@@ -28,7 +30,8 @@ struct RequestAnswerCacheTests {
         var cache = RequestAnswerCache(maxEntries: 100, maxBytes: 1000)
         let fingerprint = RequestAnswerCache.fingerprint(of: Self.envelopes)
         for index in 0..<10_000 {
-            cache.remember(Data(count: 5), to: withUnsafeBytes(of: UInt64(index)) { Data($0) }, fingerprint: fingerprint)
+            cache.remember(
+                Data(count: 5), to: withUnsafeBytes(of: UInt64(index)) { Data($0) }, fingerprint: fingerprint)
             #expect(cache.count <= 100 && cache.bytes <= 1000)
         }
         #expect(cache.answer(to: withUnsafeBytes(of: UInt64(9_999)) { Data($0) }, fingerprint: fingerprint) != nil)

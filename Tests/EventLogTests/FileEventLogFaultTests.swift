@@ -44,17 +44,23 @@ struct FileEventLogFaultTests {
         return (committed, nil)
     }
 
+    /// How many calls count towards `fault` when `records` are appended in batches of `batch`
+    /// to a log in `directory` that nothing fails.
+    static func calls(
+        _ fault: FaultInjectingFileSystem.Fault, appending records: [LogRecord], batch: Int, in directory: String
+    ) throws -> Int {
+        let counter = FaultInjectingFileSystem(plan: nil)
+        let log = try FileEventLog(directory: directory, options: Self.options(counter))
+        _ = Self.appendUntilFailure(log, records, batch: batch)
+        try log.close()
+        return counter.count(of: fault)
+    }
+
     @Test func aFullDiskRefusesTheBatchLeavesTheLogAsItWasAndAcceptingResumesOnceSpaceIsFree() throws {
         let directory = try TemporaryDirectory("log")
         let records = FileEventLogTests.records(1...60, size: 90)
         // Count the writes of a clean run first, then fill the disk in the middle of it.
-        let counter = FaultInjectingFileSystem(plan: nil)
-        do {
-            let log = try FileEventLog(directory: directory.file("count"), options: Self.options(counter))
-            _ = Self.appendUntilFailure(log, records, batch: 6)
-            try log.close()
-        }
-        let writes = counter.count(of: .shortWrite)
+        let writes = try Self.calls(.shortWrite, appending: records, batch: 6, in: directory.file("count"))
         for call in stride(from: 1, through: writes, by: 3) {
             let path = directory.file("full-\(call)")
             let fileSystem = FaultInjectingFileSystem(plan: .init(.shortWrite, at: call))
@@ -115,13 +121,8 @@ struct FileEventLogFaultTests {
     func aFaultAtAnyCallOfASegmentRollLeavesALogThatReopensWhole(fault: FaultInjectingFileSystem.Fault) throws {
         let directory = try TemporaryDirectory("log")
         let records = FileEventLogTests.records(1...80, size: 90)
-        let counter = FaultInjectingFileSystem(plan: nil)
-        do {
-            let log = try FileEventLog(directory: directory.file("count"), options: Self.options(counter))
-            _ = Self.appendUntilFailure(log, records, batch: 5)
-            try log.close()
-        }
-        for call in 1...counter.count(of: fault) {
+        let total = try Self.calls(fault, appending: records, batch: 5, in: directory.file("count"))
+        for call in 1...total {
             let path = directory.file("\(fault)-\(call)")
             let fileSystem = FaultInjectingFileSystem(plan: .init(fault, at: call))
             var committed: [LogRecord] = []
