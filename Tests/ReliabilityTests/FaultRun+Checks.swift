@@ -19,7 +19,7 @@ extension FaultRun {
         do {
             try await run(workload, client: client, failures: &failures, summary: &summary)
         } catch {
-            failures.append("the workload stopped: \(error)")
+            failures.append("the workload stopped: \(error) (\(status))")
             failures += startFailures.map { "a daemon on a sound disk did not start: \($0)" }
             summary.injected = injected
             return (failures, summary)

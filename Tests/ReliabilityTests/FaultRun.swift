@@ -131,6 +131,14 @@ final class FaultRun: @unchecked Sendable {
     }
 
     var injected: String? { state.withLock { $0.fileSystems.first?.injected } }
+
+    /// What the run's daemons are doing, for a failure's message.
+    var status: String {
+        state.withLock { state in
+            let daemon = state.daemon.map { "a daemon is running, head \($0.head)" } ?? "no daemon is running"
+            return "\(daemon); \(state.fileSystems.count) started, \(state.restarts) restarted after stopping"
+        }
+    }
     /// How many calls the first daemon's file system counted towards `fault`.
     func count(of fault: FaultInjectingFileSystem.Fault) -> Int {
         state.withLock { $0.fileSystems.first?.count(of: fault) ?? 0 }
