@@ -8,7 +8,7 @@ struct LogOpenBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log-open",
         abstract: "Time to open (and recover) a log with few segments and with many.",
-        discussion: "Start-up checks only the newest segment's tail, so the time should not grow with the log."
+        discussion: "Start-up checks the newest segment whole and no other, so the time should not grow with the log."
     )
 
     @Option(help: "(default: 1000)", transform: BoundedNumber.integers(in: 1...1_000_000)) var recordsPerSegment = 1000
@@ -50,7 +50,7 @@ struct LogOpenBenchmark: AsyncParsableCommand {
             }
             rows.append(result)
         }
-        print("| segments | open time (best of 5) | tail bytes checked |")
+        print("| segments | open time (best of 5) | newest segment bytes checked |")
         print("|---|---|---|")
         for (segments, time, scanned) in rows {
             print("| \(segments) | \(String(format: "%.2f ms", time * 1000)) | \(scanned) |")

@@ -40,7 +40,7 @@ final class IngressLoop {
     private let maxMessagesPerDrain = 4096
     /// Whether the last batch found the disk full, so that it is said once, and its end too.
     private var diskFull = false
-    /// Recent answers, so that a retry of an answered request gets the same answer.
+    /// Recent refusals for a full disk, so that a retry of a refused request gets the same answer.
     private var answers = RequestAnswerCache()
     /// When memory freed since was last handed back to the system.
     private var lastTrim = ContinuousClock.now
@@ -66,7 +66,6 @@ final class IngressLoop {
         let identity: Data
         let requestID: Data
         let envelopes: [Data]
-        let fingerprint: RequestAnswerCache.Fingerprint
     }
 
     /// Runs until the stop signal rings or the log fails; closes its sockets either way.
@@ -141,9 +140,12 @@ final class IngressLoop {
                         }
                         continue
                     }
-                    let fingerprint = RequestAnswerCache.fingerprint(of: request.arguments)
-                    if let answer = answers.answer(to: request.requestID, fingerprint: fingerprint) {
-                        // A retry of a request already answered: the same answer, not a new decision.
+                    if !answers.isEmpty,
+                        let answer = answers.answer(
+                            to: request.requestID, fingerprint: RequestAnswerCache.fingerprint(of: request.arguments))
+                    {
+                        // A retry of a request refused for a full disk: the same refusal, so that
+                        // an event answered REJECTED cannot be committed by a retry still in flight.
                         _ = try? socket.send(
                             multipart: [request.identity, version, ackVerb, request.requestID, answer], wait: false)
                         continue
@@ -151,7 +153,7 @@ final class IngressLoop {
                     pending.append(
                         Request(
                             socket: index, identity: request.identity, requestID: request.requestID,
-                            envelopes: request.arguments, fingerprint: fingerprint))
+                            envelopes: request.arguments))
                     budget.events -= request.arguments.count
                     budget.bytes -= request.argumentBytes
                 case WireProtocol.ping:
@@ -234,7 +236,7 @@ final class IngressLoop {
                 }
                 let reason = "not stored: \(error)"
                 results = results.map { list in list.map { $0.status == .committed ? .rejected(reason) : $0 } }
-                acknowledge(requests, results)
+                acknowledge(requests, results, remembering: true)
                 return
             }
             // Any other failure leaves the log refusing everything: the loop stops, without
@@ -245,16 +247,18 @@ final class IngressLoop {
                 logger.notice("the log stores publishes again")
             }
             var meta: (UInt64, UInt64) = (0, 0)
+            let events = self.events
+            let notice = Data()
             for publication in batch.publications {
                 meta = (publication.position.littleEndian, publication.previousInPackage.littleEndian)
                 // A large event goes out as a notice: subscribers read it from the log, so that
                 // what waits in each subscriber's queue stays small.
-                let body = publication.body.count <= WireProtocol.maxLiveEnvelopeBytes ? publication.body : Data()
+                let live = publication.body.count <= WireProtocol.maxLiveEnvelopeBytes
                 withUnsafeBytes(of: &meta) { meta in
                     for socket in events {
                         _ = try? socket.send(publication.type, more: true, wait: false)
                         _ = try? socket.send(meta, more: true, wait: false)
-                        _ = try? socket.send(body, wait: false)
+                        _ = try? socket.send(live ? publication.body : notice, wait: false)
                     }
                 }
             }
@@ -278,11 +282,18 @@ final class IngressLoop {
         _ = releaseFreedHeapMemory(0)
     }
 
-    private func acknowledge(_ requests: [Request], _ results: [[Bureau_Bus_PublishResult]]) {
+    /// Answers each request; `remembering` answers that a retry must get again (a refusal
+    /// that may not hold later).
+    private func acknowledge(
+        _ requests: [Request], _ results: [[Bureau_Bus_PublishResult]], remembering: Bool = false
+    ) {
         let head = log.head
         for (request, list) in zip(requests, results) {
             let body = PublishAckEncoding.encode(list, head: head)
-            answers.remember(body, to: request.requestID, fingerprint: request.fingerprint)
+            if remembering {
+                answers.remember(
+                    body, to: request.requestID, fingerprint: RequestAnswerCache.fingerprint(of: request.envelopes))
+            }
             _ = try? ingress[request.socket].send(
                 multipart: [request.identity, version, ackVerb, request.requestID, body], wait: false)
         }

@@ -6,11 +6,13 @@ import EventLog
     import Foundation
 #endif
 
-/// The answers the daemon gave to recent publish requests, so that a retry of a request that
-/// was already answered gets the same answer instead of being decided again.
+/// The answers the daemon gave to recent publish requests it refused for a full disk, so that
+/// a retry of such a request gets the same answer instead of being decided again.
 ///
-/// Without it, a producer's retry still in flight when its request was refused (a full disk)
-/// could be committed once space is free, and an event answered REJECTED would be in the log.
+/// Without it, a producer's retry still in flight when its request was refused could be
+/// committed once space is free, and an event answered REJECTED would be in the log. Other
+/// answers need no remembering: deciding a retry again gives the same positions (as
+/// `DUPLICATE`) or the same rejection.
 /// Keyed by request id, and checked against a fingerprint of the request's envelopes, so that a
 /// client that reuses a request id for other events is not given an old answer. Bounded in
 /// entries and bytes; the oldest are forgotten first (a retry after that is decided again,
@@ -76,4 +78,5 @@ struct RequestAnswerCache {
     }
 
     var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
 }

@@ -63,6 +63,7 @@ public final class FileEventLog: EventLog {
     private var lastSync = ContinuousClock.now
     private var writeBuffer: [UInt8] = []
     private var indexBuffer: [UInt8] = []
+    private var recordSizes: [Int] = []
     /// Set when the state on disk is unknown: everything is refused with it.
     private var failure: EventLogError?
     private let logger: Logger
@@ -121,39 +122,59 @@ public final class FileEventLog: EventLog {
     public func append(_ records: [LogRecord]) throws {
         if let failure { throw failure }
         guard let first = records.first else { return }
+        // The buffers are taken out of the object for the loops, so that each record costs no
+        // exclusivity check on a property, and put back (with their capacity) at the end.
+        var buffer: [UInt8] = []
+        var sizes: [Int] = []
+        var entries: [UInt8] = []
+        swap(&buffer, &writeBuffer)
+        swap(&sizes, &recordSizes)
+        swap(&entries, &indexBuffer)
+        defer {
+            swap(&buffer, &writeBuffer)
+            swap(&sizes, &recordSizes)
+            swap(&entries, &indexBuffer)
+        }
+        buffer.removeAll(keepingCapacity: true)
+        sizes.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+        // Checked and framed first: the bytes do not depend on where they go.
         var expected = head + 1
-        var bytes: Int64 = 0
         for record in records {
             guard record.position == expected else {
                 throw EventLogError.positionOutOfOrder(expected: expected, got: record.position)
             }
-            guard record.body.count <= RecordFormat.maxBodySize else {
-                throw EventLogError.recordTooLarge(bytes: record.body.count, limit: RecordFormat.maxBodySize)
+            let count = record.body.count
+            guard count <= RecordFormat.maxBodySize else {
+                throw EventLogError.recordTooLarge(bytes: count, limit: RecordFormat.maxBodySize)
             }
-            bytes += Int64(RecordFormat.size(ofBody: record.body.count))
+            RecordFormat.append(position: record.position, id: record.id, body: record.body, to: &buffer)
+            sizes.append(RecordFormat.size(ofBody: count))
             expected += 1
         }
-        if size > Int64(SegmentFile.headerSize) && size + bytes > options.segmentSize {
+        if size > Int64(SegmentFile.headerSize) && size + Int64(buffer.count) > options.segmentSize {
             try roll(startingAt: first.position)
         }
-        writeBuffer.removeAll(keepingCapacity: true)
-        indexBuffer.removeAll(keepingCapacity: true)
         var offset = size
         var lastIndexed = lastIndexedOffset
-        for record in records {
-            if index != nil, offset - lastIndexed >= options.indexInterval {
-                SparseIndex.encode(.init(position: record.position, offset: offset), into: &indexBuffer)
-                lastIndexed = offset
+        if index != nil {
+            let interval = options.indexInterval
+            for (number, recordSize) in sizes.enumerated() {
+                if offset - lastIndexed >= interval {
+                    SparseIndex.encode(.init(position: first.position + UInt64(number), offset: offset), into: &entries)
+                    lastIndexed = offset
+                }
+                offset += Int64(recordSize)
             }
-            RecordFormat.append(position: record.position, id: record.id, body: record.body, to: &writeBuffer)
-            offset += Int64(RecordFormat.size(ofBody: record.body.count))
+        } else {
+            offset += Int64(buffer.count)
         }
         do {
-            try writeBuffer.withUnsafeBytes { try file.write($0, at: size) }
+            try buffer.withUnsafeBytes { try file.write($0, at: size) }
         } catch {
             try undoWrite(after: error)
         }
-        writeIndex(lastIndexed: lastIndexed)
+        writeIndex(entries, lastIndexed: lastIndexed)
         size = offset
         window.insert(records)
         head = expected - 1
@@ -247,11 +268,11 @@ public final class FileEventLog: EventLog {
 
     /// Writes the batch's index entries; the index is a hint, so a failure only stops indexing
     /// this segment (after cutting the index back to its entries, if it can).
-    private func writeIndex(lastIndexed: Int64) {
-        guard !indexBuffer.isEmpty, let index else { return }
+    private func writeIndex(_ entries: [UInt8], lastIndexed: Int64) {
+        guard !entries.isEmpty, let index else { return }
         do {
-            try indexBuffer.withUnsafeBytes { try index.write($0, at: indexSize) }
-            indexSize += Int64(indexBuffer.count)
+            try entries.withUnsafeBytes { try index.write($0, at: indexSize) }
+            indexSize += Int64(entries.count)
             lastIndexedOffset = lastIndexed
         } catch {
             if (try? index.truncate(to: indexSize)) == nil {
