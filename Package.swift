@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .executable(name: "bureau", targets: ["bureau"]),
         .library(name: "Bus", targets: ["Bus"]),
+        .library(name: "ZeroMQBus", targets: ["ZeroMQBus"]),
+        .library(name: "InMemoryBus", targets: ["InMemoryBus"]),
         .library(name: "BusTesting", targets: ["BusTesting"]),
     ],
     dependencies: [
@@ -65,11 +67,26 @@ let package = Package(
         .target(
             name: "Bus",
             dependencies: [
-                "ZeroMQ", "EventLog", "BureauSchemas",
+                "EventLog", "BureauSchemas", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
+        // The bus over ZeroMQ: the daemon (`bureau bus`) and the client every process uses.
+        .target(
+            name: "ZeroMQBus",
+            dependencies: [
+                "Bus", "ZeroMQ", "EventLog", "BureauSchemas",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        // The bus inside one process: the twin of ZeroMQBus for tests that need no daemon.
+        .target(
+            name: "InMemoryBus",
+            dependencies: ["Bus", "EventLog", "BureauSchemas"],
             swiftSettings: strict
         ),
         .target(
@@ -185,6 +202,7 @@ let package = Package(
         .target(
             name: "Supervisor",
             dependencies: [
+                "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "YAMLFile", "Guards",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -197,6 +215,7 @@ let package = Package(
         .target(
             name: "BusTesting",
             dependencies: [
+                "InMemoryBus", "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Supervisor", "YAMLFile", "Guards",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -223,6 +242,7 @@ let package = Package(
         .target(
             name: "BureauCLI",
             dependencies: [
+                "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 "RatesAdapter", "BookingAdapter", "RatesServer", "BookingServer", "FrontEnd", "TerminalUI",
@@ -237,6 +257,7 @@ let package = Package(
         .executableTarget(
             name: "bureau-bench",
             dependencies: [
+                "ZeroMQBus",
                 "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -250,9 +271,21 @@ let package = Package(
             dependencies: ["BureauCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
+        // What tests of features need, and no more: no bus transport, so that a feature's tests
+        // do not link libzmq.
+        .target(
+            name: "FeatureTestSupport",
+            dependencies: [
+                "Bus", "EventLog", "Runtime", "BureauSchemas",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            path: "Tests/FeatureTestSupport",
+            swiftSettings: strict
+        ),
         .target(
             name: "TestSupport",
             dependencies: [
+                "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -263,21 +296,24 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "WatchlistFeatureTests", dependencies: ["WatchlistFeature", "Runtime", "Money", "TestSupport"],
+            name: "WatchlistFeatureTests",
+            dependencies: ["WatchlistFeature", "Runtime", "Money", "FeatureTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "ConverterFeatureTests", dependencies: ["ConverterFeature", "Runtime", "Money", "TestSupport"],
+            name: "ConverterFeatureTests",
+            dependencies: ["ConverterFeature", "Runtime", "Money", "FeatureTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "ReservationsFeatureTests", dependencies: ["ReservationsFeature", "Runtime", "Money", "TestSupport"],
+            name: "ReservationsFeatureTests",
+            dependencies: ["ReservationsFeature", "Runtime", "Money", "FeatureTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "AlertsFeatureTests", dependencies: ["AlertsFeature", "Runtime", "Money", "TestSupport"],
+            name: "AlertsFeatureTests", dependencies: ["AlertsFeature", "Runtime", "Money", "FeatureTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "SystemFeatureTests",
             dependencies: [
-                "SystemFeature", "Runtime", "Money", "TestSupport",
+                "SystemFeature", "Runtime", "Money", "FeatureTestSupport",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
@@ -293,6 +329,8 @@ let package = Package(
         .testTarget(
             name: "RuntimeTests",
             dependencies: [
+                "FeatureTestSupport",
+                "InMemoryBus", "ZeroMQBus",
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -301,6 +339,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
+                "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "BusTesting", "WatchlistFeature",
                 "ConverterFeature",
                 "ReservationsFeature", "AlertsFeature", "SystemFeature",
@@ -309,6 +348,7 @@ let package = Package(
         .testTarget(
             name: "RatesAdapterTests",
             dependencies: [
+                "ZeroMQBus",
                 "RatesAdapter", "RatesServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
                 "ConverterFeature", "Money", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -319,6 +359,7 @@ let package = Package(
         .testTarget(
             name: "BookingAdapterTests",
             dependencies: [
+                "FeatureTestSupport", "ZeroMQBus",
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
                 "BusTesting", "ReservationsFeature",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -329,11 +370,14 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SupervisorTests",
-            dependencies: ["Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport", "YAMLFile", "Guards"],
+            dependencies: [
+                "ZeroMQBus", "Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport", "YAMLFile", "Guards",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "BusTestingTests",
             dependencies: [
+                "FeatureTestSupport",
                 "BusTesting", "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature",
                 "AlertsFeature", "ConverterFeature", "ReservationsFeature",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -352,6 +396,7 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
+                "ZeroMQBus",
                 "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -359,7 +404,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "BusTests", dependencies: ["Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport"],
+            name: "BusTests",
+            dependencies: ["InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport"],
             swiftSettings: strict),
     ]
 )

@@ -6,6 +6,7 @@ import Guards
 import Logging
 import Synchronization
 import ZeroMQ
+import ZeroMQBus
 
 struct BusBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,14 +83,14 @@ struct BusBenchmark: AsyncParsableCommand {
         let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         let daemon = try BusDaemon(configuration: configuration, logger: quiet).start()
         defer { daemon.stop() }
-        var options = BusClient.Options(process: "bench")
+        var options = ZeroMQBusClient.Options(process: "bench")
         options.publishTimeout = .seconds(60)
-        let producer = try BusClient(location: configuration.location, options: options)
-        let consumer = try BusClient(location: configuration.location, options: options)
+        let producer = try ZeroMQBusClient(location: configuration.location, options: options)
+        let consumer = try ZeroMQBusClient(location: configuration.location, options: options)
         let payload = Data(repeating: 0x61, count: payloadBytes)
         let total = events
         let batchSize = batch
-        let subscription = consumer.subscribe(bufferCapacity: 16_384)
+        let subscription = consumer.subscribe(.all, after: 0, bufferCapacity: 16_384)
         let started = ContinuousClock.now
         let receiving = Task {
             var count = 0
@@ -160,8 +161,8 @@ struct BusBenchmark: AsyncParsableCommand {
         let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         let daemon = try BusDaemon(configuration: configuration, logger: quiet).start()
         defer { daemon.stop() }
-        let producer = try BusClient(location: configuration.location, options: .init(process: "bench"))
-        let consumer = try BusClient(location: configuration.location, options: .init(process: "bench"))
+        let producer = try ZeroMQBusClient(location: configuration.location, options: .init(process: "bench"))
+        let consumer = try ZeroMQBusClient(location: configuration.location, options: .init(process: "bench"))
         let clock = ContinuousClock()
         let origin = clock.now
         let total = rate * latencySeconds

@@ -8,6 +8,7 @@ import Logging
 import Runtime
 import ServiceLifecycle
 import WatchlistFeature
+import ZeroMQBus
 
 struct ReducersBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,9 +32,9 @@ struct ReducersBenchmark: AsyncParsableCommand {
             let location = BusLocation(dataDirectory: directory + "/data")
             let daemon = try BusDaemon(configuration: .init(location: location), logger: quiet).start()
             defer { daemon.stop() }
-            var options = BusClient.Options(process: "bench")
+            var options = ZeroMQBusClient.Options(process: "bench")
             options.publishTimeout = .seconds(120)
-            let client = try BusClient(location: location, options: options, logger: quiet)
+            let client = try ZeroMQBusClient(location: location, options: options, logger: quiet)
 
             // The inputs.
             let rates = Bureau_Rates_RatesPublished(asOf: "2026-10-30", rates: ["USD": "1.1172"])
@@ -111,7 +112,7 @@ struct ReducersBenchmark: AsyncParsableCommand {
     }
 
     func startHost(
-        client: BusClient, snapshots: any SnapshotStore, statistics: HostStatistics, logger: Logger
+        client: ZeroMQBusClient, snapshots: any SnapshotStore, statistics: HostStatistics, logger: Logger
     ) throws -> (ServiceGroup, Task<Void, any Error>) {
         var options = ReducerHostOptions()
         options.snapshotEvery = 100_000

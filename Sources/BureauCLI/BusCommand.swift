@@ -6,6 +6,7 @@ import Guards
 import Logging
 import ServiceLifecycle
 import ZeroMQ
+import ZeroMQBus
 
 struct BusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

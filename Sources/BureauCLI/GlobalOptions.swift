@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import ZeroMQBus
 
 /// Options every command that touches a deployment takes.
 struct GlobalOptions: ParsableArguments {
@@ -33,10 +34,10 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// A bus client for a short-lived command.
-    func client(process: String, timeout: Duration = .seconds(10)) throws -> BusClient {
-        var options = BusClient.Options(process: process)
+    func client(process: String, timeout: Duration = .seconds(10)) throws -> ZeroMQBusClient {
+        var options = ZeroMQBusClient.Options(process: process)
         options.publishTimeout = timeout
-        return try BusClient(location: location, options: options, logger: logger("bureau.client"))
+        return try ZeroMQBusClient(location: location, options: options, logger: logger("bureau.client"))
     }
 }
 

@@ -6,6 +6,7 @@ import Guards
 import Logging
 import Runtime
 import ServiceLifecycle
+import ZeroMQBus
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,9 +82,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         defer { locks.forEach { $0.release() } }
 
-        var options = BusClient.Options(process: process ?? modules.joined(separator: "+"))
+        var options = ZeroMQBusClient.Options(process: process ?? modules.joined(separator: "+"))
         options.publishTimeout = .seconds(60)
-        let client = try BusClient(location: location, options: options, logger: global.logger("bureau.client"))
+        let client = try ZeroMQBusClient(location: location, options: options, logger: global.logger("bureau.client"))
         var services: [any Service] = []
         var statistics: [HostStatistics] = []
         for module in modules {

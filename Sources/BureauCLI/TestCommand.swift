@@ -3,6 +3,7 @@ import Bus
 import BusTesting
 import Foundation
 import Guards
+import Logging
 import Runtime
 import Supervisor
 import YAMLFile
@@ -79,6 +80,8 @@ struct TestCommand: AsyncParsableCommand {
             throw usageError(error.description)
         }
         let deployment = try loadDeployment()
+        // The deployment's own messages would mix with the report: they are not printed.
+        let logger = Logger(label: "bureau.test", factory: { _ in SwiftLogNoOpLogHandler() })
         var options = BusFixture.Options()
         options.timeout = BoundedNumber.duration(seconds: timeout)
         var results: [ScenarioResult] = []
@@ -86,10 +89,11 @@ struct TestCommand: AsyncParsableCommand {
             let running: TestDeployment
             do {
                 if let data {
-                    running = try TestDeployment.existing(dataDirectory: data)
+                    running = try TestDeployment.existing(dataDirectory: data, logger: logger)
                 } else {
                     FileHandle.standardError.write(Data("starting a deployment for \(suite.file)…\n".utf8))
-                    running = try await TestDeployment.processes(deployment, executable: UpCommand.executablePath())
+                    running = try await TestDeployment.processes(
+                        deployment, executable: UpCommand.executablePath(), logger: logger)
                 }
             } catch {
                 // Every scenario of the file fails with the reason; the other files still run.

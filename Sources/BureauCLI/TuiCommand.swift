@@ -7,6 +7,7 @@ import Guards
 import LogTools
 import Runtime
 import TerminalUI
+import ZeroMQBus
 
 #if canImport(Glibc)
     import Glibc
@@ -47,9 +48,9 @@ struct TuiCommand: AsyncParsableCommand {
         }
         redirectStandardError(to: location.processLogDirectory + "/tui.log")
         global.bootstrapLogging()
-        var options = BusClient.Options(process: "tui")
+        var options = ZeroMQBusClient.Options(process: "tui")
         options.publishTimeout = .seconds(5)
-        let client = try BusClient(location: location, options: options, logger: global.logger("bureau.client"))
+        let client = try ZeroMQBusClient(location: location, options: options, logger: global.logger("bureau.client"))
         defer { client.close() }
         let session = LiveSession(
             client: client, router: Composition.registry().router,

@@ -26,7 +26,7 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
         }
     }
 
-    static func format(_ seconds: Double) -> String {
+    package static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }

@@ -117,4 +117,16 @@ public struct BusInfo: Codable, Sendable, Equatable {
     public var endpoints: BusEndpoints
     /// The TCP endpoints, if the daemon also listens on TCP.
     public var tcpEndpoints: BusEndpoints?
+
+    public init(
+        pid: Int32, epoch: UInt64, startedAt: String, version: String, endpoints: BusEndpoints,
+        tcpEndpoints: BusEndpoints?
+    ) {
+        self.pid = pid
+        self.epoch = epoch
+        self.startedAt = startedAt
+        self.version = version
+        self.endpoints = endpoints
+        self.tcpEndpoints = tcpEndpoints
+    }
 }

@@ -22,6 +22,13 @@ public struct CommitTime: Sendable, Hashable, Comparable, Codable, CustomStringC
 
     public static let zero = CommitTime(seconds: 0, nanos: 0)
 
+    /// The wall clock now, as a bus stamps it (the sequencer keeps commit times from going back).
+    public static var now: CommitTime {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return CommitTime(seconds: Int64(now.tv_sec), nanos: Int32(now.tv_nsec))
+    }
+
     public var date: Date { Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9) }
 
     /// Nanoseconds since 1970.

@@ -25,11 +25,11 @@ public struct EventFilter: Sendable, Equatable, CustomStringConvertible {
     public static func == (lhs: EventFilter, rhs: EventFilter) -> Bool { lhs.prefixes == rhs.prefixes }
 
     /// Whether a type name given as bytes (a topic frame) matches.
-    func matches(bytes type: UnsafeRawBufferPointer) -> Bool {
+    package func matches(bytes type: UnsafeRawBufferPointer) -> Bool {
         prefixBytes.isEmpty || prefixBytes.contains { EventFilter.hasPrefix(type, $0) }
     }
 
-    static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
+    package static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
         guard bytes.count >= prefix.count else { return false }
         return prefix.withUnsafeBytes { prefix in
             guard let left = bytes.baseAddress, let right = prefix.baseAddress else { return prefix.isEmpty }
@@ -66,7 +66,7 @@ public struct EventFilter: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The ZeroMQ subscription prefix that selects what the chain needs.
-    var subscriptionPrefix: String {
+    package var subscriptionPrefix: String {
         switch chain {
         case .global: ""
         case .package(let package): package + "."

@@ -27,7 +27,7 @@ public final class EventSubscription: AsyncSequence, Sendable {
     private let channel: SubscriptionChannel
     private let onCancel: @Sendable () -> Void
 
-    init(channel: SubscriptionChannel, onCancel: @escaping @Sendable () -> Void) {
+    package init(channel: SubscriptionChannel, onCancel: @escaping @Sendable () -> Void) {
         self.channel = channel
         self.onCancel = onCancel
     }

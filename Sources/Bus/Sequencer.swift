@@ -11,25 +11,25 @@ import EventLog
 /// envelope, recognise retries by id, assign positions, stamp the commit time.
 ///
 /// Kept apart from the socket loop so that it can be tested against an in-memory log.
-struct Sequencer {
+package struct Sequencer {
     /// One event committed by a batch, ready to publish.
-    struct Publication {
-        let position: UInt64
-        let type: Data
-        let previousInPackage: UInt64
-        let body: Data
+    package struct Publication {
+        package let position: UInt64
+        package let type: Data
+        package let previousInPackage: UInt64
+        package let body: Data
     }
 
-    struct Batch {
+    package struct Batch {
         /// One result list per request, in request order.
-        var results: [[Bureau_Bus_PublishResult]] = []
-        var records: [LogRecord] = []
-        var publications: [Publication] = []
+        package var results: [[Bureau_Bus_PublishResult]] = []
+        package var records: [LogRecord] = []
+        package var publications: [Publication] = []
     }
 
-    let maxEnvelopeBytes: Int
+    package let maxEnvelopeBytes: Int
     /// The head when the daemon started; chains of packages not seen since begin there.
-    let epochStart: UInt64
+    package let epochStart: UInt64
     private(set) var lastCommitTime: (seconds: Int64, nanos: Int32)
     /// The packages that published since the daemon started, in order of first appearance.
     private var packages: [String] = []
@@ -52,11 +52,11 @@ struct Sequencer {
     }
 
     /// The last position of each package that published since the daemon started.
-    var packageHeads: [String: UInt64] {
+    package var packageHeads: [String: UInt64] {
         Dictionary(uniqueKeysWithValues: zip(packages, lastInPackage))
     }
 
-    init(maxEnvelopeBytes: Int, epochStart: UInt64, lastCommitTime: (seconds: Int64, nanos: Int32)) {
+    package init(maxEnvelopeBytes: Int, epochStart: UInt64, lastCommitTime: (seconds: Int64, nanos: Int32)) {
         self.maxEnvelopeBytes = maxEnvelopeBytes
         self.epochStart = epochStart
         self.lastCommitTime = lastCommitTime
@@ -64,7 +64,9 @@ struct Sequencer {
 
     /// Decides every envelope of `requests` against `log` and returns the records to append.
     /// The caller appends them, makes them durable, then publishes and acknowledges.
-    mutating func sequence(_ requests: [[Data]], log: any EventLog, now: (seconds: Int64, nanos: Int32)) -> Batch {
+    package mutating func sequence(
+        _ requests: [[Data]], log: any EventLog, now: (seconds: Int64, nanos: Int32)
+    ) -> Batch {
         var batch = Batch()
         // Commit times never go backwards, even when the wall clock does.
         let time = now < lastCommitTime ? lastCommitTime : now
@@ -182,21 +184,21 @@ struct Sequencer {
 }
 
 extension Bureau_Bus_PublishResult {
-    static func committed(_ position: UInt64) -> Self {
+    package static func committed(_ position: UInt64) -> Self {
         var result = Self()
         result.status = .committed
         result.position = position
         return result
     }
 
-    static func duplicate(_ position: UInt64) -> Self {
+    package static func duplicate(_ position: UInt64) -> Self {
         var result = Self()
         result.status = .duplicate
         result.position = position
         return result
     }
 
-    static func rejected(_ reason: String) -> Self {
+    package static func rejected(_ reason: String) -> Self {
         var result = Self()
         result.status = .rejected
         result.reason = reason

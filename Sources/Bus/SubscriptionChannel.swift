@@ -11,8 +11,8 @@ import Synchronization
 /// Bounded: when it holds `capacity` items the socket thread stops reading for that
 /// subscription (libzmq then drops publications for it, which the tracker notices and fills
 /// from the log); when the consumer empties it, `onRoom` wakes the socket thread.
-final class SubscriptionChannel: Sendable {
-    enum Item: Sendable {
+package final class SubscriptionChannel: Sendable {
+    package enum Item: Sendable {
         case event(position: UInt64, envelope: Data)
         case caughtUp(head: UInt64)
         case connection(Bool)
@@ -27,20 +27,20 @@ final class SubscriptionChannel: Sendable {
         var paused = false
     }
 
-    let capacity: Int
+    package let capacity: Int
     /// How many times the subscription noticed a gap and read the log to fill it.
-    let gaps = Atomic<Int>(0)
+    package let gaps = Atomic<Int>(0)
     private let state = Mutex(State())
     private let onRoom: @Sendable () -> Void
 
-    init(capacity: Int, onRoom: @escaping @Sendable () -> Void) {
+    package init(capacity: Int, onRoom: @escaping @Sendable () -> Void) {
         self.capacity = capacity
         self.onRoom = onRoom
     }
 
     /// Adds items; returns whether there is room for more. Called by the socket thread.
     @discardableResult
-    func push(_ items: [Item]) -> Bool {
+    package func push(_ items: [Item]) -> Bool {
         guard !items.isEmpty else { return hasRoom }
         let (waiter, handed, room) = state.withLock { state -> (CheckedContinuation<[Item]?, Never>?, [Item], Bool) in
             guard !state.finished else { return (nil, [], false) }
@@ -61,7 +61,7 @@ final class SubscriptionChannel: Sendable {
         return room
     }
 
-    var hasRoom: Bool {
+    package var hasRoom: Bool {
         state.withLock { state in
             let room = state.items.count < capacity
             if !room { state.paused = true }
@@ -70,7 +70,7 @@ final class SubscriptionChannel: Sendable {
     }
 
     /// Ends the channel; the consumer gets what is buffered, then nil.
-    func finish() {
+    package func finish() {
         let waiter = state.withLock { state -> CheckedContinuation<[Item]?, Never>? in
             state.finished = true
             defer { state.waiter = nil }
@@ -80,7 +80,7 @@ final class SubscriptionChannel: Sendable {
     }
 
     /// Everything buffered, waiting if there is nothing; nil once finished and drained or cancelled.
-    func take() async -> [Item]? {
+    package func take() async -> [Item]? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[Item]?, Never>) in
                 let (ready, wake) = state.withLock { state -> ([Item]??, Bool) in

@@ -9,8 +9,8 @@ import BureauSchemas
 /// after the cursor, something was lost and the tracker asks for a read of the log instead.
 /// A heartbeat names the head of every chain, so a lost last message is noticed within one
 /// heartbeat interval.
-struct SubscriptionTracker {
-    enum Action: Equatable {
+package struct SubscriptionTracker {
+    package enum Action: Equatable {
         /// Deliver this event.
         case deliver
         /// Nothing to deliver (a duplicate, an event the filter does not want, a heartbeat).
@@ -19,15 +19,15 @@ struct SubscriptionTracker {
         case fetch
     }
 
-    let filter: EventFilter
-    let chain: EventFilter.Chain
+    package let filter: EventFilter
+    package let chain: EventFilter.Chain
     /// "package." as bytes, for the package chain.
     private let packagePrefix: [UInt8]
-    private(set) var cursor: UInt64
+    package private(set) var cursor: UInt64
     /// Live once a read of the log has reached the head; until then publications are not read.
-    private(set) var isLive = false
+    package private(set) var isLive = false
 
-    init(filter: EventFilter, after position: UInt64) {
+    package init(filter: EventFilter, after position: UInt64) {
         self.filter = filter
         chain = filter.chain
         if case .package(let package) = chain {
@@ -40,7 +40,7 @@ struct SubscriptionTracker {
 
     /// A publication `[type][position, previous in package][envelope]` arrived; `bodyOmitted`
     /// if the envelope frame was empty (an event too large for the live stream: a notice).
-    mutating func publication(
+    package mutating func publication(
         position: UInt64, previousInPackage: UInt64, type: String, bodyOmitted: Bool = false
     )
         -> Action
@@ -54,7 +54,7 @@ struct SubscriptionTracker {
     }
 
     /// A publication arrived, its type name as the topic frame's bytes.
-    mutating func publication(
+    package mutating func publication(
         position: UInt64, previousInPackage: UInt64, type: UnsafeRawBufferPointer, bodyOmitted: Bool = false
     ) -> Action {
         guard isLive, position > cursor else { return .skip }
@@ -87,7 +87,7 @@ struct SubscriptionTracker {
     }
 
     /// A heartbeat arrived.
-    mutating func heartbeat(head: UInt64, epochStart: UInt64, packageHeads: [String: UInt64]) -> Action {
+    package mutating func heartbeat(head: UInt64, epochStart: UInt64, packageHeads: [String: UInt64]) -> Action {
         guard isLive else { return .skip }
         let last: UInt64
         switch chain {
@@ -106,7 +106,9 @@ struct SubscriptionTracker {
     /// A read of the log answered: `positions` are the events it returned (already filtered
     /// by the daemon), every event up to `scannedTo` was considered, and `head` was the head.
     /// Returns which of the events to deliver (by index), and whether the read reached the head.
-    mutating func readReply(positions: [UInt64], scannedTo: UInt64, head: UInt64) -> (deliver: [Int], caughtUp: Bool) {
+    package mutating func readReply(
+        positions: [UInt64], scannedTo: UInt64, head: UInt64
+    ) -> (deliver: [Int], caughtUp: Bool) {
         guard !isLive else { return ([], true) }
         var deliver: [Int] = []
         for (index, position) in positions.enumerated() where position > cursor {

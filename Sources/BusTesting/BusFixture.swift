@@ -39,12 +39,13 @@ public final class BusFixture: Sendable {
         case nonExhaustive
     }
 
-    public let client: BusClient
+    public let client: any EventBus
     public let router: CommandRouter
     public let options: Options
 
     /// - Parameter router: turns command URLs into request events (`ModuleRegistry.router`).
-    public init(client: BusClient, router: CommandRouter = CommandRouter(commands: []), options: Options = Options()) {
+    public init(client: any EventBus, router: CommandRouter = CommandRouter(commands: []), options: Options = Options())
+    {
         self.client = client
         self.router = router
         self.options = options

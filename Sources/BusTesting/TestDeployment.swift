@@ -2,21 +2,27 @@ import Bus
 import EventLog
 import Foundation
 import Guards
+import InMemoryBus
 import Logging
 import Runtime
 import ServiceLifecycle
 import Supervisor
 import Synchronization
+import ZeroMQBus
 
-/// What a bus-level test runs against: a real bus daemon on a temporary directory with modules,
-/// adapters and servers beside it, or a real multi-process deployment, or one already running.
+/// What a bus-level test runs against, in tiers: a bus inside the test process with no daemon
+/// (``inMemory(modules:settings:services:logger:)``), a real bus daemon on a temporary directory
+/// with modules, adapters and servers beside it (``inProcess(modules:settings:services:logger:)``),
+/// a real multi-process deployment (``processes(_:executable:timeout:logger:)``), or one already
+/// running (``existing(dataDirectory:logger:)``). The same fixtures run on every tier.
 ///
 /// Call ``stop()`` at the end: it shuts down what the deployment started (in reverse order,
 /// gracefully) and removes its directory.
 public final class TestDeployment: Sendable {
-    public let location: BusLocation
-    /// A client on the deployment's bus, for the test's own publishing and subscribing.
-    public let client: BusClient
+    /// The deployment's data directory; nil for a bus in memory.
+    public let location: BusLocation?
+    /// A connection to the deployment's bus, for the test's own publishing and subscribing.
+    public let client: any EventBus
     private let directory: TemporaryDirectory?
     private let daemon: RunningBusDaemon?
     private let group: ServiceGroup?
@@ -24,7 +30,7 @@ public final class TestDeployment: Sendable {
     private let stopped = Mutex(false)
 
     private init(
-        location: BusLocation, client: BusClient, directory: TemporaryDirectory?, daemon: RunningBusDaemon?,
+        location: BusLocation?, client: any EventBus, directory: TemporaryDirectory?, daemon: RunningBusDaemon?,
         group: ServiceGroup?, running: Task<Void, any Error>?
     ) {
         self.location = location
@@ -35,46 +41,71 @@ public final class TestDeployment: Sendable {
         self.running = running
     }
 
+    /// A bus inside this process, with no daemon, no sockets and no files, with `modules`
+    /// hosted beside it and `services` (adapters, servers) built on it: the fastest tier, for
+    /// tests of modules and adapters at the bus.
+    ///
+    /// - Parameter settings: adapter settings by name (`rates-url`, `booking-url`), as `bureau run --set` takes them.
+    public static func inMemory(
+        modules: [FeatureModule] = [], settings: [String: String] = [:],
+        services: [@Sendable (any EventBus) throws -> any Service] = [], logger: Logger
+    ) async throws -> TestDeployment {
+        let bus = InMemoryBus(process: "bus-test")
+        let (group, running) = try host(
+            modules: modules, settings: settings, services: services, on: bus, logger: logger)
+        return TestDeployment(
+            location: nil, client: bus, directory: nil, daemon: nil, group: group, running: running)
+    }
+
     /// A bus daemon in this process on a fresh directory, with `modules` hosted beside it and
     /// `services` (adapters, servers) built on its client.
     ///
     /// - Parameter settings: adapter settings by name (`rates-url`, `booking-url`), as `bureau run --set` takes them.
     public static func inProcess(
         modules: [FeatureModule] = [], settings: [String: String] = [:],
-        services: [@Sendable (BusClient) throws -> any Service] = [],
-        logger: Logger = Logger(label: "bureau.bus-testing", factory: { _ in SwiftLogNoOpLogHandler() })
+        services: [@Sendable (any EventBus) throws -> any Service] = [], logger: Logger
     ) async throws -> TestDeployment {
         let directory = try TemporaryDirectory("bus-test")
         let location = BusLocation(dataDirectory: directory.file("data"))
         var configuration = BusDaemon.Configuration(location: location)
         configuration.heartbeatInterval = .milliseconds(100)
         let daemon = try BusDaemon(configuration: configuration, logger: logger).start()
-        let client: BusClient
+        let client: ZeroMQBusClient
+        let hosted: (ServiceGroup, Task<Void, any Error>)
         do {
             client = try makeClient(location: location, logger: logger)
-        } catch {
-            daemon.stop()
-            throw error
-        }
-        var hosted: [any Service] = []
-        do {
-            for module in modules {
-                let environment = HostEnvironment(
-                    client: client, snapshots: InMemorySnapshotStore(), logger: logger, settings: settings)
-                if let host = try module.makeHost?(environment) { hosted.append(host) }
+            do {
+                hosted = try host(modules: modules, settings: settings, services: services, on: client, logger: logger)
+            } catch {
+                client.close()
+                throw error
             }
-            for make in services { hosted.append(try make(client)) }
         } catch {
-            client.close()
             daemon.stop()
             throw error
         }
+        return TestDeployment(
+            location: location, client: client, directory: directory, daemon: daemon, group: hosted.0,
+            running: hosted.1)
+    }
+
+    /// Builds the hosts of `modules` and the `services` on `bus`, and runs them in a group.
+    private static func host(
+        modules: [FeatureModule], settings: [String: String],
+        services: [@Sendable (any EventBus) throws -> any Service],
+        on bus: any EventBus, logger: Logger
+    ) throws -> (ServiceGroup, Task<Void, any Error>) {
+        var hosted: [any Service] = []
+        for module in modules {
+            let environment = HostEnvironment(
+                client: bus, snapshots: InMemorySnapshotStore(), logger: logger, settings: settings)
+            if let host = try module.makeHost?(environment) { hosted.append(host) }
+        }
+        for make in services { hosted.append(try make(bus)) }
         let group = ServiceGroup(
             configuration: .init(
                 services: hosted.map { .init(service: $0, successTerminationBehavior: .ignore) }, logger: logger))
-        let running = Task { try await group.run() }
-        return TestDeployment(
-            location: location, client: client, directory: directory, daemon: daemon, group: group, running: running)
+        return (group, Task { try await group.run() })
     }
 
     /// A real deployment of `bureau` processes on a fresh directory, supervised as `bureau up`
@@ -84,8 +115,7 @@ public final class TestDeployment: Sendable {
     ///   - executable: the `bureau` binary the processes run.
     ///   - timeout: how long to wait for every process to be ready.
     public static func processes(
-        _ deployment: Deployment, executable: String, timeout: Duration = .seconds(120),
-        logger: Logger = Logger(label: "bureau.bus-testing", factory: { _ in SwiftLogNoOpLogHandler() })
+        _ deployment: Deployment, executable: String, timeout: Duration = .seconds(120), logger: Logger
     ) async throws -> TestDeployment {
         let directory = try TemporaryDirectory("bus-test")
         let location = BusLocation(dataDirectory: directory.file("data"))
@@ -120,7 +150,7 @@ public final class TestDeployment: Sendable {
             // The directory goes with this function: say what the processes said first.
             throw BusTestingError("\(failure)" + outputTails(in: location.processLogDirectory))
         }
-        let client: BusClient
+        let client: ZeroMQBusClient
         do {
             client = try makeClient(location: location, logger: logger)
         } catch {
@@ -133,10 +163,7 @@ public final class TestDeployment: Sendable {
     }
 
     /// A deployment something else runs (`bureau up`), found by its data directory; ``stop()`` leaves it running.
-    public static func existing(
-        dataDirectory: String,
-        logger: Logger = Logger(label: "bureau.bus-testing", factory: { _ in SwiftLogNoOpLogHandler() })
-    ) throws -> TestDeployment {
+    public static func existing(dataDirectory: String, logger: Logger) throws -> TestDeployment {
         let location = BusLocation(dataDirectory: dataDirectory)
         return TestDeployment(
             location: location, client: try makeClient(location: location, logger: logger), directory: nil,
@@ -210,10 +237,10 @@ public final class TestDeployment: Sendable {
         return text
     }
 
-    private static func makeClient(location: BusLocation, logger: Logger) throws -> BusClient {
-        var options = BusClient.Options(process: "bus-test")
+    private static func makeClient(location: BusLocation, logger: Logger) throws -> ZeroMQBusClient {
+        var options = ZeroMQBusClient.Options(process: "bus-test")
         options.publishTimeout = .seconds(20)
-        return try BusClient(location: location, options: options, logger: logger)
+        return try ZeroMQBusClient(location: location, options: options, logger: logger)
     }
 }
 

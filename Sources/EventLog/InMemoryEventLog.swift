@@ -37,7 +37,7 @@ public final class InMemoryEventLog: EventLog, @unchecked Sendable {
     public func syncIfDue() throws {}
     public func close() throws {}
 
-    public func makeReader() throws -> any EventLogReader {
+    public func makeReader() -> any EventLogReader {
         Reader(log: self)
     }
 

@@ -12,12 +12,12 @@ import TerminalUI
 /// and at once after a key. When the bus stops answering, the state is kept and shown as
 /// stale; the subscription resumes from the last position it delivered.
 public struct LiveSession: Sendable {
-    public let client: BusClient
+    public let client: any EventBus
     public let router: CommandRouter
     public let colorMode: ColorMode
     public let logger: Logger
 
-    public init(client: BusClient, router: CommandRouter, colorMode: ColorMode, logger: Logger) {
+    public init(client: any EventBus, router: CommandRouter, colorMode: ColorMode, logger: Logger) {
         self.client = client
         self.router = router
         self.colorMode = colorMode
@@ -139,7 +139,7 @@ public struct LiveSession: Sendable {
 
     /// Follows every event from the start of the log; if the subscription fails, subscribes
     /// again after the last event it delivered.
-    static func follow(_ client: BusClient, into sink: AsyncStream<Input>.Continuation, logger: Logger) async {
+    static func follow(_ client: any EventBus, into sink: AsyncStream<Input>.Continuation, logger: Logger) async {
         var position: UInt64 = 0
         while !Task.isCancelled {
             let subscription = client.subscribe(.all, after: position)
@@ -158,7 +158,7 @@ public struct LiveSession: Sendable {
     }
 
     /// Asks the bus for its head every second; an unanswered ping marks the bus as down.
-    static func ping(_ client: BusClient, into sink: AsyncStream<Input>.Continuation) async {
+    static func ping(_ client: any EventBus, into sink: AsyncStream<Input>.Continuation) async {
         while !Task.isCancelled {
             do {
                 let status = try await client.ping(timeout: .seconds(1))

@@ -44,7 +44,7 @@ public struct FeatureModule: Sendable {
 
 /// What a process gives the hosts it builds.
 public struct HostEnvironment: Sendable {
-    public let client: BusClient
+    public let client: any EventBus
     public let snapshots: any SnapshotStore
     public let hostOptions: ReducerHostOptions
     public let logger: Logger
@@ -53,7 +53,7 @@ public struct HostEnvironment: Sendable {
     public let settings: [String: String]
 
     public init(
-        client: BusClient, snapshots: any SnapshotStore, snapshotEvery: Int = 10_000, logger: Logger,
+        client: any EventBus, snapshots: any SnapshotStore, snapshotEvery: Int = 10_000, logger: Logger,
         statistics: HostStatistics? = nil, settings: [String: String] = [:]
     ) {
         self.settings = settings

@@ -18,11 +18,11 @@ final class Outbox: Sendable {
     }
 
     private let state = Mutex(State())
-    private let client: BusClient
+    private let client: any EventBus
     private let limit: Int
     private let onAcknowledged: @Sendable (Int) -> Void
 
-    init(client: BusClient, limit: Int = 20_000, onAcknowledged: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(client: any EventBus, limit: Int = 20_000, onAcknowledged: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.client = client
         self.limit = limit
         self.onAcknowledged = onAcknowledged

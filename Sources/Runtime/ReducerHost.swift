@@ -24,14 +24,15 @@ public struct ReducerHostOptions: Sendable {
 /// recognised by the bus's duplicate window).
 public final class ReducerHost<R: Reducer>: Service {
     private let reducer: R
-    private let client: BusClient
+    private let client: any EventBus
     private let snapshots: any SnapshotStore
     private let options: ReducerHostOptions
     private let logger: Logger
     private let statistics: HostStatistics?
 
     public init(
-        reducer: R, client: BusClient, snapshots: any SnapshotStore, options: ReducerHostOptions = ReducerHostOptions(),
+        reducer: R, client: any EventBus, snapshots: any SnapshotStore,
+        options: ReducerHostOptions = ReducerHostOptions(),
         logger: Logger,
         statistics: HostStatistics? = nil
     ) {
@@ -155,7 +156,7 @@ public final class ReducerHost<R: Reducer>: Service {
     private func malformedInputError(_ event: StoredEvent, _ error: any Error) throws -> OutgoingEvent {
         var raised = Bureau_System_ErrorRaised()
         raised.module = reducer.module
-        raised.process = client.options.process
+        raised.process = client.process
         raised.code = "malformed-input"
         raised.message = "\(error)"
         raised.causation = event.position

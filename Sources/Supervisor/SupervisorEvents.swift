@@ -3,6 +3,7 @@ import EventLog
 import Logging
 import SwiftProtobuf
 import Synchronization
+import ZeroMQBus
 
 /// Publishes the supervisor's `ProcessStarted` / `ProcessExited` events, in order, once the
 /// bus is up; keeps them while the bus is down (a crashed bus is itself a process) and
@@ -12,7 +13,7 @@ final class SupervisorEvents: Sendable {
     private let logger: Logger
     private let queue: AsyncStream<OutgoingEvent>.Continuation
     private let stream: AsyncStream<OutgoingEvent>
-    private let state = Mutex<(client: BusClient?, worker: Task<Void, Never>?)>((nil, nil))
+    private let state = Mutex<(client: ZeroMQBusClient?, worker: Task<Void, Never>?)>((nil, nil))
     /// Events queued and not yet published or given up on, and who waits for none to be left.
     private let pending = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
 
@@ -32,9 +33,9 @@ final class SupervisorEvents: Sendable {
     func connect() {
         let start = state.withLock { state -> Bool in
             guard state.worker == nil else { return false }
-            var options = BusClient.Options(process: "supervisor")
+            var options = ZeroMQBusClient.Options(process: "supervisor")
             options.publishTimeout = .seconds(5)
-            state.client = try? BusClient(location: location, options: options, logger: self.logger)
+            state.client = try? ZeroMQBusClient(location: location, options: options, logger: self.logger)
             return state.client != nil
         }
         guard start, let client = state.withLock({ $0.client }) else { return }

@@ -1,7 +1,7 @@
 import AlertsFeature
 import BureauSchemas
+import FeatureTestSupport
 import Runtime
-import TestSupport
 import Testing
 
 struct AlertsReducerTests {

@@ -6,6 +6,7 @@ import Foundation
 import Runtime
 import TestSupport
 import Testing
+import ZeroMQBus
 
 #if canImport(Glibc)
     import Glibc
@@ -47,7 +48,7 @@ struct BookingAdapterCrashTests {
             return adapter
         }
         let first = try await startAdapter("adapter1")
-        let client = try BusClient(
+        let client = try ZeroMQBusClient(
             location: bus.location, options: .init(process: "test"), logger: TestLogging.logger("test"))
         defer { client.close() }
         var accepted = Bureau_Reservations_ReservationAccepted()

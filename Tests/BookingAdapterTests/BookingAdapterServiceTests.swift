@@ -7,6 +7,7 @@ import Runtime
 import ServiceLifecycle
 import TestSupport
 import Testing
+import ZeroMQBus
 
 /// The booking adapter on a real in-process bus, with the in-memory booking service.
 @Suite(.timeLimit(.minutes(2)))
@@ -16,7 +17,7 @@ struct BookingAdapterServiceTests {
     /// Runs the adapter until `body` returns.
     static func withAdapter<T>(
         service: any BookingService, bus: TestBus, snapshots: any SnapshotStore = InMemorySnapshotStore(),
-        maxAttempts: Int = 8, _ body: (BusClient, BookingAdapterStatistics) async throws -> T
+        maxAttempts: Int = 8, _ body: (ZeroMQBusClient, BookingAdapterStatistics) async throws -> T
     ) async throws -> T {
         let client = try bus.client("booking-adapter")
         let configuration = configuration(maxAttempts: maxAttempts)
@@ -50,14 +51,15 @@ struct BookingAdapterServiceTests {
         _ body: (BusFixture, BookingAdapterStatistics) async throws -> T
     ) async throws -> T {
         let statistics = BookingAdapterStatistics()
-        let deployment = try await TestDeployment.inProcess(services: [
-            { client in
-                BookingAdapterService(
-                    service: service, client: client, snapshots: InMemorySnapshotStore(),
-                    configuration: configuration(maxAttempts: maxAttempts), logger: TestLogging.logger("booking"),
-                    statistics: statistics)
-            }
-        ])
+        let deployment = try await TestDeployment.inProcess(
+            services: [
+                { client in
+                    BookingAdapterService(
+                        service: service, client: client, snapshots: InMemorySnapshotStore(),
+                        configuration: configuration(maxAttempts: maxAttempts), logger: TestLogging.logger("booking"),
+                        statistics: statistics)
+                }
+            ], logger: TestLogging.logger("deployment"))
         return try await deployment.run { deployment in
             try await body(deployment.fixture(router: CommandRouter(commands: [])), statistics)
         }

@@ -2,6 +2,7 @@ import BookingAdapter
 import BureauSchemas
 import Bus
 import BusTesting
+import FeatureTestSupport
 import Foundation
 import ReservationsFeature
 import Runtime
@@ -41,9 +42,13 @@ struct BookingOutcomeRefusalTests {
                         configuration: BookingAdapterServiceTests.configuration(), logger: TestLogging.logger("booking")
                     )
                 }
-            ])
+            ], logger: TestLogging.logger("deployment"))
         let events = try await deployment.run { deployment in
-            let fixture = deployment.fixture(router: ModuleRegistry([reservations]).router)
+            // A generous wait: the adapter tries the refused publish max-attempts times with its
+            // backoff first, and a loaded machine is slow to get through them.
+            var options = BusFixture.Options()
+            options.timeout = .seconds(60)
+            let fixture = deployment.fixture(router: ModuleRegistry([reservations]).router, options: options)
             try await fixture.given([Emitted(rates(["USD": "1.0832"]))])
             return try await fixture.when(
                 command: "bureau://reservations/reserve?base=EUR&quote=USD&amount=500.00&rate=1.0832",

@@ -2,6 +2,7 @@ import AlertsFeature
 import BureauSchemas
 import Bus
 import BusTesting
+import FeatureTestSupport
 import Runtime
 import TestSupport
 import Testing
@@ -17,7 +18,8 @@ struct BusFixtureTests {
         _ configure: (inout BusFixture.Options) -> Void = { _ in },
         _ body: (BusFixture, TestDeployment) async throws -> Void
     ) async throws {
-        let deployment = try await TestDeployment.inProcess(modules: Self.registry.modules)
+        let deployment = try await TestDeployment.inProcess(
+            modules: Self.registry.modules, logger: TestLogging.logger("deployment"))
         var options = BusFixture.Options()
         // Generous: a passing expectation returns as soon as its events are in, and CI runs
         // this beside a minute of chaos.

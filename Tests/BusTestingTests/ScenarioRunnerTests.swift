@@ -12,7 +12,8 @@ struct ScenarioRunnerTests {
 
     func run(_ text: String) async throws -> [ScenarioResult] {
         let suite = try ScenarioFile.parse(text, file: "test.yaml")
-        let deployment = try await TestDeployment.inProcess(modules: Self.registry.modules)
+        let deployment = try await TestDeployment.inProcess(
+            modules: Self.registry.modules, logger: TestLogging.logger("deployment"))
         var options = BusFixture.Options()
         options.timeout = .seconds(20)
         let runner = ScenarioRunner(fixture: deployment.fixture(router: Self.registry.router, options: options))

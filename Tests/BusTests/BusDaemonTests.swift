@@ -5,6 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 import ZeroMQ
+import ZeroMQBus
 
 @Suite(.timeLimit(.minutes(2)))
 struct BusDaemonTests {
@@ -63,7 +64,7 @@ struct BusDaemonTests {
 extension BusDaemonTests {
     /// Publishes `count` events in batches, returns the last position.
     static func publish(
-        _ count: Int, with client: BusClient, batch: Int = 4096, type: String = "bureau.test.Happened"
+        _ count: Int, with client: ZeroMQBusClient, batch: Int = 4096, type: String = "bureau.test.Happened"
     )
         async throws
     {
@@ -116,7 +117,7 @@ extension BusDaemonTests {
         let bus = try TestBus { $0.publishHighWaterMark = 50 }
         let producer = try bus.client("producer")
         let consumer = try bus.client("slow") { $0.subscriberHighWaterMark = 50 }
-        let subscription = consumer.subscribe(bufferCapacity: 64)
+        let subscription = consumer.subscribe(.all, after: 0, bufferCapacity: 64)
         let total = 20_000
         var positions: [UInt64] = []
         var started = false
@@ -213,9 +214,9 @@ extension BusDaemonTests {
 
     @Test func publishingWithNoDaemonFailsWithAClearErrorAfterTheTimeout() async throws {
         let directory = try TemporaryDirectory("none")
-        var options = BusClient.Options(process: "test")
+        var options = ZeroMQBusClient.Options(process: "test")
         options.publishTimeout = .milliseconds(600)
-        let client = try BusClient(location: BusLocation(dataDirectory: directory.file("data")), options: options)
+        let client = try ZeroMQBusClient(location: BusLocation(dataDirectory: directory.file("data")), options: options)
         await #expect {
             _ = try await client.publish(Self.event(1))
         } throws: { error in
@@ -238,17 +239,17 @@ extension BusDaemonTests {
         #expect(endpoints.serverKey == server.publicKey)
         #expect(endpoints.ingress.hasPrefix("tcp://127.0.0.1:"))
 
-        var options = BusClient.Options(process: "remote")
+        var options = ZeroMQBusClient.Options(process: "remote")
         options.curve = .init(serverKey: server.publicKey, keys: allowed)
-        let remote = try BusClient(endpoints: endpoints, options: options)
+        let remote = try ZeroMQBusClient(endpoints: endpoints, options: options)
         #expect(try await remote.publish(Self.event(1)) == .committed(1))
         var received = remote.subscribe().events.makeAsyncIterator()
         #expect(try await received.next()?.position == 1)
 
-        var strangerOptions = BusClient.Options(process: "stranger")
+        var strangerOptions = ZeroMQBusClient.Options(process: "stranger")
         strangerOptions.curve = .init(serverKey: server.publicKey, keys: stranger)
         strangerOptions.publishTimeout = .milliseconds(700)
-        let intruder = try BusClient(endpoints: endpoints, options: strangerOptions)
+        let intruder = try ZeroMQBusClient(endpoints: endpoints, options: strangerOptions)
         await #expect(throws: BusError.self) { _ = try await intruder.publish(Self.event(2)) }
         #expect(try await bus.client().ping().head == 1)
     }

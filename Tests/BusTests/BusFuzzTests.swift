@@ -5,6 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 import ZeroMQ
+import ZeroMQBus
 
 /// Random and malformed input to every socket the daemon binds, while valid traffic flows.
 @Suite(.timeLimit(.minutes(3)))
@@ -26,9 +27,9 @@ struct BusFuzzTests {
         // A subscriber that floods the PUB socket with subscriptions makes libzmq walk a large
         // trie on every disconnection, which can hold publishing up for seconds (README, "Known
         // limits"); valid publishes are slowed, not lost, so they get a generous timeout.
-        var options = BusClient.Options(process: "valid")
+        var options = ZeroMQBusClient.Options(process: "valid")
         options.publishTimeout = .seconds(90)
-        let client = try BusClient(location: bus.location, options: options)
+        let client = try ZeroMQBusClient(location: bus.location, options: options)
         let validCount = 5_000
         let subscriber = Task {
             var positions: [UInt64] = []
@@ -100,7 +101,8 @@ struct BusFuzzTests {
                     if wait { break }
                 }
             }
-            try socket.setReceiveTimeout(milliseconds: 20_000)
+            // Generous: a loaded machine answers slowly; what this catches is a request never answered.
+            try socket.setReceiveTimeout(milliseconds: 60_000)
             for index in 0..<count {
                 try socket.send(multipart: malformedRequest(index, verb: verb, valid: valid, random: &random))
                 tally.sent += 1
@@ -138,7 +140,7 @@ struct BusFuzzTests {
             return [version, Data(verb.utf8), id, mutated]
         case 6: return [version, Data(verb.utf8), Data(random.bytes(random.int(65...90))), valid]
         case 7 where index % 4500 == 7:
-            return [version, Data(verb.utf8), id, Data(count: WireProtocol.maxEnvelopeBytes + 10)]
+            return [version, Data(verb.utf8), id, Data(count: BusLimits.maxEnvelopeBytes + 10)]
         case 7: return [version, Data(verb.utf8), id, valid.prefix(random.int(0...(valid.count - 1)))]
         default: return [version, Data("no-such-verb-\(index % 7)".utf8), id]
         }

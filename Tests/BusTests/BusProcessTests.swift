@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import ZeroMQBus
 
 /// Tests that run `bureau bus` as a separate process, so that it can be killed.
 @Suite(.timeLimit(.minutes(3)))
@@ -13,9 +14,10 @@ struct BusProcessTests {
         let directory = try TemporaryDirectory("kill")
         let bus = BusProcess(directory: directory.path)
         try await bus.start()
-        var options = BusClient.Options(process: "producer")
+        var options = ZeroMQBusClient.Options(process: "producer")
         options.publishTimeout = .seconds(60)
-        let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("producer"))
+        let client = try ZeroMQBusClient(
+            location: bus.location, options: options, logger: TestLogging.logger("producer"))
         let acknowledged = Locked<[EventID]>([])
         let stop = StopFlag()
         let (progress, progressed) = AsyncStream.makeStream(of: Int.self)
@@ -68,7 +70,7 @@ struct BusProcessTests {
         let directory = try TemporaryDirectory("tail")
         let bus = BusProcess(directory: directory.path)
         try await bus.start(["--segment-mib", "1"])
-        let client = try BusClient(location: bus.location, options: .init(process: "test"))
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "test"))
         for _ in 0..<10 {
             _ = try await client.publish(
                 (0..<1000).map { _ in
@@ -140,7 +142,7 @@ struct BusProcessTests {
         let directory = try TemporaryDirectory("term")
         let bus = BusProcess(directory: directory.path)
         try await bus.start()
-        let client = try BusClient(location: bus.location, options: .init(process: "test"))
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "test"))
         let outcomes = try await client.publish(
             (0..<500).map { _ in OutgoingEvent(type: "bureau.test.Happened", payload: Data("x".utf8)) })
         client.close()

@@ -4,6 +4,7 @@ import SwiftProtobuf
 import Testing
 
 @testable import Bus
+@testable import ZeroMQBus
 
 struct PublishAckEncodingTests {
     @Test func handEncodedAcknowledgementsDecodeAsTheGeneratedTypeWritesThem() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Bus
+@testable import ZeroMQBus
 
 struct RequestAnswerCacheTests {
     static let id = Data([1, 2, 3, 4, 5, 6, 7, 8])

@@ -1,6 +1,6 @@
 import ConverterFeature
+import FeatureTestSupport
 import Runtime
-import TestSupport
 import Testing
 
 struct ConverterReducerTests {

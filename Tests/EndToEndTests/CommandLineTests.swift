@@ -1,8 +1,10 @@
 import Bus
 import EventLog
+import FeatureTestSupport
 import Foundation
 import TestSupport
 import Testing
+import ZeroMQBus
 
 /// `bureau send`, `commands` and `show` against a running bus and reducers.
 @Suite(.timeLimit(.minutes(3)))
@@ -33,7 +35,7 @@ struct CommandLineTests {
         let directory = try TemporaryDirectory("send")
         let bus = BusProcess(directory: directory.path)
         try await bus.start()
-        let client = try BusClient(location: bus.location, options: .init(process: "test"))
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "test"))
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1172", "JPY": "175.68"])))
         let host = try ChildProcess(
             BureauExecutable.path, ["run", "watchlist", "reservations", "--data", bus.location.dataDirectory],

@@ -3,12 +3,14 @@ import BureauSchemas
 import Bus
 import ConverterFeature
 import EventLog
+import FeatureTestSupport
 import Foundation
 import ReservationsFeature
 import Runtime
 import TestSupport
 import Testing
 import WatchlistFeature
+import ZeroMQBus
 
 /// Kills the reducer host with SIGKILL at random moments while requests stream in.
 @Suite(.timeLimit(.minutes(4)))
@@ -43,9 +45,10 @@ struct ExactlyOnceTests {
         let directory = try TemporaryDirectory("once")
         let bus = BusProcess(directory: directory.path)
         try await bus.start()
-        var options = BusClient.Options(process: "producer")
+        var options = ZeroMQBusClient.Options(process: "producer")
         options.publishTimeout = .seconds(60)
-        let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("producer"))
+        let client = try ZeroMQBusClient(
+            location: bus.location, options: options, logger: TestLogging.logger("producer"))
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1172", "JPY": "175.68", "GBP": "0.8338"])))
 
         let host = HostProcess(location: bus.location, directory: directory.path, modules: Self.modules)
@@ -123,7 +126,7 @@ struct ExactlyOnceTests {
     }
 
     /// Counts requests answered (by correlation), until all are or `timeout` passes.
-    static func waitForAnswers(to ids: Set<EventID>, client: BusClient, timeout: Duration) async throws -> Int {
+    static func waitForAnswers(to ids: Set<EventID>, client: ZeroMQBusClient, timeout: Duration) async throws -> Int {
         let deadline = ContinuousClock.now + timeout
         return try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask {

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import TestSupport
 import Testing
+import ZeroMQBus
 
 /// Another language joins the bus: the Python scripts in tools/python, as README documents them.
 @Suite(.timeLimit(.minutes(2)))
@@ -78,7 +79,7 @@ struct PythonClientTests {
             Self.python,
             [Self.scripts + "/subscribe.py", "--data", bus.location.dataDirectory, "--count", "\(total)"],
             directory: directory.path, name: "follow")
-        let client = try BusClient(location: bus.location, options: .init(process: "load"))
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "load"))
         var positions: [UInt64] = []
         for batch in 0..<60 {
             let events = (0..<100).map { index in

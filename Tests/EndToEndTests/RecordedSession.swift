@@ -1,7 +1,9 @@
 import Bus
+import FeatureTestSupport
 import Foundation
 import TestSupport
 import Testing
+import ZeroMQBus
 
 /// A stopped deployment that recorded a session: the bus and `bureau run` for the four
 /// reducers, rates, then half the requests, new rates, the other half, every one answered.
@@ -15,7 +17,7 @@ struct RecordedSession {
         let directory = try TemporaryDirectory("session")
         let bus = BusProcess(directory: directory.path)
         try await bus.start()
-        let client = try BusClient(location: bus.location, options: .init(process: "test"))
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "test"))
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1172", "JPY": "175.68", "GBP": "0.8338"])))
         let host = try ChildProcess(
             BureauExecutable.path,

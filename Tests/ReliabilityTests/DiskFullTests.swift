@@ -3,6 +3,7 @@ import EventLog
 import Foundation
 import TestSupport
 import Testing
+import ZeroMQBus
 
 #if canImport(Glibc)
     import Glibc
@@ -23,9 +24,9 @@ struct DiskFullTests {
         let filler = mount.path + "/filler"
         try Files.write(filler, String(repeating: "x", count: Int(mount.free) - 1_350_000))
 
-        var options = BusClient.Options(process: "full")
+        var options = ZeroMQBusClient.Options(process: "full")
         options.publishTimeout = .seconds(30)
-        let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("full"))
+        let client = try ZeroMQBusClient(location: bus.location, options: options, logger: TestLogging.logger("full"))
         let workload = FaultWorkload.make(count: 400, size: 50, bytes: 200, seed: 3)
         var answers: [EventID: [FaultRun.Answer]] = [:]
         var envelopes: [EventID: Data] = [:]

@@ -5,6 +5,7 @@ import Foundation
 import LogTools
 import Runtime
 import TestSupport
+import ZeroMQBus
 
 extension FaultRun {
     /// Runs the workload, kills the daemon, starts it again and checks every promise the log
@@ -28,7 +29,7 @@ extension FaultRun {
     }
 
     private func run(
-        _ workload: FaultWorkload, client: BusClient, failures: inout [String], summary: inout Summary
+        _ workload: FaultWorkload, client: ZeroMQBusClient, failures: inout [String], summary: inout Summary
     ) async throws {
         var answers: [EventID: [Answer]] = [:]
         var envelopes: [EventID: Data] = [:]

@@ -7,6 +7,7 @@ import Logging
 import Runtime
 import Synchronization
 import TestSupport
+import ZeroMQBus
 
 /// One run of the fault suite's workload against an in-process bus daemon whose log makes the
 /// Nth file system call fail.
@@ -148,13 +149,13 @@ final class FaultRun: @unchecked Sendable {
     var startFailures: [String] { state.withLock { $0.startFailures } }
     func freeSpace() { state.withLock { $0.fileSystem?.freeSpace() } }
 
-    func client() throws -> BusClient {
-        var options = BusClient.Options(process: "fault-producer")
+    func client() throws -> ZeroMQBusClient {
+        var options = ZeroMQBusClient.Options(process: "fault-producer")
         options.firstRetry = .milliseconds(10)
         options.maxRetry = .milliseconds(100)
         options.publishTimeout = .seconds(30)
         options.readTimeout = .milliseconds(500)
-        return try BusClient(location: location, options: options, logger: TestLogging.logger("producer"))
+        return try ZeroMQBusClient(location: location, options: options, logger: TestLogging.logger("producer"))
     }
 }
 
@@ -201,7 +202,7 @@ struct FaultWorkload: Sendable {
     /// Publishes one batch and records every answer; returns whether the bus refused it for a
     /// full disk. Any other rejection of a valid envelope, or acceptance of an invalid one, is a failure.
     func send(
-        _ batch: [Event], number: Int, with client: BusClient, answers: inout [EventID: [FaultRun.Answer]],
+        _ batch: [Event], number: Int, with client: ZeroMQBusClient, answers: inout [EventID: [FaultRun.Answer]],
         failures: inout [String]
     ) async throws -> Bool {
         let ack = try await client.publish(envelopes: batch.map(\.envelope))

@@ -5,6 +5,7 @@ import Foundation
 import LogTools
 import Runtime
 import TestSupport
+import ZeroMQBus
 
 /// What the log promises a producer, checked against the answers it got: every event
 /// acknowledged COMMITTED or DUPLICATE is in the log once, at that position; none answered
@@ -14,7 +15,8 @@ import TestSupport
 enum LogPromises {
     /// Every promise the log makes, checked against the answers the producer got.
     static func check(
-        location: BusLocation, answers: [EventID: [FaultRun.Answer]], envelopes: [EventID: Data], client: BusClient,
+        location: BusLocation, answers: [EventID: [FaultRun.Answer]], envelopes: [EventID: Data],
+        client: ZeroMQBusClient,
         summary: inout FaultRun.Summary
     ) async throws -> [String] {
         var failures: [String] = []

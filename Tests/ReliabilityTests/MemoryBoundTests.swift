@@ -6,6 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 import ZeroMQ
+import ZeroMQBus
 
 /// The daemon's memory stays under the bound README states whatever producers send and
 /// however slowly subscribers read, and falls back when a subscriber that never read leaves.
@@ -54,9 +55,9 @@ struct MemoryBoundTests {
             }
         }
 
-        var options = BusClient.Options(process: "memory")
+        var options = ZeroMQBusClient.Options(process: "memory")
         options.publishTimeout = .seconds(60)
-        let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("memory"))
+        let client = try ZeroMQBusClient(location: bus.location, options: options, logger: TestLogging.logger("memory"))
         let megabyte = Self.envelope(size: (1 << 20) - 200)
         var refused = 0
         var committed = 0

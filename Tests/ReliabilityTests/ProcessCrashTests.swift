@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import ZeroMQBus
 
 #if canImport(Glibc)
     import Glibc
@@ -62,11 +63,12 @@ struct ProcessCrashTests {
                 ["--segment-mib", "1"], environment: [FaultInjectionVariable.name: "crash@\(call)"],
                 waitUntilReady: false)
             keeper.keep(first)
-            var options = BusClient.Options(process: "crash-producer")
+            var options = ZeroMQBusClient.Options(process: "crash-producer")
             options.firstRetry = .milliseconds(20)
             options.maxRetry = .milliseconds(200)
             options.publishTimeout = .seconds(60)
-            let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("crash"))
+            let client = try ZeroMQBusClient(
+                location: bus.location, options: options, logger: TestLogging.logger("crash"))
             var answers: [EventID: [FaultRun.Answer]] = [:]
             var envelopes: [EventID: Data] = [:]
             var failures: [String] = []

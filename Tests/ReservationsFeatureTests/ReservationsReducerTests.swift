@@ -1,7 +1,7 @@
 import BureauSchemas
+import FeatureTestSupport
 import ReservationsFeature
 import Runtime
-import TestSupport
 import Testing
 
 struct ReservationsReducerTests {

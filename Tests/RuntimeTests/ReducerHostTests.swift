@@ -1,23 +1,74 @@
 import BureauSchemas
 import Bus
 import EventLog
+import FeatureTestSupport
 import Foundation
+import InMemoryBus
 import Logging
 import Runtime
 import ServiceLifecycle
 import TestSupport
 import Testing
 import WatchlistFeature
+import ZeroMQBus
 
-/// A reducer host running in the test process against an in-process bus.
+/// The bus a host test runs against: the in-memory twin (no daemon) or a daemon in the process.
+enum BusKind: String, CaseIterable, CustomTestStringConvertible {
+    case inMemory, zeroMQ
+    var testDescription: String { rawValue }
+}
+
+/// A bus of either kind, with what a host test reads back: the log's records, a directory.
+final class BusUnderTest: @unchecked Sendable {
+    private let daemon: TestBus?
+    private let memory: InMemoryBus?
+    /// Where snapshot files may go.
+    let directory: TemporaryDirectory
+
+    init(_ kind: BusKind) throws {
+        directory = try TemporaryDirectory("host")
+        switch kind {
+        case .inMemory:
+            daemon = nil
+            memory = InMemoryBus(process: "test")
+        case .zeroMQ:
+            daemon = try TestBus()
+            memory = nil
+        }
+    }
+
+    func client(_ process: String = "test") throws -> any EventBus {
+        if let daemon { return try daemon.client(process) }
+        if let memory { return memory.connection(process: process) }
+        throw TestSupportError("no bus")
+    }
+
+    /// The log's directory, for a bus over a daemon.
+    func logDirectory() throws -> String {
+        guard let daemon else { throw TestSupportError("a bus in memory has no log files") }
+        return daemon.location.logDirectory
+    }
+
+    /// Every record in the log, in order.
+    func records() throws -> [LogRecord] {
+        if let memory { return memory.records }
+        guard let daemon else { return [] }
+        let cursor = try LogCursor(directory: daemon.location.logDirectory, after: 0)
+        var records: [LogRecord] = []
+        while let record = try cursor.next() { records.append(record) }
+        return records
+    }
+}
+
+/// A reducer host running in the test process against a bus.
 final class HostHarness: @unchecked Sendable {
-    let bus: TestBus
+    let bus: BusUnderTest
     let snapshots: any SnapshotStore
     let statistics = HostStatistics()
     private var task: Task<Void, any Error>?
-    private var client: BusClient?
+    private var client: (any EventBus)?
 
-    init(bus: TestBus, snapshots: any SnapshotStore) {
+    init(bus: BusUnderTest, snapshots: any SnapshotStore) {
         self.bus = bus
         self.snapshots = snapshots
     }
@@ -61,18 +112,18 @@ struct ReducerHostTests {
     }
 
     /// The watchlist answers in the log, by the request they answer.
-    static func answers(in bus: TestBus) throws -> [EventID: [String]] {
+    static func answers(in bus: BusUnderTest) throws -> [EventID: [String]] {
         var answers: [EventID: [String]] = [:]
-        let cursor = try LogCursor(directory: bus.location.logDirectory, after: 0)
-        while let record = try cursor.next() {
+        for record in try bus.records() {
             let event = try StoredEvent(envelopeBytes: record.body)
             if event.producerModule == "watchlist" { answers[event.correlation, default: []].append(event.type) }
         }
         return answers
     }
 
-    @Test func liveRequestsGetTheirAnswers() async throws {
-        let bus = try TestBus()
+    @Test(arguments: BusKind.allCases)
+    func liveRequestsGetTheirAnswers(kind: BusKind) async throws {
+        let bus = try BusUnderTest(kind)
         let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
         let statistics = try harness.start()
         await statistics.waitUntilCaughtUp()
@@ -88,8 +139,9 @@ struct ReducerHostTests {
         #expect(answers[requests[2].id] == ["bureau.watchlist.PairRejected"])
     }
 
-    @Test func aRestartResumesFromTheSnapshotNotFromTheStart() async throws {
-        let bus = try TestBus()
+    @Test(arguments: BusKind.allCases)
+    func aRestartResumesFromTheSnapshotNotFromTheStart(kind: BusKind) async throws {
+        let bus = try BusUnderTest(kind)
         let snapshots = InMemorySnapshotStore()
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8", "JPY": "170"])))
@@ -116,8 +168,9 @@ struct ReducerHostTests {
                 .pairs.map(\.quote) == ["USD", "GBP"])
     }
 
-    @Test func inputsCommittedWhileNoHostRanAreAnsweredOnceWhenOneStarts() async throws {
-        let bus = try TestBus()
+    @Test(arguments: BusKind.allCases)
+    func inputsCommittedWhileNoHostRanAreAnsweredOnceWhenOneStarts(kind: BusKind) async throws {
+        let bus = try BusUnderTest(kind)
         let snapshots = InMemorySnapshotStore()
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
@@ -142,8 +195,9 @@ struct ReducerHostTests {
         #expect(positions.count == 20)
     }
 
-    @Test func outputsMissingAfterACrashArePublishedAndThoseInTheLogAreNot() async throws {
-        let bus = try TestBus()
+    @Test(arguments: BusKind.allCases)
+    func outputsMissingAfterACrashArePublishedAndThoseInTheLogAreNot(kind: BusKind) async throws {
+        let bus = try BusUnderTest(kind)
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
         let requests = try [Self.request("EUR", "USD"), Self.request("EUR", "GBP")]
@@ -164,8 +218,9 @@ struct ReducerHostTests {
         #expect(answers[requests[1].id] == ["bureau.watchlist.PairAdded"])
     }
 
-    @Test func snapshotsAreWrittenOnlyForInputsWhoseOutputsAreAcknowledged() async throws {
-        let bus = try TestBus()
+    @Test(arguments: BusKind.allCases)
+    func snapshotsAreWrittenOnlyForInputsWhoseOutputsAreAcknowledged(kind: BusKind) async throws {
+        let bus = try BusUnderTest(kind)
         let snapshots = InMemorySnapshotStore()
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
@@ -182,17 +237,17 @@ struct ReducerHostTests {
             snapshots.load(WatchlistReducer.State.self, module: "watchlist", stateVersion: 1, rejected: { _ in }))
         // Every answer to an input the snapshot covers is in the log.
         let answers = try Self.answers(in: bus)
-        let cursor = try LogCursor(directory: bus.location.logDirectory, after: 0, limit: saved.position)
-        while let record = try cursor.next() {
+        for record in try bus.records() where record.position <= saved.position {
             let event = try StoredEvent(envelopeBytes: record.body)
             if event.type == PairAddRequested.protoMessageName { #expect(answers[event.id]?.count == 1) }
         }
         #expect(statistics.snapshots >= 4)
     }
 
-    @Test func aDamagedSnapshotIsIgnoredWithAWarningAndTheStateRebuiltFromTheLog() async throws {
-        let bus = try TestBus()
-        let snapshots = FileSnapshotStore(directory: bus.location.snapshotDirectory)
+    @Test(arguments: BusKind.allCases)
+    func aDamagedSnapshotIsIgnoredWithAWarningAndTheStateRebuiltFromTheLog(kind: BusKind) async throws {
+        let bus = try BusUnderTest(kind)
+        let snapshots = FileSnapshotStore(directory: bus.directory.file("snapshots"))
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
         let first = HostHarness(bus: bus, snapshots: snapshots)

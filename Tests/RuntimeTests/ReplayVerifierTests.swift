@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import FeatureTestSupport
 import Foundation
 import Runtime
 import Synchronization
@@ -13,7 +14,7 @@ import WatchlistFeature
 struct ReplayVerifierTests {
     /// What a recording left: the log's events and every snapshot the host wrote on the way.
     struct Recording {
-        let bus: TestBus
+        let bus: BusUnderTest
         let events: [StoredEvent]
         let snapshots: [Snapshot<WatchlistReducer.State>]
 
@@ -31,7 +32,8 @@ struct ReplayVerifierTests {
     /// Rates, then 40 watchlist requests (added, duplicates, unknown currencies, removals),
     /// more rates, all answered by a host that snapshots every 5 inputs.
     static func record() async throws -> Recording {
-        let bus = try TestBus()
+        // Over a daemon: replay reads the log's files.
+        let bus = try BusUnderTest(.zeroMQ)
         let store = RecordingSnapshotStore()
         let harness = HostHarness(bus: bus, snapshots: store)
         let statistics = try harness.start(snapshotEvery: 5)
@@ -55,9 +57,7 @@ struct ReplayVerifierTests {
         await statistics.waitUntilAcknowledged(40)
         try await harness.stop()
         client.close()
-        var events: [StoredEvent] = []
-        let cursor = try LogCursor(directory: bus.location.logDirectory, after: 0)
-        while let record = try cursor.next() { events.append(try StoredEvent(envelopeBytes: record.body)) }
+        let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
         return Recording(bus: bus, events: events, snapshots: store.all(WatchlistReducer.State.self))
     }
 
@@ -126,7 +126,7 @@ struct ReplayVerifierTests {
         let recording = try await Self.record()
         #expect(recording.snapshots.count >= 5)
         let timeline = ReplayTimeline(
-            directory: recording.bus.location.logDirectory, reducers: [WatchlistReducer()],
+            directory: try recording.bus.logDirectory(), reducers: [WatchlistReducer()],
             projections: [AnyProjection(WatchlistProjection())])
         for snapshot in recording.snapshots {
             let replayed = try timeline.snapshot(at: snapshot.position)
@@ -140,7 +140,7 @@ struct ReplayVerifierTests {
         let forward = try timeline.snapshot(at: last - 3)
         _ = try timeline.snapshot(at: last)
         let fresh = ReplayTimeline(
-            directory: recording.bus.location.logDirectory, reducers: [WatchlistReducer()],
+            directory: try recording.bus.logDirectory(), reducers: [WatchlistReducer()],
             projections: [AnyProjection(WatchlistProjection())])
         #expect(try fresh.snapshot(at: last - 3) == forward)
     }
@@ -148,7 +148,7 @@ struct ReplayVerifierTests {
     @Test func aStepShowsTheEventAndTheStateDifferenceItCaused() async throws {
         let recording = try await Self.record()
         let timeline = ReplayTimeline(
-            directory: recording.bus.location.logDirectory, reducers: [WatchlistReducer()],
+            directory: try recording.bus.logDirectory(), reducers: [WatchlistReducer()],
             projections: [AnyProjection(WatchlistProjection())])
         let request = try #require(recording.events.first { $0.type == PairAddRequested.protoMessageName })
         let step = try #require(try timeline.step(at: request.position))

@@ -5,6 +5,7 @@ import Foundation
 import Runtime
 import TestSupport
 import Testing
+import ZeroMQBus
 
 #if canImport(Glibc)
     import Glibc
@@ -53,9 +54,10 @@ struct ChaosTests {
         let stop = StopFlag()
         let acknowledged = Locked<[EventID]>([])
         let load = Task {
-            var options = BusClient.Options(process: "chaos-load")
+            var options = ZeroMQBusClient.Options(process: "chaos-load")
             options.publishTimeout = .seconds(3)
-            let client = try BusClient(location: bus.location, options: options, logger: TestLogging.logger("load"))
+            let client = try ZeroMQBusClient(
+                location: bus.location, options: options, logger: TestLogging.logger("load"))
             defer { client.close() }
             var index = 0
             while !stop.isSet {
@@ -98,7 +100,7 @@ struct ChaosTests {
         let answers = [
             Bureau_Converter_AmountChanged.protoMessageName, Bureau_Converter_AmountRejected.protoMessageName,
         ]
-        let observer = try BusClient(
+        let observer = try ZeroMQBusClient(
             location: bus.location, options: .init(process: "chaos-check"), logger: TestLogging.logger("c"))
         let wanted = Set(ids)
         let answered = try await observer.collect(

@@ -4,6 +4,7 @@ import EventLog
 import Foundation
 import TestSupport
 import Testing
+import ZeroMQBus
 
 #if canImport(Glibc)
     import Glibc
@@ -69,7 +70,7 @@ struct SupervisorProcessTests {
         #expect(rows.allSatisfy { $0.state == "ready" })
 
         // Rates first: a pair must be quoted before it can be watched.
-        let observer = try BusClient(
+        let observer = try ZeroMQBusClient(
             location: bus.location, options: .init(process: "test"), logger: TestLogging.logger("t"))
         defer { observer.close() }
         let rates = try await observer.collect(

@@ -1,5 +1,6 @@
 import Bus
 import EventLog
+import ZeroMQBus
 
 #if canImport(Glibc)
     import Glibc
@@ -37,7 +38,7 @@ public final class BusProcess: @unchecked Sendable {
     )
         async throws
     {
-        let client = try BusClient(
+        let client = try ZeroMQBusClient(
             location: location, options: .init(process: "ready-check"), logger: TestLogging.logger("ready"))
         defer { client.close() }
         let deadline = ContinuousClock.now + timeout

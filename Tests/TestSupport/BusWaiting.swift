@@ -1,7 +1,8 @@
 import Bus
+import ZeroMQBus
 
 /// Waits on the bus for what a test expects, bounded in time.
-extension BusClient {
+extension ZeroMQBusClient {
     /// The first `count` events matching `filter` (and `where`), or fewer if `timeout` passes first.
     public func collect(
         _ filter: EventFilter, count: Int, after position: UInt64 = 0, timeout: Duration = .seconds(30),

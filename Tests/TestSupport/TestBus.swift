@@ -1,6 +1,7 @@
 import Bus
 import EventLog
 import Logging
+import ZeroMQBus
 
 /// A bus daemon running in the test process on a temporary data directory.
 public final class TestBus: @unchecked Sendable {
@@ -35,14 +36,14 @@ public final class TestBus: @unchecked Sendable {
     }
 
     public func client(
-        _ process: String = "test", configure: (inout BusClient.Options) -> Void = { _ in }
+        _ process: String = "test", configure: (inout ZeroMQBusClient.Options) -> Void = { _ in }
     ) throws
-        -> BusClient
+        -> ZeroMQBusClient
     {
-        var options = BusClient.Options(process: process)
+        var options = ZeroMQBusClient.Options(process: process)
         options.publishTimeout = .seconds(20)
         configure(&options)
-        return try BusClient(location: location, options: options, logger: TestLogging.logger(process))
+        return try ZeroMQBusClient(location: location, options: options, logger: TestLogging.logger(process))
     }
 
     deinit {

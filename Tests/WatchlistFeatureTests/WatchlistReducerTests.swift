@@ -1,6 +1,6 @@
 import BureauSchemas
+import FeatureTestSupport
 import Runtime
-import TestSupport
 import Testing
 import WatchlistFeature
 

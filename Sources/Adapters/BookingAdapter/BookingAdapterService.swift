@@ -50,14 +50,14 @@ public final class BookingAdapterService: Service {
     ]
 
     private let service: any BookingService
-    private let client: BusClient
+    private let client: any EventBus
     private let snapshots: any SnapshotStore
     private let configuration: Configuration
     private let logger: Logger
     public let statistics: BookingAdapterStatistics
 
     public init(
-        service: any BookingService, client: BusClient, snapshots: any SnapshotStore, configuration: Configuration,
+        service: any BookingService, client: any EventBus, snapshots: any SnapshotStore, configuration: Configuration,
         logger: Logger, statistics: BookingAdapterStatistics = BookingAdapterStatistics()
     ) {
         self.service = service
@@ -196,7 +196,7 @@ public final class BookingAdapterService: Service {
                         outcome = failure(of: work, reason: message)
                         var raisedError = Bureau_System_ErrorRaised()
                         raisedError.module = Self.module
-                        raisedError.process = client.options.process
+                        raisedError.process = client.process
                         raisedError.code = "booking-unavailable"
                         raisedError.message = EventText.bounded("\(work.reservationID): \(message)")
                         raisedError.causation = work.position
@@ -234,7 +234,7 @@ public final class BookingAdapterService: Service {
                 metadata: ["reservation": "\(work.reservationID)", "reason": "\(message)"])
             var refused = Bureau_System_ErrorRaised()
             refused.module = Self.module
-            refused.process = client.options.process
+            refused.process = client.process
             refused.code = "outcome-refused"
             refused.message = EventText.bounded("\(work.reservationID): \(message)")
             refused.causation = work.position

@@ -34,7 +34,7 @@ public final class RatesAdapterService: Service {
     public static let module = "rates-adapter"
 
     private let source: any RatesSource
-    private let client: BusClient
+    private let client: any EventBus
     private let snapshots: any SnapshotStore
     private let configuration: Configuration
     private let logger: Logger
@@ -46,7 +46,7 @@ public final class RatesAdapterService: Service {
     }
 
     public init(
-        source: any RatesSource, client: BusClient, snapshots: any SnapshotStore, configuration: Configuration,
+        source: any RatesSource, client: any EventBus, snapshots: any SnapshotStore, configuration: Configuration,
         logger: Logger, statistics: RatesAdapterStatistics? = nil
     ) {
         self.source = source
@@ -206,7 +206,7 @@ public final class RatesAdapterService: Service {
         failed.httpStatus = Int32(status)
         var raised = Bureau_System_ErrorRaised()
         raised.module = Self.module
-        raised.process = client.options.process
+        raised.process = client.process
         raised.code = code
         raised.message = "\(sourceName): \(reason)"
         do {

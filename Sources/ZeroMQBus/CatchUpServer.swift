@@ -1,4 +1,5 @@
 import BureauSchemas
+import Bus
 import EventLog
 import Logging
 import SwiftProtobuf
@@ -110,9 +111,9 @@ final class CatchUpServer {
         let through = state.publishedHead.load(ordering: .acquiring)
         let maxEvents =
             request.maxEvents == 0
-            ? WireProtocol.maxReadEvents : min(Int(request.maxEvents), WireProtocol.maxReadEvents)
+            ? BusLimits.maxReadEvents : min(Int(request.maxEvents), BusLimits.maxReadEvents)
         let maxBytes =
-            request.maxBytes == 0 ? WireProtocol.maxReadBytes : min(Int(request.maxBytes), WireProtocol.maxReadBytes)
+            request.maxBytes == 0 ? BusLimits.maxReadBytes : min(Int(request.maxBytes), BusLimits.maxReadBytes)
         let filter = EventFilter(prefixes: request.typePrefixes)
         var reply = Bureau_Bus_ReadReply()
         reply.head = through
@@ -122,7 +123,7 @@ final class CatchUpServer {
         var scanned = 0
         guard request.after < through else { return (reply, bodies) }
         var after = request.after
-        reading: while after < through, scanned < WireProtocol.maxReadScan {
+        reading: while after < through, scanned < BusLimits.maxReadScan {
             let records = try reader.read(
                 after: after, through: through, limit: filter.prefixes.isEmpty ? maxEvents : 1024, maxBytes: maxBytes)
             guard let last = records.last else { break }

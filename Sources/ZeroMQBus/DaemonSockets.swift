@@ -1,4 +1,5 @@
 import BureauSchemas
+import Bus
 import Logging
 import ZeroMQ
 
@@ -70,12 +71,12 @@ final class DaemonSockets: @unchecked Sendable {
         case .ingress:
             // No single frame can be larger than a whole request; smaller oversized envelopes
             // are refused with a reason.
-            try socket.setMaxMessageSize(Int64(WireProtocol.maxRequestBytes))
+            try socket.setMaxMessageSize(Int64(BusLimits.maxRequestBytes))
             try socket.setReceiveHighWaterMark(1000)
             try socket.setSendHighWaterMark(10_000)
         case .read:
             // Read requests are small; a large frame still gets an answer up to this size.
-            try socket.setMaxMessageSize(Int64(WireProtocol.maxEnvelopeBytes) * 2)
+            try socket.setMaxMessageSize(Int64(BusLimits.maxEnvelopeBytes) * 2)
             try socket.setReceiveHighWaterMark(1000)
             // Replies are up to a megabyte or so: a client that asks and never reads them has at
             // most this many queued, and later ones are dropped (it asks again when it reads).

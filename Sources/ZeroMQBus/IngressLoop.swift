@@ -1,4 +1,5 @@
 import BureauSchemas
+import Bus
 import EventLog
 import Logging
 import SwiftProtobuf
@@ -176,12 +177,12 @@ final class IngressLoop {
 
     /// Why a publish request is refused whole, if it is: too many envelopes, or too many bytes.
     private func publishRefusal(_ request: RequestFrames) -> String? {
-        if request.frameCount > WireProtocol.maxEnvelopesPerPublish {
-            return "a publish request carries at most \(WireProtocol.maxEnvelopesPerPublish) envelopes, "
+        if request.frameCount > BusLimits.maxEnvelopesPerPublish {
+            return "a publish request carries at most \(BusLimits.maxEnvelopesPerPublish) envelopes, "
                 + "not \(request.frameCount)"
         }
-        if request.argumentBytes > WireProtocol.maxRequestBytes {
-            return "a publish request carries at most \(WireProtocol.maxRequestBytes) bytes of envelopes, "
+        if request.argumentBytes > BusLimits.maxRequestBytes {
+            return "a publish request carries at most \(BusLimits.maxRequestBytes) bytes of envelopes, "
                 + "not \(request.argumentBytes): send fewer envelopes per request"
         }
         return nil
@@ -201,11 +202,11 @@ final class IngressLoop {
         var arguments: [Data] = []
         var count = 0
         var bytes = 0
-        while more, let frame = try socket.receiveFrame(limit: WireProtocol.maxRequestBytes - bytes) {
+        while more, let frame = try socket.receiveFrame(limit: BusLimits.maxRequestBytes - bytes) {
             count += 1
             bytes += frame.size
-            if let kept = frame.bytes, count <= WireProtocol.maxEnvelopesPerPublish,
-                bytes <= WireProtocol.maxRequestBytes
+            if let kept = frame.bytes, count <= BusLimits.maxEnvelopesPerPublish,
+                bytes <= BusLimits.maxRequestBytes
             {
                 arguments.append(kept)
             } else {
@@ -220,7 +221,8 @@ final class IngressLoop {
         // Kept to go back to if the log refuses the batch: the package heads must not name
         // positions that were never written.
         let before = sequencer
-        let batch = sequencer.sequence(requests.map(\.envelopes), log: log, now: Self.wallClock())
+        let time = CommitTime.now
+        let batch = sequencer.sequence(requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos))
         var results = batch.results
         if !batch.records.isEmpty {
             do {
@@ -253,7 +255,7 @@ final class IngressLoop {
                 meta = (publication.position.littleEndian, publication.previousInPackage.littleEndian)
                 // A large event goes out as a notice: subscribers read it from the log, so that
                 // what waits in each subscriber's queue stays small.
-                let live = publication.body.count <= WireProtocol.maxLiveEnvelopeBytes
+                let live = publication.body.count <= BusLimits.maxLiveEnvelopeBytes
                 withUnsafeBytes(of: &meta) { meta in
                     for socket in events {
                         _ = try? socket.send(publication.type, more: true, wait: false)
@@ -330,12 +332,6 @@ final class IngressLoop {
         _ = try? socket.send(
             multipart: [identity, Data(WireProtocol.version.utf8), Data(verb.utf8), requestID, body], wait: false)
     }
-
-    static func wallClock() -> (seconds: Int64, nanos: Int32) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return (Int64(now.tv_sec), Int32(now.tv_nsec))
-    }
 }
 
 /// A request as the daemon's ROUTER sockets receive it: `[identity][version][verb][request id][arguments…]`.
@@ -401,7 +397,7 @@ struct RequestFrames {
             return .failure(
                 Problem(
                     identity: identity, code: "malformed-request",
-                    message: "a publish request carries 1 to \(WireProtocol.maxEnvelopesPerPublish) envelopes, not 0",
+                    message: "a publish request carries 1 to \(BusLimits.maxEnvelopesPerPublish) envelopes, not 0",
                     requestID: requestID))
         }
         return .success(

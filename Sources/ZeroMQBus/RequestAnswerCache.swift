@@ -1,3 +1,4 @@
+import Bus
 import EventLog
 
 #if canImport(FoundationEssentials)

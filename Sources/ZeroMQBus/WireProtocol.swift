@@ -1,3 +1,5 @@
+import Bus
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -23,28 +25,12 @@ public enum WireProtocol {
     public static let pong = "pong"
     public static let error = "error"
 
-    /// The most envelopes one publish request may carry.
-    public static let maxEnvelopesPerPublish = 4096
-    /// The largest envelope the bus accepts, in bytes.
-    public static let maxEnvelopeBytes = 1 << 20
-    /// The most bytes of envelopes one publish request may carry, in all: a larger request is
-    /// refused whole, its frames read and dropped, so what the daemon holds stays bounded.
-    public static let maxRequestBytes = 8 << 20
     /// The request id frame's size.
     public static let requestIDBytes = 8
     /// The most replies the read socket queues for a client that does not read them; later
     /// ones are dropped, and the client asks again (a read is idempotent).
     public static let maxQueuedReplies = 100
-    /// The caps on one read reply (it may pass `maxReadBytes` by one event).
-    public static let maxReadEvents = 4096
-    public static let maxReadBytes = 1 << 20
-    /// Events larger than this are published as a notice: the topic and meta frames with an
-    /// empty envelope frame, and subscribers read the event from the log. A subscriber's queue
-    /// in the daemon (`publish-hwm` publications) then holds at most this much per publication.
-    public static let maxLiveEnvelopeBytes = 4096
-    /// The most records one read request examines when it filters by type, so that a
-    /// filtered read over a long log answers in bounded time and reports its progress.
-    public static let maxReadScan = 65_536
+    // The sizes of requests, replies and live publications are the bus's: BusLimits.
 
     /// The 16-byte meta frame of a publication: the position, and the position of the
     /// previous event of the same package (see README, "No silent loss").

@@ -1,4 +1,5 @@
 import BureauSchemas
+import Bus
 import Logging
 import SwiftProtobuf
 import Synchronization
@@ -12,7 +13,7 @@ import ZeroMQ
 
 /// The client's socket thread and the queue of commands other threads hand it.
 ///
-/// Every socket of a ``BusClient`` lives on this thread. Callers enqueue a command and ring
+/// Every socket of a ``ZeroMQBusClient`` lives on this thread. Callers enqueue a command and ring
 /// ``wake``; replies come back through continuations and subscription channels.
 final class ClientLoop: Sendable {
     enum Command: Sendable {
@@ -56,7 +57,7 @@ final class ClientLoop: Sendable {
     private let subscriptionIDs = Atomic<Int>(1)
     private let thread = Mutex<SocketThread?>(nil)
 
-    init(endpoints: BusEndpoints, options: BusClient.Options, logger: Logger) throws {
+    init(endpoints: BusEndpoints, options: ZeroMQBusClient.Options, logger: Logger) throws {
         wake = try WakeSignal()
         var generator = SystemRandomNumberGenerator()
         requestIDs = Atomic(generator.next() >> 1)
@@ -117,7 +118,7 @@ final class ClientLoop: Sendable {
 final class ClientWorker {
     private let context: ZMQContext
     private let endpoints: BusEndpoints
-    private let options: BusClient.Options
+    private let options: ZeroMQBusClient.Options
     private let logger: Logger
     private let ingress: ZMQSocket
     private let reader: ZMQSocket
@@ -162,7 +163,7 @@ final class ClientWorker {
         }
     }
 
-    init(context: ZMQContext, endpoints: BusEndpoints, options: BusClient.Options, logger: Logger) throws {
+    init(context: ZMQContext, endpoints: BusEndpoints, options: ZeroMQBusClient.Options, logger: Logger) throws {
         self.context = context
         self.endpoints = endpoints
         self.options = options
@@ -468,7 +469,7 @@ final class ClientWorker {
             else { continue }
             var request = Bureau_Bus_ReadRequest()
             request.after = subscription.tracker.cursor
-            request.maxEvents = UInt32(min(WireProtocol.maxReadEvents, subscription.channel.capacity))
+            request.maxEvents = UInt32(min(BusLimits.maxReadEvents, subscription.channel.capacity))
             request.typePrefixes = subscription.tracker.filter.prefixes
             guard let body = try? request.serializedData() else { continue }
             let requestID = UInt64.random(in: 1...UInt64.max >> 1)

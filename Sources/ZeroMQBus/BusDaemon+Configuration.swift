@@ -1,3 +1,4 @@
+import Bus
 import EventLog
 import ZeroMQ
 
@@ -13,7 +14,7 @@ extension BusDaemon {
         public var deduplicationWindow = 100_000
         /// Publications queued per subscriber before the PUB socket drops (subscribers then read the log).
         public var publishHighWaterMark: Int32 = 10_000
-        public var maxEnvelopeBytes = WireProtocol.maxEnvelopeBytes
+        public var maxEnvelopeBytes = BusLimits.maxEnvelopeBytes
         /// Also listen on TCP, for processes on other machines.
         public var tcp: TCPListener?
         /// Every file system call of the log goes through it: tests inject faults here.

@@ -1,4 +1,5 @@
 import BureauSchemas
+import Bus
 import EventLog
 import Logging
 import ZeroMQ
@@ -9,11 +10,11 @@ import ZeroMQ
     import Foundation
 #endif
 
-/// What every process uses to talk to the bus: publish with acknowledgement, subscribe without gaps.
+/// A client of a `bureau bus` daemon over ZeroMQ: the ``EventBus`` every process uses.
 ///
 /// Thread-safe; share one per process. The client's sockets live on a thread of its own
 /// (libzmq sockets must stay on one thread); calls hand it work and await the answer.
-public final class BusClient: Sendable {
+public final class ZeroMQBusClient: EventBus {
     public struct Options: Sendable {
         /// The process name stamped on every envelope as its producer.
         public var process: String
@@ -47,6 +48,8 @@ public final class BusClient: Sendable {
     public let endpoints: BusEndpoints
     public let options: Options
     private let loop: ClientLoop
+
+    public var process: String { options.process }
 
     public init(endpoints: BusEndpoints, options: Options, logger: Logger = Logger(label: "bureau.bus.client")) throws {
         self.endpoints = endpoints
@@ -83,39 +86,18 @@ public final class BusClient: Sendable {
     public func publish(_ events: [OutgoingEvent]) async throws -> [PublishOutcome] {
         var outcomes: [PublishOutcome] = []
         outcomes.reserveCapacity(events.count)
-        var start = 0
-        while start < events.count {
-            // A request holds at most so many envelopes and so many bytes of them.
-            var envelopes: [Data] = []
-            var bytes = 0
-            var end = start
-            while end < events.count, envelopes.count < WireProtocol.maxEnvelopesPerPublish {
-                let envelope = try events[end].envelopeBytes(process: options.process)
-                if !envelopes.isEmpty && bytes + envelope.count > WireProtocol.maxRequestBytes { break }
-                envelopes.append(envelope)
-                bytes += envelope.count
-                end += 1
-            }
-            let ack = try await send(envelopes)
-            guard ack.results.count == end - start else {
+        let envelopes = try events.map { try $0.envelopeBytes(process: options.process) }
+        // A request holds at most so many envelopes and so many bytes of them.
+        for request in BusLimits.requests(envelopes) {
+            let ack = try await send(request)
+            guard ack.results.count == request.count else {
                 throw BusError.refused(
-                    code: "bad-ack", message: "the bus answered \(ack.results.count) results for \(end - start) events")
+                    code: "bad-ack",
+                    message: "the bus answered \(ack.results.count) results for \(request.count) events")
             }
-            outcomes += ack.results.map { result in
-                switch result.status {
-                case .committed: .committed(result.position)
-                case .duplicate: .duplicate(result.position)
-                default: .rejected(result.reason)
-                }
-            }
-            start = end
+            outcomes += ack.results.map(PublishOutcome.init)
         }
         return outcomes
-    }
-
-    /// Publishes one event; see ``publish(_:)-(OutgoingEvent)``.
-    public func publish(_ event: OutgoingEvent) async throws -> PublishOutcome {
-        try await publish([event])[0]
     }
 
     /// Sends producer envelopes as they are, for tools that relay bytes.
@@ -142,7 +124,7 @@ public final class BusClient: Sendable {
     // MARK: Status
 
     /// Asks the daemon whether it is up; throws ``BusError/noAnswer(endpoint:seconds:)`` after `timeout`.
-    public func ping(timeout: Duration = .seconds(2)) async throws -> BusStatus {
+    public func ping(timeout: Duration) async throws -> BusStatus {
         let id = loop.nextRequestID()
         let deadline = ContinuousClock.now + timeout
         do {
@@ -165,11 +147,7 @@ public final class BusClient: Sendable {
     ///
     /// - Parameter bufferCapacity: how many events may wait for the consumer before the client
     ///   stops reading for it (it then catches up from the log when the consumer has room).
-    public func subscribe(
-        _ filter: EventFilter = .all, after position: UInt64 = 0, bufferCapacity: Int = 8192
-    )
-        -> EventSubscription
-    {
+    public func subscribe(_ filter: EventFilter, after position: UInt64, bufferCapacity: Int) -> EventSubscription {
         let id = loop.nextSubscriptionID()
         let loop = self.loop
         let channel = SubscriptionChannel(capacity: max(1, bufferCapacity)) { loop.send(.resume) }
@@ -180,14 +158,4 @@ public final class BusClient: Sendable {
         }
         return EventSubscription(channel: channel) { loop.send(.unsubscribe(id)) }
     }
-}
-
-/// What a daemon said about itself in answer to a ping.
-public struct BusStatus: Sendable, Equatable {
-    /// The last published position.
-    public var head: UInt64
-    /// Random per daemon start.
-    public var epoch: UInt64
-    public var pid: Int32
-    public var version: String
 }

@@ -1,3 +1,4 @@
+import Bus
 import Synchronization
 
 /// What the daemon's two loop threads and its owner share.

@@ -1,3 +1,4 @@
+import Bus
 import Logging
 
 /// Logs rejected input without flooding: the first few one by one, then a count per interval.

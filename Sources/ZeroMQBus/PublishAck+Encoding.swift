@@ -1,4 +1,5 @@
 import BureauSchemas
+import Bus
 import SwiftProtobuf
 
 #if canImport(FoundationEssentials)

@@ -1,0 +1,247 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A bus inside one process, with no daemon and no sockets: the twin of `ZeroMQBusClient`,
+/// keeping the same promises (``EventBus``; `BusContractTests` runs one suite against both).
+///
+/// Built from the daemon's own pure parts: the ``Sequencer`` checks, deduplicates, positions
+/// and stamps each request against an `InMemoryEventLog`, and each subscription follows with a
+/// ``SubscriptionTracker``, reading the log to catch up and taking live publications while its
+/// consumer has room (one that does not is caught up from the log when it has room again, as a
+/// subscriber of the real bus is after its high-water mark).
+///
+/// Every connection made with ``connection(process:)`` shares one log, as processes share a
+/// daemon. Nothing survives the process.
+public final class InMemoryBus: EventBus {
+    public let process: String
+    private let core: Core
+    private let subscriptions = Mutex<[Int]>([])
+    private let closed = Atomic<Bool>(false)
+
+    /// A new, empty bus, and a connection to it for `process`.
+    public init(process: String = "test", deduplicationWindow: Int = 100_000) {
+        self.process = process
+        core = Core(deduplicationWindow: deduplicationWindow)
+    }
+
+    private init(process: String, core: Core) {
+        self.process = process
+        self.core = core
+    }
+
+    /// Another connection to the same bus, for another process name.
+    public func connection(process: String) -> InMemoryBus {
+        InMemoryBus(process: process, core: core)
+    }
+
+    /// The log's head.
+    public var head: UInt64 { core.head }
+
+    /// Every record committed, in order: what a test would read from the log files.
+    public var records: [LogRecord] { core.records }
+
+    public func publish(_ events: [OutgoingEvent]) async throws -> [PublishOutcome] {
+        let envelopes = try events.map { try $0.envelopeBytes(process: process) }
+        var outcomes: [PublishOutcome] = []
+        for request in BusLimits.requests(envelopes) {
+            outcomes += try await publish(envelopes: request).results.map(PublishOutcome.init)
+        }
+        return outcomes
+    }
+
+    public func publish(envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
+        guard !closed.load(ordering: .acquiring) else { throw BusError.closed }
+        guard !envelopes.isEmpty else {
+            throw BusError.refused(
+                code: "malformed-request",
+                message: "a publish request carries 1 to \(BusLimits.maxEnvelopesPerPublish) envelopes, not 0")
+        }
+        let bytes = envelopes.reduce(0) { $0 + $1.count }
+        guard envelopes.count <= BusLimits.maxEnvelopesPerPublish, bytes <= BusLimits.maxRequestBytes else {
+            throw BusError.refused(
+                code: "too-large",
+                message: "a publish request carries at most \(BusLimits.maxEnvelopesPerPublish) envelopes and "
+                    + "\(BusLimits.maxRequestBytes) bytes of them, not \(envelopes.count) and \(bytes)")
+        }
+        return try core.publish(envelopes)
+    }
+
+    public func subscribe(_ filter: EventFilter, after position: UInt64, bufferCapacity: Int) -> EventSubscription {
+        let core = self.core
+        let id = core.nextSubscriptionID()
+        let channel = SubscriptionChannel(capacity: max(1, bufferCapacity)) { core.pump(id) }
+        guard !closed.load(ordering: .acquiring) else {
+            channel.push([.failure(.closed)])
+            channel.finish()
+            return EventSubscription(channel: channel) {}
+        }
+        subscriptions.withLock { $0.append(id) }
+        core.add(id, Core.Follower(tracker: SubscriptionTracker(filter: filter, after: position), channel: channel))
+        return EventSubscription(channel: channel) { core.remove(id) }
+    }
+
+    public func ping(timeout: Duration) async throws -> BusStatus {
+        guard !closed.load(ordering: .acquiring) else { throw BusError.closed }
+        return BusStatus(head: core.head, epoch: core.epoch, pid: getpid(), version: "in-memory")
+    }
+
+    public func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for id in subscriptions.withLock({ $0 }) { core.remove(id) }
+    }
+
+    /// The bus all connections share: the log, the sequencer and the followers.
+    /// Unchecked: every access to the log, the reader and the followers holds `state`'s lock.
+    final class Core: @unchecked Sendable {
+        struct Follower {
+            var tracker: SubscriptionTracker
+            let channel: SubscriptionChannel
+        }
+
+        private struct State {
+            var sequencer: Sequencer
+            var followers: [Int: Follower] = [:]
+            var nextID = 1
+        }
+
+        let epoch = UInt64.random(in: 1...(1 << 53 - 1))
+        private let log: InMemoryEventLog
+        private let reader: any EventLogReader
+        private let state: Mutex<State>
+
+        init(deduplicationWindow: Int) {
+            log = InMemoryEventLog(deduplicationWindow: deduplicationWindow)
+            reader = log.makeReader()
+            state = Mutex(
+                State(
+                    sequencer: Sequencer(
+                        maxEnvelopeBytes: BusLimits.maxEnvelopeBytes, epochStart: 0, lastCommitTime: (0, 0))))
+        }
+
+        var head: UInt64 { state.withLock { _ in log.head } }
+        var records: [LogRecord] {
+            state.withLock { _ in
+                (try? reader.read(after: 0, through: log.head, limit: .max, maxBytes: .max)) ?? []
+            }
+        }
+
+        func nextSubscriptionID() -> Int {
+            state.withLock { state in
+                defer { state.nextID += 1 }
+                return state.nextID
+            }
+        }
+
+        /// Sequences, appends and publishes one request, as the daemon's loop does; returns its answer.
+        func publish(_ envelopes: [Data]) throws -> Bureau_Bus_PublishAck {
+            try state.withLock { state in
+                let time = CommitTime.now
+                let batch = state.sequencer.sequence([envelopes], log: log, now: (time.seconds, time.nanos))
+                if !batch.records.isEmpty {
+                    try log.append(batch.records)
+                    try log.commit()
+                    for id in state.followers.keys.sorted() {
+                        guard var follower = state.followers[id] else { continue }
+                        deliver(batch.publications, to: &follower, packageHeads: state.sequencer.packageHeads)
+                        state.followers[id] = follower
+                    }
+                }
+                var ack = Bureau_Bus_PublishAck()
+                ack.results = batch.results.first ?? []
+                ack.head = log.head
+                return ack
+            }
+        }
+
+        func add(_ id: Int, _ follower: Follower) {
+            state.withLock { state in
+                var follower = follower
+                catchUp(&follower)
+                state.followers[id] = follower
+            }
+        }
+
+        func remove(_ id: Int) {
+            let follower = state.withLock { $0.followers.removeValue(forKey: id) }
+            follower?.channel.finish()
+        }
+
+        /// The consumer made room: go on where the follower stopped.
+        func pump(_ id: Int) {
+            state.withLock { state in
+                guard var follower = state.followers[id] else { return }
+                if follower.tracker.isLive {
+                    // What was published while it had no room is noticed as a heartbeat would.
+                    _ = follower.tracker.heartbeat(
+                        head: log.head, epochStart: 0, packageHeads: state.sequencer.packageHeads)
+                }
+                catchUp(&follower)
+                state.followers[id] = follower
+            }
+        }
+
+        /// Live publications, while the consumer has room; one it has no room for is dropped,
+        /// as a PUB socket drops it at its high-water mark, and the tracker then reads the log.
+        private func deliver(
+            _ publications: [Sequencer.Publication], to follower: inout Follower, packageHeads: [String: UInt64]
+        ) {
+            guard follower.tracker.isLive else { return catchUp(&follower) }
+            for publication in publications {
+                // Dropped when the consumer has no room, as a PUB socket drops at its high-water mark.
+                guard follower.channel.hasRoom else { return }
+                let action = publication.type.withUnsafeBytes { type in
+                    follower.tracker.publication(
+                        position: publication.position, previousInPackage: publication.previousInPackage, type: type)
+                }
+                switch action {
+                case .deliver: follower.channel.push([.event(position: publication.position, envelope: publication.body)])
+                case .skip: continue
+                case .fetch:
+                    follower.channel.gaps.add(1, ordering: .relaxed)
+                    return catchUp(&follower)
+                }
+            }
+        }
+
+        /// Reads the log after the follower's cursor while its consumer has room, as a
+        /// subscriber's catch-up reads do; says when it reached the head.
+        private func catchUp(_ follower: inout Follower) {
+            while !follower.tracker.isLive, follower.channel.hasRoom {
+                let head = log.head
+                var positions: [UInt64] = []
+                var bodies: [Data] = []
+                var scannedTo = follower.tracker.cursor
+                let filter = follower.tracker.filter
+                let records =
+                    (try? reader.read(
+                        after: scannedTo, through: head,
+                        limit: min(BusLimits.maxReadEvents, follower.channel.capacity),
+                        maxBytes: BusLimits.maxReadBytes)) ?? []
+                for record in records {
+                    scannedTo = record.position
+                    if filter.prefixes.isEmpty || EnvelopeScanner.typeName(in: record.body).map(filter.matches) == true {
+                        positions.append(record.position)
+                        bodies.append(record.body)
+                    }
+                }
+                if records.isEmpty { scannedTo = head }
+                let (deliver, caughtUp) = follower.tracker.readReply(
+                    positions: positions, scannedTo: scannedTo, head: head)
+                var items = deliver.map { SubscriptionChannel.Item.event(position: positions[$0], envelope: bodies[$0]) }
+                if caughtUp { items.append(.caughtUp(head: follower.tracker.cursor)) }
+                follower.channel.push(items)
+            }
+        }
+    }
+}

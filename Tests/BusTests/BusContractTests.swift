@@ -1,0 +1,240 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import InMemoryBus
+import TestSupport
+import Testing
+import ZeroMQBus
+
+/// The promises every ``EventBus`` keeps (its doc comment), run against the bus over ZeroMQ
+/// (a daemon in the process and a client) and its in-memory twin.
+@Suite(.timeLimit(.minutes(2)))
+struct BusContractTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case zeroMQ, inMemory
+        var testDescription: String { rawValue }
+    }
+
+    /// A bus of the given kind and connections to it, with what keeps them alive.
+    final class Subject: @unchecked Sendable {
+        private let daemon: TestBus?
+        private let memory: InMemoryBus?
+        private var opened: [any EventBus] = []
+
+        init(_ kind: Kind) throws {
+            switch kind {
+            case .zeroMQ:
+                daemon = try TestBus()
+                memory = nil
+            case .inMemory:
+                daemon = nil
+                memory = InMemoryBus(process: "contract")
+            }
+        }
+
+        /// A new connection, as another process would make.
+        func connect(_ process: String = "contract") throws -> any EventBus {
+            let bus: any EventBus
+            if let daemon {
+                bus = try daemon.client(process) { $0.publishTimeout = .seconds(20) }
+            } else if let memory {
+                bus = memory.connection(process: process)
+            } else {
+                throw TestSupportError("no bus")
+            }
+            opened.append(bus)
+            return bus
+        }
+
+        deinit {
+            for bus in opened { bus.close() }
+        }
+    }
+
+    static func event(_ index: Int, type: String = "bureau.contract.Happened", size: Int = 16) -> OutgoingEvent {
+        var payload = Data("event \(index) ".utf8)
+        payload.append(Data(repeating: 0x2E, count: max(0, size - payload.count)))
+        return OutgoingEvent(type: type, payload: payload, module: "contract")
+    }
+
+    /// Reads a subscription until `count` events have come; fails after `timeout`.
+    static func take(_ count: Int, from subscription: EventSubscription, timeout: Duration = .seconds(30))
+        async throws -> [StoredEvent]
+    {
+        try await withThrowingTaskGroup(of: [StoredEvent]?.self) { group in
+            group.addTask {
+                var events: [StoredEvent] = []
+                for try await item in subscription {
+                    if case .event(let event) = item { events.append(event) }
+                    if events.count == count { break }
+                }
+                return events
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let events = first else {
+                throw TestSupportError("fewer than \(count) events within \(timeout)")
+            }
+            return events
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func publishedEventsAreCommittedInOrderAtContiguousPositions(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        #expect(try await bus.publish((1...5).map { Self.event($0) }) == (1...5).map { .committed(UInt64($0)) })
+        #expect(try await bus.publish(Self.event(6)) == .committed(6))
+        #expect(try await bus.ping().head == 6)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func anEventSentAgainIsADuplicateAtItsFirstPositionFromAnyConnection(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let first = try subject.connect("one")
+        let second = try subject.connect("two")
+        let event = Self.event(1)
+        #expect(try await first.publish(event) == .committed(1))
+        #expect(try await second.publish([Self.event(2), event]) == [.committed(2), .duplicate(1)])
+        #expect(try await first.publish([event, event]) == [.duplicate(1), .duplicate(1)])
+    }
+
+    @Test(arguments: Kind.allCases)
+    func invalidEnvelopesAreRejectedWithAReasonAndNotStored(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        var positioned = Bureau_Envelope()
+        positioned.id = Data(EventID.random().bytes)
+        positioned.type = "bureau.contract.Happened"
+        positioned.position = 9
+        var untyped = Bureau_Envelope()
+        untyped.id = Data(EventID.random().bytes)
+        let valid = try Self.event(1).envelopeBytes(process: "contract")
+        let ack = try await bus.publish(
+            envelopes: [Data([0xFF, 0xFF]), try positioned.serializedData(), try untyped.serializedData(), valid])
+        #expect(ack.results.map(\.status) == [.rejected, .rejected, .rejected, .committed])
+        #expect(ack.results[0].reason.contains("malformed envelope"))
+        #expect(ack.results[1].reason.contains("the bus assigns positions"))
+        #expect(ack.results[2].reason.contains("no type name"))
+        #expect(ack.results[3].position == 1)
+        #expect(ack.head == 1)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func anEmptyOrOversizedRequestIsRefusedWhole(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        await #expect {
+            _ = try await bus.publish(envelopes: [])
+        } throws: { error in
+            guard case BusError.refused(let code, _) = error else { return false }
+            return code == "malformed-request"
+        }
+        let envelopes = try (0...BusLimits.maxEnvelopesPerPublish).map { try Self.event($0).envelopeBytes(process: "c") }
+        await #expect {
+            _ = try await bus.publish(envelopes: envelopes)
+        } throws: { error in
+            guard case BusError.refused(let code, _) = error else { return false }
+            return code == "too-large"
+        }
+        // Through the typed API the same events are split into requests that fit.
+        let outcomes = try await bus.publish((0...BusLimits.maxEnvelopesPerPublish).map { Self.event($0) })
+        #expect(outcomes.compactMap(\.position) == Array(1...UInt64(BusLimits.maxEnvelopesPerPublish + 1)))
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aSubscriberGetsTheLogThenLiveEventsInOrderOnceAndHearsWhenItCaughtUp(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let producer = try subject.connect("producer")
+        let consumer = try subject.connect("consumer")
+        _ = try await producer.publish((1...30).map { Self.event($0) })
+        let subscription = consumer.subscribe(.all, after: 10)
+        var items: [SubscriptionEvent] = []
+        for try await item in subscription {
+            if case .connection = item { continue }
+            items.append(item)
+            if case .caughtUp = item { break }
+        }
+        let positions: [UInt64] = items.compactMap { item in
+            guard case .event(let event) = item else { return nil }
+            return event.position
+        }
+        #expect(positions == Array(11...30))
+        #expect(items.last == .caughtUp(head: 30))
+        _ = try await producer.publish((31...40).map { Self.event($0) })
+        let live = try await Self.take(10, from: subscription)
+        #expect(live.map(\.position) == Array(31...40))
+        #expect(live.map(\.producerProcess).allSatisfy { $0 == "producer" })
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aFilteredSubscriptionGetsOnlyTheTypesItAskedForInOrder(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        let subscription = bus.subscribe(EventFilter(prefixes: ["bureau.a.", "bureau.c.Wanted"]), after: 0)
+        var expected: [UInt64] = []
+        for index in 1...60 {
+            let type = ["bureau.a.One", "bureau.b.Other", "bureau.c.Wanted", "bureau.c.Unwanted"][index % 4]
+            let position = try await bus.publish(Self.event(index, type: type)).position ?? 0
+            if type == "bureau.a.One" || type == "bureau.c.Wanted" { expected.append(position) }
+        }
+        let events = try await Self.take(expected.count, from: subscription)
+        #expect(events.map(\.position) == expected)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aConsumerWithLittleRoomMissesNothing(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let producer = try subject.connect("producer")
+        let consumer = try subject.connect("consumer")
+        let subscription = consumer.subscribe(EventFilter.all, after: 0, bufferCapacity: 4)
+        let publishing = Task {
+            var positions: [UInt64] = []
+            for batch in 0..<20 {
+                positions += try await producer.publish((0..<100).map { Self.event(batch * 100 + $0) })
+                    .compactMap(\.position)
+            }
+            return positions
+        }
+        var received: [UInt64] = []
+        for try await event in subscription.events {
+            received.append(event.position)
+            // A slow consumer: it reads one event at a time and lets the producer run ahead.
+            if received.count % 100 == 0 { await Task.yield() }
+            if received.count == 2000 { break }
+        }
+        #expect(received == (try await publishing.value))
+    }
+
+    @Test(arguments: Kind.allCases)
+    func eventsTooLargeForTheLiveStreamAreDeliveredToo(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        let subscription = bus.subscribe(.all, after: 0)
+        let sizes = [100, 10_000, 100, BusLimits.maxLiveEnvelopeBytes + 1, 500_000, 100]
+        for (index, size) in sizes.enumerated() { _ = try await bus.publish(Self.event(index, size: size)) }
+        let events = try await Self.take(sizes.count, from: subscription)
+        #expect(events.map(\.payload.count) == sizes)
+        #expect(events.map(\.position) == Array(1...6))
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aClosedConnectionRefusesAndEndsItsSubscriptions(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        _ = try await bus.publish(Self.event(1))
+        let subscription = bus.subscribe(.all, after: 0)
+        _ = try await Self.take(1, from: subscription)
+        bus.close()
+        await #expect(throws: BusError.closed) { _ = try await bus.publish(Self.event(2)) }
+        var after = 0
+        for try await item in subscription {
+            if case .event = item { after += 1 }
+        }
+        #expect(after == 0, "the subscription ended")
+    }
+}
