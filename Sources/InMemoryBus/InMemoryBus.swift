@@ -205,7 +205,8 @@ public final class InMemoryBus: EventBus {
                         position: publication.position, previousInPackage: publication.previousInPackage, type: type)
                 }
                 switch action {
-                case .deliver: follower.channel.push([.event(position: publication.position, envelope: publication.body)])
+                case .deliver:
+                    follower.channel.push([.event(position: publication.position, envelope: publication.body)])
                 case .skip: continue
                 case .fetch:
                     follower.channel.gaps.add(1, ordering: .relaxed)
@@ -230,7 +231,8 @@ public final class InMemoryBus: EventBus {
                         maxBytes: BusLimits.maxReadBytes)) ?? []
                 for record in records {
                     scannedTo = record.position
-                    if filter.prefixes.isEmpty || EnvelopeScanner.typeName(in: record.body).map(filter.matches) == true {
+                    if filter.prefixes.isEmpty || EnvelopeScanner.typeName(in: record.body).map(filter.matches) == true
+                    {
                         positions.append(record.position)
                         bodies.append(record.body)
                     }
@@ -238,7 +240,9 @@ public final class InMemoryBus: EventBus {
                 if records.isEmpty { scannedTo = head }
                 let (deliver, caughtUp) = follower.tracker.readReply(
                     positions: positions, scannedTo: scannedTo, head: head)
-                var items = deliver.map { SubscriptionChannel.Item.event(position: positions[$0], envelope: bodies[$0]) }
+                var items = deliver.map {
+                    SubscriptionChannel.Item.event(position: positions[$0], envelope: bodies[$0])
+                }
                 if caughtUp { items.append(.caughtUp(head: follower.tracker.cursor)) }
                 follower.channel.push(items)
             }

@@ -16,7 +16,7 @@ public final class AnyReducerReplay {
     public let module: String
     /// The reducer's output types, to recognise its own events.
     public let outputTypes: [String]
-    private let applyEvent: (StoredEvent) -> ReplayOutcome
+    private let applyEvent: (StoredEvent) -> ReducerStep
     private let encodeState: () throws -> JSONValue
     private let counters: () -> (position: UInt64, inputs: Int, malformed: Int)
     private let makeCopy: () -> AnyReducerReplay
@@ -51,7 +51,7 @@ public final class AnyReducerReplay {
 
     /// Applies `event` if it is an input; says what it was.
     @discardableResult
-    public func apply(_ event: StoredEvent) -> ReplayOutcome { applyEvent(event) }
+    public func apply(_ event: StoredEvent) -> ReducerStep { applyEvent(event) }
 
     /// The position of the last input applied; 0 before the first.
     public var position: UInt64 { counters().position }

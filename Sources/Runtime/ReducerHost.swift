@@ -41,7 +41,7 @@ public final class ReducerHost<R: Reducer>: Service {
         self.snapshots = snapshots
         self.options = options
         var logger = logger
-        logger[metadataKey: "module"] = "\(reducer.module)"
+        logger[metadataKey: "host.module"] = "\(reducer.module)"
         self.logger = logger
         self.statistics = statistics
     }
@@ -64,12 +64,15 @@ public final class ReducerHost<R: Reducer>: Service {
         var applied: UInt64 = 0
         if let snapshot = snapshots.load(
             R.State.self, module: reducer.module, stateVersion: reducer.stateVersion,
-            rejected: { logger.warning("ignoring a snapshot; rebuilding from the log", metadata: ["reason": "\($0)"]) })
+            rejected: {
+                logger.warning(
+                    "ignoring a snapshot; rebuilding from the log", metadata: ["host.snapshot_problem": "\($0)"])
+            })
         {
             state = snapshot.state
             applied = snapshot.position
         }
-        logger.info("starting", metadata: ["from position": "\(applied)"])
+        logger.info("starting", metadata: ["host.from_position": "\(applied)"])
         statistics?.started(from: applied)
 
         // Every event the subscription has passed, up to here, is accounted for: inputs applied,
@@ -104,15 +107,17 @@ public final class ReducerHost<R: Reducer>: Service {
                         }
                         continue
                     }
-                    let outputs: [OutgoingEvent]
-                    do {
-                        guard let produced = try reducer.apply(event, to: &state) else { continue }
-                        outputs = produced
-                    } catch {
+                    let step = reducer.step(event, state: &state)
+                    switch step {
+                    case .notAnInput: continue
+                    case .applied: break
+                    case .malformed(_, let reason):
                         // An input that does not decode is passed over, and said so, once.
-                        logger.error("passing over an input", metadata: ["error": "\(error)"])
-                        outputs = [try malformedInputError(event, error)]
+                        logger.error(
+                            "passing over an input",
+                            metadata: ["host.position": "\(event.position)", "host.error": "\(reason)"])
                     }
+                    let outputs = step.outputs
                     applied = event.position
                     statistics?.applied(event.position)
                     if catchingUp {
@@ -132,7 +137,10 @@ public final class ReducerHost<R: Reducer>: Service {
                     let missing = held.filter { !$0.type.isEmpty }
                     logger.info(
                         "caught up",
-                        metadata: ["head": "\(head)", "applied": "\(applied)", "republished": "\(missing.count)"])
+                        metadata: [
+                            "host.head": "\(head)", "host.applied": "\(applied)",
+                            "host.republished": "\(missing.count)",
+                        ])
                     try await outbox.enqueue(missing)
                     held = []
                     heldIndex = [:]
@@ -148,20 +156,6 @@ public final class ReducerHost<R: Reducer>: Service {
         // Graceful shutdown: everything applied is published, then remembered. A cancelled
         // task (its process is going down hard) writes nothing more.
         if !catchingUp && !Task.isCancelled { try await saveSnapshot() }
-        logger.info("stopped", metadata: ["applied": "\(applied)"])
-    }
-
-    /// The `ErrorRaised` published for an input that does not decode, with a derived id so that
-    /// it too is published once.
-    private func malformedInputError(_ event: StoredEvent, _ error: any Error) throws -> OutgoingEvent {
-        var raised = Bureau_System_ErrorRaised()
-        raised.module = reducer.module
-        raised.process = client.process
-        raised.code = "malformed-input"
-        raised.message = "\(error)"
-        raised.causation = event.position
-        return try Emitted(raised).outgoing(
-            id: .derived(module: reducer.module, position: event.position, index: 0xFFFF), module: reducer.module,
-            causation: event.position, correlation: event.correlation == .zero ? event.id : event.correlation)
+        logger.info("stopped", metadata: ["host.applied": "\(applied)"])
     }
 }

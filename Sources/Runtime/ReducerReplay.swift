@@ -32,20 +32,21 @@ public struct ReducerReplay<R: Reducer> {
         return []
     }
 
-    /// Applies `event` as the host would, and says what it was to this reducer.
-    public mutating func applyInput(_ event: StoredEvent, keepOutputs: Bool = false) -> ReplayOutcome {
-        guard event.position > position, !reducer.isOwnOutput(event) else { return .notAnInput }
-        do {
-            guard let produced = try reducer.apply(event, to: &state) else { return .notAnInput }
-            position = event.position
+    /// Applies `event` as the host would (``Reducer/step(_:state:)``), and says what it was.
+    public mutating func applyInput(_ event: StoredEvent, keepOutputs: Bool = false) -> ReducerStep {
+        guard event.position > position else { return .notAnInput }
+        let step = reducer.step(event, state: &state)
+        switch step {
+        case .notAnInput:
+            return step
+        case .applied(let produced):
             inputCount += 1
             if keepOutputs { outputs += produced }
-            return .applied(produced)
-        } catch {
-            position = event.position
+        case .malformed:
             malformed.append(event.position)
-            return .malformed(reason: "\(error)")
         }
+        position = event.position
+        return step
     }
 
     /// The state as JSON, keys sorted, as a snapshot would hold it.
@@ -54,14 +55,4 @@ public struct ReducerReplay<R: Reducer> {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(state)
     }
-}
-
-/// What one event was to a reducer run offline.
-public enum ReplayOutcome: Sendable, Equatable {
-    /// Not an input (or at or before the last input, or one of the reducer's own outputs).
-    case notAnInput
-    /// An input; these are the outputs it produced, ids derived as the host derives them.
-    case applied([OutgoingEvent])
-    /// An input whose payload does not decode: the host publishes an ErrorRaised for it instead.
-    case malformed(reason: String)
 }

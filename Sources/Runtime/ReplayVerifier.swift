@@ -117,9 +117,6 @@ private final class ModuleCheck {
     struct Expected {
         let output: OutgoingEvent
         let inputPosition: UInt64
-        /// The ErrorRaised a host publishes for an input that does not decode: its message names
-        /// the host's process, so only its id and type are compared.
-        let malformedInput: Bool
     }
 
     let run: AnyReducerReplay
@@ -151,22 +148,12 @@ private final class ModuleCheck {
         case .applied(let outputs):
             count.inputs += 1
             for output in outputs {
-                expect(Expected(output: output, inputPosition: event.position, malformedInput: false))
+                expect(Expected(output: output, inputPosition: event.position))
             }
-        case .malformed(let reason):
+        case .malformed(let error, _):
             count.inputs += 1
             count.malformedInputs += 1
-            var raised = Bureau_System_ErrorRaised()
-            raised.module = run.module
-            raised.code = "malformed-input"
-            raised.message = reason
-            raised.causation = event.position
-            if let output = try? Emitted(raised).outgoing(
-                id: .derived(module: run.module, position: event.position, index: 0xFFFF), module: run.module,
-                causation: event.position, correlation: event.correlation == .zero ? event.id : event.correlation)
-            {
-                expect(Expected(output: output, inputPosition: event.position, malformedInput: true))
-            }
+            expect(Expected(output: error, inputPosition: event.position))
         }
         count.unpublished = byID.count
         return nil
@@ -198,11 +185,8 @@ private final class ModuleCheck {
         let same =
             recorded.type == output.type && recorded.causation == output.causation
             && recorded.correlation == output.correlation && recorded.producerModule == output.module
-            && (match.malformedInput || recorded.payload == output.payload)
-        var differences = same ? [] : EventJSON.differences(recorded: recorded, computed: output)
-        if match.malformedInput {
-            differences = differences.filter { !$0.path.hasPrefix("payload") }
-        }
+            && recorded.payload == output.payload
+        let differences = same ? [] : EventJSON.differences(recorded: recorded, computed: output)
         guard differences.isEmpty else {
             return ReplayDivergence(
                 kind: .different, module: run.module, position: recorded.position, inputPosition: match.inputPosition,

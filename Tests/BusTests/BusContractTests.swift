@@ -59,7 +59,9 @@ struct BusContractTests {
     }
 
     /// Reads a subscription until `count` events have come; fails after `timeout`.
-    static func take(_ count: Int, from subscription: EventSubscription, timeout: Duration = .seconds(30))
+    static func take(
+        _ count: Int, from subscription: EventSubscription, timeout: Duration = .seconds(30)
+    )
         async throws -> [StoredEvent]
     {
         try await withThrowingTaskGroup(of: [StoredEvent]?.self) { group in
@@ -134,7 +136,9 @@ struct BusContractTests {
             guard case BusError.refused(let code, _) = error else { return false }
             return code == "malformed-request"
         }
-        let envelopes = try (0...BusLimits.maxEnvelopesPerPublish).map { try Self.event($0).envelopeBytes(process: "c") }
+        let envelopes = try (0...BusLimits.maxEnvelopesPerPublish).map {
+            try Self.event($0).envelopeBytes(process: "c")
+        }
         await #expect {
             _ = try await bus.publish(envelopes: envelopes)
         } throws: { error in

@@ -1,0 +1,55 @@
+import BureauSchemas
+import Bus
+
+/// What a reducer makes of one committed event: the one step every runner of reducers takes —
+/// the host live, replay offline, the verifier comparing with the log — so that they cannot
+/// disagree on what an input is, which ids its outputs get, or what a malformed input yields.
+public enum ReducerStep: Sendable, Equatable {
+    /// Not an input of this reducer, or one of its own outputs.
+    case notAnInput
+    /// An input, and the outputs it produced: ids derived from the module, the input's position
+    /// and the output's index; causation the input; correlation the input's (or its id).
+    case applied([OutgoingEvent])
+    /// An input whose payload does not decode: it is passed over, and the host publishes
+    /// `error`, an `ErrorRaised` with a derived id, so that it too is published once.
+    case malformed(error: OutgoingEvent, reason: String)
+
+    /// The events the step publishes.
+    public var outputs: [OutgoingEvent] {
+        switch self {
+        case .notAnInput: []
+        case .applied(let outputs): outputs
+        case .malformed(let error, _): [error]
+        }
+    }
+}
+
+extension Reducer {
+    /// Takes ``ReducerStep`` for `event`: applies it to `state` if it is an input.
+    public func step(_ event: StoredEvent, state: inout State) -> ReducerStep {
+        guard !isOwnOutput(event) else { return .notAnInput }
+        do {
+            guard let outputs = try apply(event, to: &state) else { return .notAnInput }
+            return .applied(outputs)
+        } catch {
+            let reason = "\(error)"
+            guard let raised = try? malformedInputError(event, reason: reason) else {
+                return .malformed(error: OutgoingEvent(type: "", payload: .init()), reason: reason)
+            }
+            return .malformed(error: raised, reason: reason)
+        }
+    }
+
+    /// The `ErrorRaised` for an input that does not decode. Nothing in it depends on where the
+    /// reducer runs (not even the process name), so replaying it computes the very same event.
+    func malformedInputError(_ event: StoredEvent, reason: String) throws -> OutgoingEvent {
+        var raised = Bureau_System_ErrorRaised()
+        raised.module = module
+        raised.code = "malformed-input"
+        raised.message = reason
+        raised.causation = event.position
+        return try Emitted(raised).outgoing(
+            id: .derived(module: module, position: event.position, index: 0xFFFF), module: module,
+            causation: event.position, correlation: event.correlation == .zero ? event.id : event.correlation)
+    }
+}

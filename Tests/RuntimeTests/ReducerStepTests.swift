@@ -1,0 +1,55 @@
+import BureauSchemas
+import Bus
+import EventLog
+import FeatureTestSupport
+import Foundation
+import InMemoryBus
+import Runtime
+import TestSupport
+import Testing
+import WatchlistFeature
+
+/// One step for every runner of reducers: the host publishes what replay computes, down to the
+/// `ErrorRaised` for an input that does not decode, and the verifier compares it in full.
+struct ReducerStepTests {
+    static func malformedRequest() -> OutgoingEvent {
+        OutgoingEvent(type: PairAddRequested.protoMessageName, payload: Data([0xFF, 0xFF, 0xFF]))
+    }
+
+    @Test func anInputThatDoesNotDecodeYieldsTheSameErrorWhereverTheReducerRuns() async throws {
+        let bus = try BusUnderTest(.inMemory)
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1"])))
+        let position = try #require(try await client.publish(Self.malformedRequest()).position)
+        let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
+        let statistics = try harness.start()
+        await statistics.waitUntilAcknowledged(1)
+        try await harness.stop()
+
+        let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
+        let published = try #require(events.first { $0.causation == position })
+        // Given the same event, the step computes exactly what the host published.
+        var state = WatchlistReducer().initialState
+        guard case .malformed(let error, let reason) = WatchlistReducer().step(events[Int(position) - 1], state: &state)
+        else {
+            Issue.record("the step did not find the input malformed")
+            return
+        }
+        #expect(published.id == error.id && published.type == Bureau_System_ErrorRaised.protoMessageName)
+        #expect(published.payload == error.payload)
+        let raised = try Bureau_System_ErrorRaised(serializedBytes: published.payload)
+        #expect(raised.code == "malformed-input" && raised.message == reason && raised.causation == position)
+        // The verifier compares it in full: a changed message is a divergence.
+        let (divergence, counts) = ReplayVerifier.verify(reducers: [WatchlistReducer()], events: events)
+        #expect(divergence == nil)
+        #expect(counts.first?.malformedInputs == 1)
+        var altered = events
+        let index = try #require(altered.firstIndex { $0.id == published.id })
+        var changed = raised
+        changed.message = "another message"
+        altered[index].payload = try changed.serializedData()
+        let (found, _) = ReplayVerifier.verify(reducers: [WatchlistReducer()], events: altered)
+        #expect(found?.kind == .different)
+        #expect(found?.differences.contains { $0.path.hasPrefix("payload") } == true)
+    }
+}
