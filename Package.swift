@@ -68,6 +68,7 @@ let package = Package(
             name: "Bus",
             dependencies: [
                 "EventLog", "BureauSchemas", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -33,23 +33,16 @@ extension Reducer {
             return .applied(outputs)
         } catch {
             let reason = "\(error)"
-            guard let raised = try? malformedInputError(event, reason: reason) else {
-                return .malformed(error: OutgoingEvent(type: "", payload: .init()), reason: reason)
-            }
-            return .malformed(error: raised, reason: reason)
+            return .malformed(error: malformedInputError(event, reason: reason), reason: reason)
         }
     }
 
     /// The `ErrorRaised` for an input that does not decode. Nothing in it depends on where the
     /// reducer runs (not even the process name), so replaying it computes the very same event.
-    func malformedInputError(_ event: StoredEvent, reason: String) throws -> OutgoingEvent {
-        var raised = Bureau_System_ErrorRaised()
-        raised.module = module
-        raised.code = "malformed-input"
-        raised.message = reason
-        raised.causation = event.position
-        return try Emitted(raised).outgoing(
-            id: .derived(module: module, position: event.position, index: 0xFFFF), module: module,
-            causation: event.position, correlation: event.correlation == .zero ? event.id : event.correlation)
+    func malformedInputError(_ event: StoredEvent, reason: String) -> OutgoingEvent {
+        ErrorReporter(module: module, process: "").event(
+            code: "malformed-input", message: reason, causation: event.position,
+            id: .derived(module: module, position: event.position, index: 0xFFFF),
+            correlation: event.correlation == .zero ? event.id : event.correlation)
     }
 }
