@@ -1,5 +1,6 @@
 import EventLog
 import FrontEnd
+import ReservationsFeature
 import Runtime
 import Testing
 import WatchlistFeature
@@ -34,6 +35,28 @@ struct RequestTrackerTests {
         _ = state.requests.start("bureau://watchlist/add?base=GBP&quote=CHF", router: Fixtures.router, id: id)
         state.receive(Fixtures.event(1, Fixtures.pairAdded("GBP", "CHF"), correlation: id))
         #expect(state.requests.latest?.status == .accepted("PairAdded"))
+    }
+
+    @Test func anOutcomeFollowsTheAnswerAndALateAnswerDoesNotHideIt() {
+        var state = AppState()
+        let confirmed = EventID.random()
+        _ = state.requests.start(
+            "bureau://reservations/reserve?base=EUR&quote=USD&amount=500&rate=1.1", router: Fixtures.router,
+            id: confirmed)
+        state.receive(
+            Fixtures.event(1, ReservationConfirmed(reservationID: "R1", confirmationCode: "C1"), correlation: confirmed)
+        )
+        #expect(state.requests.latest?.status == .outcome(succeeded: true, "ReservationConfirmed"))
+        state.receive(Fixtures.event(2, ReservationAccepted(), correlation: confirmed))
+        #expect(state.requests.latest?.status == .outcome(succeeded: true, "ReservationConfirmed"))
+        let failed = EventID.random()
+        _ = state.requests.start(
+            "bureau://reservations/reserve?base=EUR&quote=USD&amount=5&rate=1.1", router: Fixtures.router, id: failed)
+        state.receive(Fixtures.event(3, ReservationAccepted(), correlation: failed))
+        #expect(state.requests.latest?.status == .accepted("ReservationAccepted"))
+        state.receive(
+            Fixtures.event(4, ReservationFailed(reservationID: "R2", reason: "no funds"), correlation: failed))
+        #expect(state.requests.latest?.status == .outcome(succeeded: false, "no funds"))
     }
 
     @Test func aURLThatDoesNotRouteIsNotSentAndSaysWhy() {
