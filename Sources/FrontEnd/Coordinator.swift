@@ -1,7 +1,11 @@
+import AlertsFeature
+import ConverterFeature
 import Foundation
 import Money
+import ReservationsFeature
 import Runtime
 import TerminalUI
+import WatchlistFeature
 
 /// Turns keys into new states and effects: all navigation lives here, none in the screens.
 ///
@@ -98,7 +102,7 @@ public struct Coordinator: Sendable {
             state.navigation.overlay = .prompt(.amount, TextField())
         case .character("d"):
             guard tab == .watchlist, let pair = selectedPair(state) else { return notice("no pair selected", &state) }
-            return [.dispatch("bureau://watchlist/remove?base=\(pair.base.code)&quote=\(pair.quote.code)")]
+            return [.dispatch(CommandURL.Watchlist.remove(base: pair.base.code, quote: pair.quote.code))]
         case .character("r"):
             guard let pair = selectedPair(state) else { return notice("add a pair first (a)", &state) }
             guard let rate = state.models.watchlist.latest?.quote(from: pair.base, to: pair.quote) else {
@@ -110,13 +114,13 @@ public struct Coordinator: Sendable {
             let rows = state.models.reservations.reservations
             let index = state.navigation.selected(.reservations)
             guard rows.indices.contains(index) else { return notice("no reservation selected", &state) }
-            return [.dispatch("bureau://reservations/cancel?id=\(rows[index].id)")]
+            return [.dispatch(CommandURL.Reservations.cancel(id: rows[index].id))]
         case .character("x"):
             guard tab == .alerts else { return notice("clear works on the Alerts screen (3)", &state) }
             let rows = state.models.alerts.alerts
             let index = state.navigation.selected(.alerts)
             guard rows.indices.contains(index) else { return notice("no alert selected", &state) }
-            return [.dispatch("bureau://alerts/clear?id=\(rows[index].id)")]
+            return [.dispatch(CommandURL.Alerts.clear(id: rows[index].id))]
         default:
             break
         }
@@ -136,7 +140,7 @@ public struct Coordinator: Sendable {
     {
         switch purpose {
         case .watch:
-            return [.dispatch("bureau://watchlist/add?base=\(pair.base.code)&quote=\(pair.quote.code)")]
+            return [.dispatch(CommandURL.Watchlist.add(base: pair.base.code, quote: pair.quote.code))]
         case .alert:
             state.navigation.overlay = .prompt(.alert(pair), TextField())
             return []
@@ -149,33 +153,22 @@ public struct Coordinator: Sendable {
         switch purpose {
         case .amount:
             let currency = words.count > 1 ? words[1].uppercased() : state.models.converter.amount.currency.code
-            return [
-                .dispatch("bureau://converter/amount?value=\(Self.escaped(first))&currency=\(Self.escaped(currency))")
-            ]
+            return [.dispatch(CommandURL.Converter.amount(value: first, currency: currency))]
         case .reserve(let pair, let rate):
             return [
                 .dispatch(
-                    "bureau://reservations/reserve?base=\(pair.base.code)&quote=\(pair.quote.code)"
-                        + "&amount=\(Self.escaped(first))&rate=\(rate)")
+                    CommandURL.Reservations.reserve(
+                        base: pair.base.code, quote: pair.quote.code, amount: first, rate: rate))
             ]
         case .alert(let pair):
             let threshold = text.replacingOccurrences(of: " ", with: "")
-            let direction: String
-            let value: String
+            let value = String(threshold.drop { !$0.isNumber && $0 != "." })
             if threshold.hasPrefix(">") || threshold.lowercased().hasPrefix("above") {
-                direction = "above"
-                value = String(threshold.drop { !$0.isNumber && $0 != "." })
+                return [.dispatch(CommandURL.Alerts.set(base: pair.base.code, quote: pair.quote.code, above: value))]
             } else if threshold.hasPrefix("<") || threshold.lowercased().hasPrefix("below") {
-                direction = "below"
-                value = String(threshold.drop { !$0.isNumber && $0 != "." })
-            } else {
-                return notice("start the threshold with > or <, e.g. >1.2", &state)
+                return [.dispatch(CommandURL.Alerts.set(base: pair.base.code, quote: pair.quote.code, below: value))]
             }
-            return [
-                .dispatch(
-                    "bureau://alerts/set?base=\(pair.base.code)&quote=\(pair.quote.code)&\(direction)=\(Self.escaped(value))"
-                )
-            ]
+            return notice("start the threshold with > or <, e.g. >1.2", &state)
         }
     }
 
@@ -213,12 +206,5 @@ public struct Coordinator: Sendable {
     private func currencies(_ state: AppState) -> [Currency] {
         if let rates = state.models.watchlist.latest { return rates.currencies.sorted() }
         return Currency.all
-    }
-
-    /// A value made safe for a query string: the few characters URLs give meaning to are escaped.
-    static func escaped(_ value: String) -> String {
-        value.addingPercentEncoding(
-            withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=?#+")))
-            ?? value
     }
 }

@@ -12,7 +12,7 @@ struct RequestTrackerTests {
         var state = Fixtures.state
         let id = EventID.random()
         let outgoing = state.requests.start(
-            "bureau://watchlist/add?base=EUR&quote=USD", router: Fixtures.router, id: id)
+            CommandURL.Watchlist.add(base: "EUR", quote: "USD").text, router: Fixtures.router, id: id)
         #expect(outgoing?.type == PairAddRequested.protoMessageName)
         #expect(state.requests.latest?.status == .pending)
         var rejected = PairRejected()
@@ -32,7 +32,8 @@ struct RequestTrackerTests {
     @Test func anAcceptedAnswerReplacesPending() {
         var state = AppState()
         let id = EventID.random()
-        _ = state.requests.start("bureau://watchlist/add?base=GBP&quote=CHF", router: Fixtures.router, id: id)
+        _ = state.requests.start(
+            CommandURL.Watchlist.add(base: "GBP", quote: "CHF").text, router: Fixtures.router, id: id)
         state.receive(Fixtures.event(1, Fixtures.pairAdded("GBP", "CHF"), correlation: id))
         #expect(state.requests.latest?.status == .accepted("PairAdded"))
     }
@@ -41,8 +42,8 @@ struct RequestTrackerTests {
         var state = AppState()
         let confirmed = EventID.random()
         _ = state.requests.start(
-            "bureau://reservations/reserve?base=EUR&quote=USD&amount=500&rate=1.1", router: Fixtures.router,
-            id: confirmed)
+            CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "500", rate: "1.1").text,
+            router: Fixtures.router, id: confirmed)
         state.receive(
             Fixtures.event(1, ReservationConfirmed(reservationID: "R1", confirmationCode: "C1"), correlation: confirmed)
         )
@@ -51,7 +52,8 @@ struct RequestTrackerTests {
         #expect(state.requests.latest?.status == .outcome(succeeded: true, "ReservationConfirmed"))
         let failed = EventID.random()
         _ = state.requests.start(
-            "bureau://reservations/reserve?base=EUR&quote=USD&amount=5&rate=1.1", router: Fixtures.router, id: failed)
+            CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "5", rate: "1.1").text,
+            router: Fixtures.router, id: failed)
         state.receive(Fixtures.event(3, ReservationAccepted(), correlation: failed))
         #expect(state.requests.latest?.status == .accepted("ReservationAccepted"))
         state.receive(
