@@ -72,57 +72,56 @@ public struct Coordinator: Sendable {
         }
     }
 
+    /// A key on the main screens: what ``KeyBindings`` binds it to, if anything.
     private func handleMain(_ key: Key, in state: inout AppState) -> [Effect] {
+        guard let action = KeyBindings.action(for: key) else { return [] }
         let tab = state.navigation.tab
-        switch key {
-        case .character("q"), .control("c"), .control("d"):
+        let count = Navigation.Tab.allCases.count
+        switch action {
+        case .quit:
             return [.quit]
-        case .character("?"):
+        case .openHelp:
             state.navigation.overlay = .help
-        case .character(":"):
+        case .openCommandLine:
             state.navigation.overlay = .commandLine(TextField("bureau://"), completions: [])
-        case .character("1"): state.navigation.tab = .watchlist
-        case .character("2"): state.navigation.tab = .reservations
-        case .character("3"): state.navigation.tab = .alerts
-        case .tab, .right:
-            state.navigation.tab = Navigation.Tab(rawValue: (tab.rawValue + 1) % Navigation.Tab.allCases.count) ?? tab
-        case .backTab, .left:
-            let count = Navigation.Tab.allCases.count
+        case .show(let shown):
+            state.navigation.tab = shown
+        case .nextTab:
+            state.navigation.tab = Navigation.Tab(rawValue: (tab.rawValue + 1) % count) ?? tab
+        case .previousTab:
             state.navigation.tab = Navigation.Tab(rawValue: (tab.rawValue + count - 1) % count) ?? tab
-        case .up, .character("k"):
+        case .selectPrevious:
             move(by: -1, in: &state)
-        case .down, .character("j"):
+        case .selectNext:
             move(by: 1, in: &state)
-        case .character("a"):
+        case .addPair:
             state.navigation.overlay = .picker(
                 PairPicker(currencies: currencies(state), watched: Set(state.models.watchlist.pairs)), .watch)
-        case .character("s"):
+        case .setAlert:
             state.navigation.overlay = .picker(PairPicker(currencies: currencies(state)), .alert)
-        case .character("m"):
+        case .setAmount:
             state.navigation.overlay = .prompt(.amount, TextField())
-        case .character("d"):
+        case .removePair:
             guard tab == .watchlist, let pair = selectedPair(state) else { return notice("no pair selected", &state) }
             return [.dispatch(CommandURL.Watchlist.remove(base: pair.base.code, quote: pair.quote.code))]
-        case .character("r"):
+        case .reserve:
             guard let pair = selectedPair(state) else { return notice("add a pair first (a)", &state) }
             guard let rate = state.models.watchlist.latest?.quote(from: pair.base, to: pair.quote) else {
                 return notice("no rate for \(pair) yet", &state)
             }
             state.navigation.overlay = .prompt(.reserve(pair, rate: DecimalText.plain(rate)), TextField())
-        case .character("c"):
+        case .cancelReservation:
             guard tab == .reservations else { return notice("cancel works on the Reservations screen (2)", &state) }
             let rows = state.models.reservations.reservations
             let index = state.navigation.selected(.reservations)
             guard rows.indices.contains(index) else { return notice("no reservation selected", &state) }
             return [.dispatch(CommandURL.Reservations.cancel(id: rows[index].id))]
-        case .character("x"):
+        case .clearAlert:
             guard tab == .alerts else { return notice("clear works on the Alerts screen (3)", &state) }
             let rows = state.models.alerts.alerts
             let index = state.navigation.selected(.alerts)
             guard rows.indices.contains(index) else { return notice("no alert selected", &state) }
             return [.dispatch(CommandURL.Alerts.clear(id: rows[index].id))]
-        default:
-            break
         }
         return []
     }
