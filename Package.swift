@@ -45,7 +45,8 @@ let package = Package(
             dependencies: ["CZeroMQ"],
             swiftSettings: strict
         ),
-        // Guards at the edges: numbers people type, files they hand the tool, calendar dates.
+        // Guards at the edges: numbers people type, files they hand the tool, calendar dates; and
+        // the one duration conversion, backoff and timeout every target may use.
         // No dependencies. (Files only their owner can read: OwnerOnly, in EventLog.)
         .target(
             name: "Guards",
@@ -228,6 +229,7 @@ let package = Package(
         // Terminal rendering: a cell buffer, display widths, a diff renderer, keys. No Bureau types.
         .target(
             name: "TerminalUI",
+            dependencies: ["Guards"],
             swiftSettings: strict
         ),
         // The front-end: screens computed from projections, keys turned into command URLs.
@@ -350,7 +352,7 @@ let package = Package(
             name: "RatesAdapterTests",
             dependencies: [
                 "ZeroMQBus",
-                "RatesAdapter", "RatesServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
+                "RatesAdapter", "RatesServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport", "Guards",
                 "ConverterFeature", "Money", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -362,7 +364,7 @@ let package = Package(
             dependencies: [
                 "FeatureTestSupport", "ZeroMQBus",
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
-                "BusTesting", "ReservationsFeature",
+                "BusTesting", "ReservationsFeature", "Guards",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -38,11 +38,6 @@ func formatted(_ value: Double) -> String {
     return String(result.reversed())
 }
 
-func seconds(_ duration: Duration) -> Double {
-    let (seconds, attoseconds) = duration.components
-    return Double(seconds) + Double(attoseconds) / 1e18
-}
-
 /// A scratch directory under /tmp (short, for ipc paths), removed afterwards.
 func withScratchDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
     let path = "/tmp/bench-\(UInt32.random(in: 0...UInt32.max))"

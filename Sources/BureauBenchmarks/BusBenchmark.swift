@@ -128,7 +128,7 @@ struct BusBenchmark: AsyncParsableCommand {
             try await group.waitForAll()
         }
         let finished = try await receiving.value
-        let elapsed = seconds(finished - started)
+        let elapsed = (finished - started).inSeconds
         let bytes = Double(try logBytes(configuration.location.logDirectory))
         if throughputOnly {
             printThreadTimes()
@@ -174,7 +174,7 @@ struct BusBenchmark: AsyncParsableCommand {
             for try await item in subscription {
                 guard case .event(let event) = item else { continue }
                 let sent = event.payload.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-                let now = Int64(seconds(clock.now - origin) * 1e9)
+                let now = Int64((clock.now - origin).inSeconds * 1e9)
                 samples.append(Double(now - sent) / 1e6)
                 if samples.count == total { break }
             }
@@ -186,7 +186,7 @@ struct BusBenchmark: AsyncParsableCommand {
         while sentCount < total {
             tick = tick + .milliseconds(1)
             try await clock.sleep(until: tick)
-            let stamp = Int64(seconds(clock.now - origin) * 1e9)
+            let stamp = Int64((clock.now - origin).inSeconds * 1e9)
             var payload = Data(count: payloadBytes)
             payload.withUnsafeMutableBytes { $0.storeBytes(of: stamp, as: Int64.self) }
             let events = (0..<min(perTick, total - sentCount)).map { _ in
@@ -259,7 +259,7 @@ struct BusBenchmark: AsyncParsableCommand {
             if frame.bytes == stop { break }
             if frame.bytes.count == messageSize { received += 1 }
         }
-        let elapsed = seconds(ContinuousClock.now - started)
+        let elapsed = (ContinuousClock.now - started).inSeconds
         sender.join()
         relay.join()
         sub.close()
@@ -285,7 +285,7 @@ struct BusBenchmark: AsyncParsableCommand {
             _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             fdatasync(fd)
         }
-        let elapsed = seconds(ContinuousClock.now - started)
+        let elapsed = (ContinuousClock.now - started).inSeconds
         return Disk(
             recordsPerSecond: Double(batches * batch) / elapsed,
             megabytesPerSecond: Double(batches * chunk.count) / elapsed / 1e6,

@@ -42,7 +42,7 @@ struct LogOpenBenchmark: AsyncParsableCommand {
                 for _ in 0..<5 {
                     let started = ContinuousClock.now
                     let log = try FileEventLog(directory: directory, options: options, logger: quiet)
-                    best = min(best, seconds(ContinuousClock.now - started))
+                    best = min(best, (ContinuousClock.now - started).inSeconds)
                     scanned = log.recovery.scannedBytes
                     try log.close()
                 }

@@ -63,7 +63,7 @@ struct ReducersBenchmark: AsyncParsableCommand {
             await first.waitUntilCaughtUp()
             let caughtUp = ContinuousClock.now - started
             await first.waitUntilAcknowledged(events)
-            let throughput = Double(events) / seconds(ContinuousClock.now - started)
+            let throughput = Double(events) / (ContinuousClock.now - started).inSeconds
             print("host caught up in \(caughtUp), all answers acknowledged after \(ContinuousClock.now - started)")
             // A host that was keeping up when it stopped has seen its own answers too.
             await first.waitUntilSeen(try await client.ping().head)
@@ -93,7 +93,7 @@ struct ReducersBenchmark: AsyncParsableCommand {
             print("")
             print("| measure | value |")
             print("|---|---|")
-            let restartMs = String(format: "%.1f", seconds(restart) * 1000)
+            let restartMs = String(format: "%.1f", restart.inSeconds * 1000)
             let inputs = formatted(Double(events))
             let rate = formatted(throughput)
             print("| host throughput (no snapshot, \(inputs) inputs → answers acknowledged) | \(rate) inputs/s |")
@@ -132,6 +132,6 @@ struct ReducersBenchmark: AsyncParsableCommand {
             body(try StoredEvent(envelopeBytes: record.body))
             count += 1
         }
-        return (Double(count) / seconds(ContinuousClock.now - started), count)
+        return (Double(count) / (ContinuousClock.now - started).inSeconds, count)
     }
 }

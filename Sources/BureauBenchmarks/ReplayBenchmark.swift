@@ -43,7 +43,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
             let replayStarted = ContinuousClock.now
             let (_, replayCount) = try timing.timeRead(location) { replay.apply($0) }
             let snapshot = try replay.snapshot()
-            let replayRate = Double(replayCount) / seconds(ContinuousClock.now - replayStarted)
+            let replayRate = Double(replayCount) / (ContinuousClock.now - replayStarted).inSeconds
 
             let verifier = ReplayVerifier(reducers: [WatchlistReducer()])
             var divergence: ReplayDivergence?

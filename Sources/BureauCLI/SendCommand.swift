@@ -46,50 +46,43 @@ struct SendCommand: AsyncParsableCommand {
         let request = try route.request.outgoing(id: .random(), module: "")
         let deadline = ContinuousClock.now + wait
         let command = route.command
+        let classifier = AnswerClassifier(command)
         // Subscribe before publishing, from the head, so that the answer cannot be missed.
         let head = try await client.ping(timeout: wait).head
-        let subscription = client.subscribe(EventFilter(prefixes: command.answers + command.outcomes), after: head)
+        let subscription = client.subscribe(EventFilter(prefixes: classifier.types), after: head)
         switch try await client.publish(request) {
         case .rejected(let reason): throw CLIError("the bus refused the request: \(reason)")
         case .committed, .duplicate: break
         }
-        let answer = try await Self.first(
-            in: subscription, correlatedWith: request.id, types: Set(command.answers), until: deadline)
+        let answer = try await Self.first(in: subscription, until: deadline) { event in
+            classifier.verdict(of: event, answering: request.id)?.isAnswer == true
+        }
         guard let answer else {
             throw CLIError("no answer within \(timeout) s; is `bureau run \(command.module)` running?")
         }
         print(json ? answer.jsonLine : answer.line)
-        if command.rejections.contains(answer.type) { throw ExitCode.failure }
-        guard outcome, !command.outcomes.isEmpty else { return }
-        let result = try await Self.first(
-            in: subscription, correlatedWith: request.id, types: Set(command.outcomes), until: deadline)
+        if classifier.verdict(type: answer.type)?.isFailure == true { throw ExitCode.failure }
+        guard outcome, !classifier.outcomeTypes.isEmpty else { return }
+        let result = try await Self.first(in: subscription, until: deadline) { event in
+            classifier.verdict(of: event, answering: request.id)?.isAnswer == false
+        }
         guard let result else {
             throw CLIError("no outcome within \(timeout) s; is the booking adapter running?")
         }
         print(json ? result.jsonLine : result.line)
-        if command.failedOutcomes.contains(result.type) { throw ExitCode.failure }
+        if classifier.verdict(type: result.type)?.isFailure == true { throw ExitCode.failure }
     }
 
-    /// The first event of `types` correlated with `id`, or nil at the deadline.
+    /// The first event `wanted` accepts, or nil at the deadline.
     static func first(
-        in subscription: EventSubscription, correlatedWith id: EventID, types: Set<String>,
-        until deadline: ContinuousClock.Instant
+        in subscription: EventSubscription, until deadline: ContinuousClock.Instant,
+        where wanted: @escaping @Sendable (StoredEvent) -> Bool
     ) async throws -> StoredEvent? {
-        try await withThrowingTaskGroup(of: StoredEvent?.self) { group in
-            group.addTask {
-                for try await event in subscription.events where event.correlation == id && types.contains(event.type) {
-                    return event
-                }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(until: deadline)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let found = try await Timeout.result(until: deadline) { () async throws -> StoredEvent? in
+            for try await event in subscription.events where wanted(event) { return event }
+            return nil
         }
+        return found ?? nil
     }
 }
 

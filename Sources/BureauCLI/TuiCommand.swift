@@ -25,7 +25,7 @@ struct TuiCommand: AsyncParsableCommand {
             that they do not disturb the screen.
 
             Keys:
-            \(KeyBindings.all.map { "  \($0.keys.padding(toLength: 18, withPad: " ", startingAt: 0)) \($0.action)" }.joined(separator: "\n"))
+            \(KeyBindings.plainText.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             """)
     )
 

@@ -32,12 +32,3 @@ public struct ExpectationFailure: Error, Sendable, CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 }
-
-extension Duration {
-    /// `1.5 s`.
-    var secondsText: String {
-        let (seconds, attoseconds) = components
-        let value = Double(seconds) + Double(attoseconds) / 1e18
-        return "\((value * 10).rounded() / 10) s"
-    }
-}

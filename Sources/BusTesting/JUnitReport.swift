@@ -1,3 +1,5 @@
+import Guards
+
 /// Scenario results as JUnit XML, for CI systems that show test reports: one `testsuite` per file.
 public enum JUnitReport {
     public static func xml(_ results: [ScenarioResult]) -> String {
@@ -33,9 +35,7 @@ public enum JUnitReport {
     }
 
     static func seconds(_ results: [ScenarioResult]) -> String {
-        let total = results.reduce(Duration.zero) { $0 + $1.duration }
-        let (whole, fraction) = total.components
-        return String(format3: Double(whole) + Double(fraction) / 1e18)
+        String(format3: results.reduce(Duration.zero) { $0 + $1.duration }.inSeconds)
     }
 
     static func escape(_ text: String) -> String {

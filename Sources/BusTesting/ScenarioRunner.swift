@@ -161,7 +161,7 @@ public struct ScenarioRunner: Sendable {
         }
         let url = try Self.substitute(template, variables, line: line)
         let answer = try await fixture.given(command: url)
-        if try fixture.router.route(url).command.rejections.contains(answer.type) {
+        if try AnswerClassifier(fixture.router.route(url).command).verdict(type: answer.type) == .rejected {
             throw ScenarioFailure(
                 "line \(line): the given command \(url) was rejected: "
                     + "\(EventJSON.payload(type: answer.type, bytes: answer.payload))")

@@ -1,7 +1,11 @@
+import AlertsFeature
+import ConverterFeature
 import Foundation
 import Money
+import ReservationsFeature
 import Runtime
 import TerminalUI
+import WatchlistFeature
 
 /// Turns keys into new states and effects: all navigation lives here, none in the screens.
 ///
@@ -68,57 +72,56 @@ public struct Coordinator: Sendable {
         }
     }
 
+    /// A key on the main screens: what ``KeyBindings`` binds it to, if anything.
     private func handleMain(_ key: Key, in state: inout AppState) -> [Effect] {
+        guard let action = KeyBindings.action(for: key) else { return [] }
         let tab = state.navigation.tab
-        switch key {
-        case .character("q"), .control("c"), .control("d"):
+        let count = Navigation.Tab.allCases.count
+        switch action {
+        case .quit:
             return [.quit]
-        case .character("?"):
+        case .openHelp:
             state.navigation.overlay = .help
-        case .character(":"):
+        case .openCommandLine:
             state.navigation.overlay = .commandLine(TextField("bureau://"), completions: [])
-        case .character("1"): state.navigation.tab = .watchlist
-        case .character("2"): state.navigation.tab = .reservations
-        case .character("3"): state.navigation.tab = .alerts
-        case .tab, .right:
-            state.navigation.tab = Navigation.Tab(rawValue: (tab.rawValue + 1) % Navigation.Tab.allCases.count) ?? tab
-        case .backTab, .left:
-            let count = Navigation.Tab.allCases.count
+        case .show(let shown):
+            state.navigation.tab = shown
+        case .nextTab:
+            state.navigation.tab = Navigation.Tab(rawValue: (tab.rawValue + 1) % count) ?? tab
+        case .previousTab:
             state.navigation.tab = Navigation.Tab(rawValue: (tab.rawValue + count - 1) % count) ?? tab
-        case .up, .character("k"):
+        case .selectPrevious:
             move(by: -1, in: &state)
-        case .down, .character("j"):
+        case .selectNext:
             move(by: 1, in: &state)
-        case .character("a"):
+        case .addPair:
             state.navigation.overlay = .picker(
                 PairPicker(currencies: currencies(state), watched: Set(state.models.watchlist.pairs)), .watch)
-        case .character("s"):
+        case .setAlert:
             state.navigation.overlay = .picker(PairPicker(currencies: currencies(state)), .alert)
-        case .character("m"):
+        case .setAmount:
             state.navigation.overlay = .prompt(.amount, TextField())
-        case .character("d"):
+        case .removePair:
             guard tab == .watchlist, let pair = selectedPair(state) else { return notice("no pair selected", &state) }
-            return [.dispatch("bureau://watchlist/remove?base=\(pair.base.code)&quote=\(pair.quote.code)")]
-        case .character("r"):
+            return [.dispatch(CommandURL.Watchlist.remove(base: pair.base.code, quote: pair.quote.code))]
+        case .reserve:
             guard let pair = selectedPair(state) else { return notice("add a pair first (a)", &state) }
             guard let rate = state.models.watchlist.latest?.quote(from: pair.base, to: pair.quote) else {
                 return notice("no rate for \(pair) yet", &state)
             }
             state.navigation.overlay = .prompt(.reserve(pair, rate: DecimalText.plain(rate)), TextField())
-        case .character("c"):
+        case .cancelReservation:
             guard tab == .reservations else { return notice("cancel works on the Reservations screen (2)", &state) }
             let rows = state.models.reservations.reservations
             let index = state.navigation.selected(.reservations)
             guard rows.indices.contains(index) else { return notice("no reservation selected", &state) }
-            return [.dispatch("bureau://reservations/cancel?id=\(rows[index].id)")]
-        case .character("x"):
+            return [.dispatch(CommandURL.Reservations.cancel(id: rows[index].id))]
+        case .clearAlert:
             guard tab == .alerts else { return notice("clear works on the Alerts screen (3)", &state) }
             let rows = state.models.alerts.alerts
             let index = state.navigation.selected(.alerts)
             guard rows.indices.contains(index) else { return notice("no alert selected", &state) }
-            return [.dispatch("bureau://alerts/clear?id=\(rows[index].id)")]
-        default:
-            break
+            return [.dispatch(CommandURL.Alerts.clear(id: rows[index].id))]
         }
         return []
     }
@@ -136,7 +139,7 @@ public struct Coordinator: Sendable {
     {
         switch purpose {
         case .watch:
-            return [.dispatch("bureau://watchlist/add?base=\(pair.base.code)&quote=\(pair.quote.code)")]
+            return [.dispatch(CommandURL.Watchlist.add(base: pair.base.code, quote: pair.quote.code))]
         case .alert:
             state.navigation.overlay = .prompt(.alert(pair), TextField())
             return []
@@ -149,33 +152,22 @@ public struct Coordinator: Sendable {
         switch purpose {
         case .amount:
             let currency = words.count > 1 ? words[1].uppercased() : state.models.converter.amount.currency.code
-            return [
-                .dispatch("bureau://converter/amount?value=\(Self.escaped(first))&currency=\(Self.escaped(currency))")
-            ]
+            return [.dispatch(CommandURL.Converter.amount(value: first, currency: currency))]
         case .reserve(let pair, let rate):
             return [
                 .dispatch(
-                    "bureau://reservations/reserve?base=\(pair.base.code)&quote=\(pair.quote.code)"
-                        + "&amount=\(Self.escaped(first))&rate=\(rate)")
+                    CommandURL.Reservations.reserve(
+                        base: pair.base.code, quote: pair.quote.code, amount: first, rate: rate))
             ]
         case .alert(let pair):
             let threshold = text.replacingOccurrences(of: " ", with: "")
-            let direction: String
-            let value: String
+            let value = String(threshold.drop { !$0.isNumber && $0 != "." })
             if threshold.hasPrefix(">") || threshold.lowercased().hasPrefix("above") {
-                direction = "above"
-                value = String(threshold.drop { !$0.isNumber && $0 != "." })
+                return [.dispatch(CommandURL.Alerts.set(base: pair.base.code, quote: pair.quote.code, above: value))]
             } else if threshold.hasPrefix("<") || threshold.lowercased().hasPrefix("below") {
-                direction = "below"
-                value = String(threshold.drop { !$0.isNumber && $0 != "." })
-            } else {
-                return notice("start the threshold with > or <, e.g. >1.2", &state)
+                return [.dispatch(CommandURL.Alerts.set(base: pair.base.code, quote: pair.quote.code, below: value))]
             }
-            return [
-                .dispatch(
-                    "bureau://alerts/set?base=\(pair.base.code)&quote=\(pair.quote.code)&\(direction)=\(Self.escaped(value))"
-                )
-            ]
+            return notice("start the threshold with > or <, e.g. >1.2", &state)
         }
     }
 
@@ -213,12 +205,5 @@ public struct Coordinator: Sendable {
     private func currencies(_ state: AppState) -> [Currency] {
         if let rates = state.models.watchlist.latest { return rates.currencies.sorted() }
         return Currency.all
-    }
-
-    /// A value made safe for a query string: the few characters URLs give meaning to are escaped.
-    static func escaped(_ value: String) -> String {
-        value.addingPercentEncoding(
-            withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=?#+")))
-            ?? value
     }
 }

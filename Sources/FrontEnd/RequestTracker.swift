@@ -39,18 +39,21 @@ public struct RequestTracker: Sendable, Equatable {
         update(id) { $0.status = .failed(reason) }
     }
 
-    /// Notes an answer or outcome correlated with one of the requests.
+    /// Notes an answer or outcome correlated with one of the requests. An accepted answer
+    /// that comes after an outcome (events of two modules may arrive in either order) does
+    /// not replace it.
     public mutating func apply(_ event: StoredEvent) {
         update(event.correlation) { request in
+            guard let id = request.id, let verdict = request.classifier?.verdict(of: event, answering: id) else {
+                return
+            }
             let short = event.type.split(separator: ".").last.map(String.init) ?? event.type
-            if request.rejections.contains(event.type) {
-                request.status = .rejected(Self.reason(of: event))
-            } else if request.failedOutcomes.contains(event.type) {
-                request.status = .outcome(succeeded: false, Self.reason(of: event))
-            } else if request.outcomes.contains(event.type) {
-                request.status = .outcome(succeeded: true, short)
-            } else if request.answers.contains(event.type), request.status == .pending {
-                request.status = .accepted(short)
+            switch verdict {
+            case .rejected: request.status = .rejected(Self.reason(of: event))
+            case .outcome(succeeded: false): request.status = .outcome(succeeded: false, Self.reason(of: event))
+            case .outcome(succeeded: true): request.status = .outcome(succeeded: true, short)
+            case .accepted where request.status == .pending: request.status = .accepted(short)
+            case .accepted: break
             }
         }
     }

@@ -22,23 +22,22 @@ public struct TrackedRequest: Sendable, Equatable {
     /// The URL without its scheme, e.g. "watchlist/add?base=EUR&quote=USD".
     public var label: String
     public var status: Status
-    var answers: Set<String> = []
-    var rejections: Set<String> = []
-    var outcomes: Set<String> = []
-    var failedOutcomes: Set<String> = []
+    /// Tells its answers and outcomes from other events; nil if it was never published.
+    let classifier: AnswerClassifier?
 
     public init(id: EventID?, url: String, status: Status) {
-        self.id = id
-        label = url.hasPrefix("bureau://") ? String(url.dropFirst("bureau://".count)) : url
-        self.status = status
+        self.init(id: id, url: url, status: status, classifier: nil)
     }
 
     init(id: EventID, url: String, command: CommandSpec) {
-        self.init(id: id, url: url, status: .pending)
-        answers = Set(command.answers)
-        rejections = Set(command.rejections)
-        outcomes = Set(command.outcomes)
-        failedOutcomes = Set(command.failedOutcomes)
+        self.init(id: id, url: url, status: .pending, classifier: AnswerClassifier(command))
+    }
+
+    private init(id: EventID?, url: String, status: Status, classifier: AnswerClassifier?) {
+        self.id = id
+        label = url.hasPrefix("bureau://") ? String(url.dropFirst("bureau://".count)) : url
+        self.status = status
+        self.classifier = classifier
     }
 
     public static func == (lhs: TrackedRequest, rhs: TrackedRequest) -> Bool {

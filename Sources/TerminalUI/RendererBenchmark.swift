@@ -1,3 +1,5 @@
+import Guards
+
 /// Measures the diff renderer against full redraws: a 200×60 screen where 10% of the cells
 /// change each frame, the same frames rendered both ways in one run.
 public enum RendererBenchmark {
@@ -44,9 +46,7 @@ public enum RendererBenchmark {
             for next in sequence.dropFirst() { fullBytes += Renderer.fullRedraw(next, colorMode: .color).count }
         }
         let measured = Double(frames - 1)
-        func micro(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
-        }
+        func micro(_ duration: Duration) -> Double { duration.inSeconds * 1e6 }
         return (
             Measurement(
                 frames: frames - 1, bytesPerFrame: Double(diffBytes) / measured,

@@ -3,6 +3,7 @@ import BureauSchemas
 import Bus
 import BusTesting
 import EventLog
+import Guards
 import Runtime
 import ServiceLifecycle
 import TestSupport

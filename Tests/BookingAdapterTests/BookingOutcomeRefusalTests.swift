@@ -51,7 +51,8 @@ struct BookingOutcomeRefusalTests {
             let fixture = deployment.fixture(router: ModuleRegistry([reservations]).router, options: options)
             try await fixture.given([Emitted(rates(["USD": "1.0832"]))])
             return try await fixture.when(
-                command: "bureau://reservations/reserve?base=EUR&quote=USD&amount=500.00&rate=1.0832",
+                command: CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "500.00", rate: "1.0832")
+                    .text,
                 expect: [
                     EventPattern(type: Bureau_Reservations_ReservationAccepted.protoMessageName),
                     EventPattern(

@@ -33,11 +33,11 @@ struct BusFixtureTests {
         try await withFixture { fixture, deployment in
             try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
             let matched = try await fixture.when(
-                command: "bureau://watchlist/add?base=EUR&quote=USD",
+                command: CommandURL.Watchlist.add(base: "EUR", quote: "USD").text,
                 expect: [EventPattern(PairAdded(base: "EUR", quote: "USD"))])
             #expect(matched.map(\.type) == ["bureau.watchlist.PairAdded"])
             try await fixture.when(
-                command: "bureau://watchlist/add?base=EUR&quote=USD",
+                command: CommandURL.Watchlist.add(base: "EUR", quote: "USD").text,
                 expect: [
                     EventPattern(
                         PairRejected(base: "EUR", quote: "USD", reason: .duplicate, message: ""), ignoring: ["message"])
@@ -48,7 +48,7 @@ struct BusFixtureTests {
     @Test func anEventNobodyExpectedFailsWithTheFieldsThatDiffer() async throws {
         try await withFixture { fixture, deployment in
             try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
-            let sent = try await fixture.when(command: "bureau://watchlist/add?base=EUR&quote=USD")
+            let sent = try await fixture.when(command: CommandURL.Watchlist.add(base: "EUR", quote: "USD").text)
             let failure = await #expect(throws: ExpectationFailure.self) {
                 // The answer is in the log first, so that the short timeout below is not a race.
                 try await fixture.expect(sent, [EventPattern(type: "bureau.watchlist.PairAdded")])
@@ -69,7 +69,7 @@ struct BusFixtureTests {
     @Test func anEventThatNeverComesFailsNamingWhatWasAwaitedAndForHowLong() async throws {
         try await withFixture { fixture, _ in
             try await fixture.given([Emitted(rates(["USD": "1.1172"]))])
-            let sent = try await fixture.when(command: "bureau://watchlist/remove?base=EUR&quote=USD")
+            let sent = try await fixture.when(command: CommandURL.Watchlist.remove(base: "EUR", quote: "USD").text)
             // The answer is in the log first, so that the short timeout below is not a race.
             try await fixture.expect(sent, [EventPattern(type: "bureau.watchlist.PairRejected")])
             let failure = await #expect(throws: ExpectationFailure.self) {
@@ -91,8 +91,8 @@ struct BusFixtureTests {
     @Test func exhaustiveModeFailsOnAnUnassertedEventThatNonExhaustiveModeIgnores() async throws {
         try await withFixture { fixture, deployment in
             try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
-            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=USD&above=1.2")
-            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=GBP&above=0.9")
+            try await fixture.given(command: CommandURL.Alerts.set(base: "EUR", quote: "USD", above: "1.2").text)
+            try await fixture.given(command: CommandURL.Alerts.set(base: "EUR", quote: "GBP", above: "0.9").text)
             // One rates event crosses both thresholds: two AlertTriggered in its chain.
             let moved = try await fixture.when(Emitted(rates(["USD": "1.25", "GBP": "0.95"], asOf: "2026-10-31")))
             let onlyUSD = [
@@ -110,8 +110,8 @@ struct BusFixtureTests {
     @Test func eventsMatchPatternsWhateverTheOrderTheyArriveIn() async throws {
         try await withFixture { fixture, _ in
             try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
-            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=USD&above=1.2")
-            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=GBP&above=0.9")
+            try await fixture.given(command: CommandURL.Alerts.set(base: "EUR", quote: "USD", above: "1.2").text)
+            try await fixture.given(command: CommandURL.Alerts.set(base: "EUR", quote: "GBP", above: "0.9").text)
             // The USD alert triggers first and fits both patterns; taking the first pattern
             // would leave the GBP event without one.
             try await fixture.when(
@@ -127,7 +127,7 @@ struct BusFixtureTests {
         try await withFixture { fixture, deployment in
             let first = try await fixture.when(Emitted(rates(["USD": "1.1172"])))
             try await fixture.expect(first, [])
-            try await fixture.given(command: "bureau://alerts/set?base=EUR&quote=USD&below=1.0")
+            try await fixture.given(command: CommandURL.Alerts.set(base: "EUR", quote: "USD", below: "1.0").text)
             let fall = try await fixture.when(Emitted(rates(["USD": "0.99"], asOf: "2026-10-31")))
             await #expect(throws: ExpectationFailure.self) { try await fixture.expect(fall, []) }
         }

@@ -27,7 +27,7 @@ struct CoordinatorTests {
     @Test func addingAPairThroughThePickerDispatchesWatchlistAdd() {
         var state = Fixtures.state
         let effects = press([.character("a")] + typing("eur") + [.enter] + typing("ch") + [.enter], in: &state)
-        #expect(effects == [.dispatch("bureau://watchlist/add?base=EUR&quote=CHF")])
+        #expect(effects == [.dispatch(CommandURL.Watchlist.add(base: "EUR", quote: "CHF"))])
         #expect(state.navigation.overlay == nil)
         expectRoutes(effects)
     }
@@ -42,23 +42,26 @@ struct CoordinatorTests {
     @Test func settingTheAmountDispatchesConverterAmountInTheCurrentCurrency() {
         var state = Fixtures.state
         let effects = press([.character("m")] + typing("1250.50") + [.enter], in: &state)
-        #expect(effects == [.dispatch("bureau://converter/amount?value=1250.50&currency=EUR")])
+        #expect(effects == [.dispatch(CommandURL.Converter.amount(value: "1250.50", currency: "EUR"))])
         let other = press([.character("m")] + typing("90 usd") + [.enter], in: &state)
-        #expect(other == [.dispatch("bureau://converter/amount?value=90&currency=USD")])
+        #expect(other == [.dispatch(CommandURL.Converter.amount(value: "90", currency: "USD"))])
         expectRoutes(effects + other)
     }
 
     @Test func reservingUsesTheSelectedPairAndTheRateShown() {
         var state = Fixtures.state
         let effects = press([.down, .character("r")] + typing("500") + [.enter], in: &state)
-        #expect(effects == [.dispatch("bureau://reservations/reserve?base=EUR&quote=GBP&amount=500&rate=0.8562")])
+        #expect(
+            effects == [
+                .dispatch(CommandURL.Reservations.reserve(base: "EUR", quote: "GBP", amount: "500", rate: "0.8562"))
+            ])
         expectRoutes(effects)
     }
 
     @Test func cancellingOnTheReservationsScreenCancelsTheSelectedOne() {
         var state = Fixtures.state
         let effects = press([.character("2"), .down, .down, .character("c")], in: &state)
-        #expect(effects == [.dispatch("bureau://reservations/cancel?id=R7")])
+        #expect(effects == [.dispatch(CommandURL.Reservations.cancel(id: "R7"))])
         expectRoutes(effects)
     }
 
@@ -67,9 +70,9 @@ struct CoordinatorTests {
         let set = press(
             [.character("s")] + typing("usd") + [.enter] + typing("jpy") + [.enter] + typing(">170") + [.enter],
             in: &state)
-        #expect(set == [.dispatch("bureau://alerts/set?base=USD&quote=JPY&above=170")])
+        #expect(set == [.dispatch(CommandURL.Alerts.set(base: "USD", quote: "JPY", above: "170"))])
         let clear = press([.character("3"), .down, .character("x")], in: &state)
-        #expect(clear == [.dispatch("bureau://alerts/clear?id=A12")])
+        #expect(clear == [.dispatch(CommandURL.Alerts.clear(id: "A12"))])
         expectRoutes(set + clear)
     }
 

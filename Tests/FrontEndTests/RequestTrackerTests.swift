@@ -1,5 +1,6 @@
 import EventLog
 import FrontEnd
+import ReservationsFeature
 import Runtime
 import Testing
 import WatchlistFeature
@@ -11,7 +12,7 @@ struct RequestTrackerTests {
         var state = Fixtures.state
         let id = EventID.random()
         let outgoing = state.requests.start(
-            "bureau://watchlist/add?base=EUR&quote=USD", router: Fixtures.router, id: id)
+            CommandURL.Watchlist.add(base: "EUR", quote: "USD").text, router: Fixtures.router, id: id)
         #expect(outgoing?.type == PairAddRequested.protoMessageName)
         #expect(state.requests.latest?.status == .pending)
         var rejected = PairRejected()
@@ -31,9 +32,33 @@ struct RequestTrackerTests {
     @Test func anAcceptedAnswerReplacesPending() {
         var state = AppState()
         let id = EventID.random()
-        _ = state.requests.start("bureau://watchlist/add?base=GBP&quote=CHF", router: Fixtures.router, id: id)
+        _ = state.requests.start(
+            CommandURL.Watchlist.add(base: "GBP", quote: "CHF").text, router: Fixtures.router, id: id)
         state.receive(Fixtures.event(1, Fixtures.pairAdded("GBP", "CHF"), correlation: id))
         #expect(state.requests.latest?.status == .accepted("PairAdded"))
+    }
+
+    @Test func anOutcomeFollowsTheAnswerAndALateAnswerDoesNotHideIt() {
+        var state = AppState()
+        let confirmed = EventID.random()
+        _ = state.requests.start(
+            CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "500", rate: "1.1").text,
+            router: Fixtures.router, id: confirmed)
+        state.receive(
+            Fixtures.event(1, ReservationConfirmed(reservationID: "R1", confirmationCode: "C1"), correlation: confirmed)
+        )
+        #expect(state.requests.latest?.status == .outcome(succeeded: true, "ReservationConfirmed"))
+        state.receive(Fixtures.event(2, ReservationAccepted(), correlation: confirmed))
+        #expect(state.requests.latest?.status == .outcome(succeeded: true, "ReservationConfirmed"))
+        let failed = EventID.random()
+        _ = state.requests.start(
+            CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "5", rate: "1.1").text,
+            router: Fixtures.router, id: failed)
+        state.receive(Fixtures.event(3, ReservationAccepted(), correlation: failed))
+        #expect(state.requests.latest?.status == .accepted("ReservationAccepted"))
+        state.receive(
+            Fixtures.event(4, ReservationFailed(reservationID: "R2", reason: "no funds"), correlation: failed))
+        #expect(state.requests.latest?.status == .outcome(succeeded: false, "no funds"))
     }
 
     @Test func aURLThatDoesNotRouteIsNotSentAndSaysWhy() {

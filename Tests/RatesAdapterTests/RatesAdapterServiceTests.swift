@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Guards
 import RatesAdapter
 import RatesServer
 import Runtime

@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Logging
 import Runtime
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Guards
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -91,10 +92,8 @@ public struct HTTPBookingService: BookingService {
         request.headers.add(name: "Idempotency-Key", value: key)
         request.headers.add(name: "Content-Type", value: "application/json")
         if let body { request.body = .bytes(ByteBuffer(data: body)) }
-        let milliseconds = Int64(
-            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         do {
-            let response = try await client.execute(request, timeout: .milliseconds(milliseconds))
+            let response = try await client.execute(request, timeout: .milliseconds(timeout.inMilliseconds))
             var buffer = try await response.body.collect(upTo: 1 << 20)
             let data = buffer.readData(length: buffer.readableBytes) ?? Data()
             switch response.status.code {
@@ -109,7 +108,7 @@ public struct HTTPBookingService: BookingService {
         } catch let error as BookingError {
             throw error
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            throw .transient("timed out after \(milliseconds) ms")
+            throw .transient("timed out after \(timeout.inMilliseconds) ms")
         } catch {
             throw .transient("unreachable: \(error)")
         }

@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Logging
 import Runtime
 import ServiceLifecycle
@@ -131,38 +132,11 @@ public final class RatesAdapterService: Service {
     /// The source's answer, or ``FetchError/timedOut(milliseconds:)`` once `timeout` has passed
     /// without one (the fetch is then cancelled); nil only when the caller is cancelled.
     static func fetch(from source: any RatesSource, within timeout: Duration) async -> Result<Data, FetchError>? {
-        let poll = Task { () -> Result<Data, FetchError> in
+        let answer = await Timeout.result(within: timeout) { () async -> Result<Data, FetchError> in
             do throws(FetchError) { return .success(try await source.fetch()) } catch { return .failure(error) }
         }
-        let answer = await firstOf(poll, orAfter: timeout)
-        if answer == nil { poll.cancel() }
         if Task.isCancelled { return nil }
-        return answer ?? .failure(.timedOut(milliseconds: Int(milliseconds(timeout))))
-    }
-
-    /// The poll's result, or nil if it is still running after `interval` (or the caller is cancelled).
-    ///
-    /// Not a task group: a group waits for every child, and awaiting a task's value ignores
-    /// cancellation, so a hung poll would hold the loop until the poll itself ended.
-    static func firstOf(
-        _ poll: Task<Result<Data, FetchError>, Never>, orAfter interval: Duration
-    ) async
-        -> Result<Data, FetchError>?
-    {
-        let answer = FirstAnswer<Result<Data, FetchError>?>()
-        let timer = Task {
-            try? await Task.sleep(for: interval)
-            answer.give(nil)
-        }
-        defer { timer.cancel() }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                answer.await(continuation)
-                Task { answer.give(await poll.value) }
-            }
-        } onCancel: {
-            answer.give(nil)
-        }
+        return answer ?? .failure(.timedOut(milliseconds: Int(timeout.inMilliseconds)))
     }
 
     /// Publishes the fixing; returns what the bus answered (a refusal is not an error here).
@@ -190,7 +164,7 @@ public final class RatesAdapterService: Service {
     }
 
     private func reportFailure(_ reason: String, status: Int, code: String, attempt: Int, next: Duration) async {
-        let milliseconds = UInt64(max(0, Self.milliseconds(next)))
+        let milliseconds = UInt64(max(0, next.inMilliseconds))
         logger.warning(
             "could not read the rates",
             metadata: ["reason": "\(reason)", "attempt": "\(attempt)", "retry in ms": "\(milliseconds)"])
@@ -244,11 +218,6 @@ public final class RatesAdapterService: Service {
         return last
     }
 
-    /// Whole milliseconds of `duration` (bounded settings keep it far from overflowing).
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
-
     /// The id of the fixing `asOf` from `source`: the same on every run.
     public static func fixingID(source: String, asOf: String) -> EventID {
         EventID.derived(module: "rates:" + source, position: UInt64(asOf.filter(\.isNumber)) ?? 0, index: 0)
@@ -269,32 +238,4 @@ public final class RatesAdapterStatistics: Sendable {
         }
     }
     func published(_ asOf: String) { state.withLock { $0.published.append(asOf) } }
-}
-
-/// The first of several answers, handed to one waiter; later answers are dropped.
-final class FirstAnswer<Value: Sendable>: Sendable {
-    private let state = Mutex<(answer: Value?, given: Bool, waiter: CheckedContinuation<Value, Never>?)>(
-        (nil, false, nil))
-
-    func await(_ continuation: CheckedContinuation<Value, Never>) {
-        let ready = state.withLock { state -> Value? in
-            guard state.given, let answer = state.answer else {
-                state.waiter = continuation
-                return nil
-            }
-            return answer
-        }
-        if let ready { continuation.resume(returning: ready) }
-    }
-
-    func give(_ value: Value) {
-        let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
-            guard !state.given else { return nil }
-            state.given = true
-            state.answer = value
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: value)
-    }
 }

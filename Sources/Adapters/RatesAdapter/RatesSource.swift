@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Guards
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -63,8 +64,7 @@ public struct HTTPRatesSource: RatesSource {
     public var name: String { url }
 
     public func fetch() async throws(FetchError) -> Data {
-        let milliseconds =
-            Int(timeout.components.seconds) * 1000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(timeout.inMilliseconds)
         do {
             var request = HTTPClientRequest(url: url)
             request.headers.add(name: "Accept", value: "text/xml")

@@ -27,8 +27,7 @@ public struct HistoryClock: Sendable {
 
     /// Today's date in the history, "YYYY-MM-DD".
     public var today: String {
-        let elapsed = ContinuousClock.now - origin
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - origin).inSeconds
         let span = last.timeIntervalSince(first) + 86_400
         var offset = start.timeIntervalSince(first) + seconds * daysPerSecond * 86_400
         offset = offset.truncatingRemainder(dividingBy: span)

@@ -1,7 +1,12 @@
-/// Exponential backoff with jitter and a cap, for adapters retrying what the outside refused.
+/// Exponential backoff with jitter and a cap: how long to wait before trying again what failed.
+///
+/// The one backoff: adapters retrying what the outside refused use it with jitter; a caller
+/// that wants fixed steps (a supervisor's restarts, a client's publish retries) sets `jitter`
+/// to 0 and reads ``nominalDelay(attempt:)``.
 ///
 /// The delay before retry `n` (1-based) is `initial × multiplier^(n-1)`, at most `maximum`,
 /// then moved by up to ±`jitter` of itself so that many clients do not retry in step.
+/// Delays are whole milliseconds.
 public struct Backoff: Sendable, Equatable {
     public var initial: Duration
     public var multiplier: Double
@@ -19,31 +24,28 @@ public struct Backoff: Sendable, Equatable {
         self.jitter = jitter
     }
 
-    /// The delay without jitter.
+    /// The delay before retry `attempt` (1-based; 0 and below count as 1) without jitter.
     public func nominalDelay(attempt: Int) -> Duration {
-        let initialSeconds = Backoff.seconds(initial)
-        var delay = initialSeconds
+        let cap = maximum.inSeconds
+        var delay = initial.inSeconds
         for _ in 1..<max(1, attempt) {
             delay *= multiplier
-            if delay >= Backoff.seconds(maximum) { break }
+            if delay >= cap { break }
         }
-        return .milliseconds(Int64(min(delay, Backoff.seconds(maximum)) * 1000))
+        return .milliseconds(Int64(min(delay, cap) * 1000))
     }
 
+    /// The delay before retry `attempt`, with jitter from the system's random numbers.
     public func delay(attempt: Int) -> Duration {
         var generator = SystemRandomNumberGenerator()
         return delay(attempt: attempt, using: &generator)
     }
 
+    /// The delay before retry `attempt`, with jitter from `generator` (seeded in tests).
     public func delay(attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        let nominal = Backoff.seconds(nominalDelay(attempt: attempt))
-        let spread = nominal * jitter
+        let nominal = nominalDelay(attempt: attempt).inSeconds
+        let spread = abs(nominal * jitter)
         let jittered = nominal + Double.random(in: -spread...spread, using: &generator)
         return .milliseconds(Int64(max(0, jittered) * 1000))
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -1,4 +1,4 @@
-import Runtime
+import Guards
 import Testing
 
 struct BackoffTests {

@@ -1,0 +1,22 @@
+extension Duration {
+    /// The duration in seconds, fractions included: what a rate, a pace or a report in seconds
+    /// needs. Exact to far below a microsecond for any span a program waits.
+    public var inSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// Whole milliseconds, the rest dropped (toward zero): what an API that takes milliseconds
+    /// (a socket option, an HTTP client's timeout, a log line) needs.
+    ///
+    /// Saturates at `Int64.min` and `Int64.max` instead of trapping, for durations beyond
+    /// 292 million years that no bounded input reaches.
+    public var inMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        guard !overflowAgain else { return seconds < 0 ? .min : .max }
+        return total
+    }
+}
