@@ -88,7 +88,7 @@ public enum ControlClient {
             _ = try socket.send(Data(request.utf8))
             var poller = ZMQPoller()
             let index = poller.add(socket)
-            let milliseconds = Int(Supervisor.milliseconds(timeout))
+            let milliseconds = Int(clamping: timeout.inMilliseconds)
             guard try poller.poll(timeout: milliseconds) > 0, poller.isReadable(index),
                 let answer = try socket.receiveMessage(wait: false)?.first
             else {

@@ -15,7 +15,8 @@ final class SupervisorEvents: Sendable {
     private let stream: AsyncStream<OutgoingEvent>
     private let state = Mutex<(client: ZeroMQBusClient?, worker: Task<Void, Never>?)>((nil, nil))
     /// Events queued and not yet published or given up on, and who waits for none to be left.
-    private let pending = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+    private let pending = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>], finished: Bool)>(
+        (0, [], false))
 
     init(location: BusLocation, logger: Logger) {
         self.location = location
@@ -52,7 +53,9 @@ final class SupervisorEvents: Sendable {
                         break
                     } catch {
                         if Task.isCancelled || attempts >= 20 {
-                            logger.warning("could not publish \(event.type): \(error)")
+                            logger.warning(
+                                "could not publish \(event.type): \(error)",
+                                metadata: ["event.type": "\(event.type)", "error.description": "\(error)"])
                             break
                         }
                     }
@@ -73,25 +76,30 @@ final class SupervisorEvents: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once everything queued so far has been published, or `timeout` passed; called
-    /// before the bus is stopped, so that the last exits reach the log.
-    func drain(timeout: Duration) async {
+    /// Returns once everything queued so far has been published (or given up on), or the
+    /// supervisor finished; called before the bus is stopped, so that the last exits reach the
+    /// log. How long to wait for it is the lifecycle's (a timer).
+    func drain() async {
         guard state.withLock({ $0.worker != nil }) else { return }
-        _ = await Supervisor.withTimeout(timeout) {
-            await withCheckedContinuation { continuation in
-                let now = self.pending.withLock { pending in
-                    if pending.count <= 0 { return true }
-                    pending.waiters.append(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
+        await withCheckedContinuation { continuation in
+            let now = self.pending.withLock { pending in
+                if pending.count <= 0 || pending.finished { return true }
+                pending.waiters.append(continuation)
+                return false
             }
+            if now { continuation.resume() }
         }
     }
 
     /// Stops publishing: what is still queued is dropped (the bus is gone), and the client closed.
     func finish() async {
         queue.finish()
+        let waiters = pending.withLock { pending in
+            pending.finished = true
+            defer { pending.waiters = [] }
+            return pending.waiters
+        }
+        for waiter in waiters { waiter.resume() }
         let (worker, client) = state.withLock { ($0.worker, $0.client) }
         worker?.cancel()
         client?.close()
