@@ -408,7 +408,10 @@ let package = Package(
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BusTests",
-            dependencies: ["InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport"],
+            dependencies: [
+                "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
     ]
 )

@@ -40,9 +40,4 @@ struct AdapterSettingsTests {
         }
     }
 
-    @Test func textFromOutsideIsBoundedForEvents() {
-        #expect(EventText.bounded("short") == "short")
-        let cut = EventText.bounded(String(repeating: "é", count: 5000), limit: 100)
-        #expect(cut.utf8.count <= 100 && cut.hasSuffix("…"))
-    }
 }
