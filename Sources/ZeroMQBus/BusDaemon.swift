@@ -142,7 +142,8 @@ public final class RunningBusDaemon: Sendable {
         let ingress = ReaderBox(
             IngressLoop(
                 ingress: sockets.ingress, events: sockets.events, log: log, sequencer: sequencer, state: state,
-                stop: stopSignal, configuration: configuration, logger: logger))
+                stop: stopSignal, configuration: configuration, reports: Self.reports(of: log.recovery),
+                logger: logger))
         let logBox = ReaderBox(log)
         let loopLogger = logger
         threads = [
@@ -222,6 +223,13 @@ public final class RunningBusDaemon: Sendable {
         guard rename(temporary, path) == 0 else {
             throw BusError.unusableLocation("cannot write \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// What the daemon reports on the bus about opening the log: a cut tail (a write that was
+    /// never acknowledged) is worth an `ErrorRaised` that `bureau show errors` lists.
+    static func reports(of recovery: RecoveryReport) -> [OutgoingEvent] {
+        guard recovery.truncatedSegment != nil else { return [] }
+        return [ErrorReporter(module: "bus", process: "bus").event(code: "log-recovered", message: "\(recovery)")]
     }
 
     /// The commit time of the last record, so that commit times never go back across restarts.

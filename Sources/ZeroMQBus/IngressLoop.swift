@@ -41,6 +41,13 @@ final class IngressLoop {
     private let maxMessagesPerDrain = 4096
     /// Whether the last batch found the disk full, so that it is said once, and its end too.
     private var diskFull = false
+    /// Since when, and how many requests were refused for it: what the report of its end says.
+    private var diskFullSince = ContinuousClock.now
+    private var refusedWhileFull = 0
+    /// The daemon's own `ErrorRaised` events (a repaired tail, a full disk that passed), committed
+    /// with the next batch, or on their own at the next wake-up.
+    private var reports: [OutgoingEvent]
+    private let reporter = ErrorReporter(module: "bus", process: "bus")
     /// Recent refusals for a full disk, so that a retry of a refused request gets the same answer.
     private var answers = RequestAnswerCache()
     /// When memory freed since was last handed back to the system.
@@ -48,8 +55,9 @@ final class IngressLoop {
 
     init(
         ingress: [ZMQSocket], events: [ZMQSocket], log: any EventLog, sequencer: Sequencer, state: DaemonState,
-        stop: WakeSignal, configuration: BusDaemon.Configuration, logger: Logger
+        stop: WakeSignal, configuration: BusDaemon.Configuration, reports: [OutgoingEvent] = [], logger: Logger
     ) {
+        self.reports = reports
         self.ingress = ingress
         self.events = events
         self.log = log
@@ -67,6 +75,13 @@ final class IngressLoop {
         let identity: Data
         let requestID: Data
         let envelopes: [Data]
+
+        /// The daemon's own events: no socket to answer on.
+        static func own(_ envelopes: [Data]) -> Request {
+            Request(socket: -1, identity: Data(), requestID: Data(), envelopes: envelopes)
+        }
+
+        var isOwn: Bool { socket < 0 }
     }
 
     /// Runs until the stop signal rings or the log fails; closes its sockets either way.
@@ -89,7 +104,7 @@ final class IngressLoop {
             for (index, item) in ingressItems.enumerated() where poller.isReadable(item) {
                 try drain(socket: index, into: &pending, budget: &budget)
             }
-            if !pending.isEmpty {
+            if !pending.isEmpty || !reports.isEmpty {
                 try process(pending)
                 pending.removeAll(keepingCapacity: true)
             }
@@ -217,13 +232,17 @@ final class IngressLoop {
         return RequestFrames.parse(header, arguments: arguments, frameCount: count, argumentBytes: bytes)
     }
 
-    private func process(_ requests: [Request]) throws {
+    private func process(_ received: [Request]) throws {
         // Kept to go back to if the log refuses the batch: the package heads must not name
         // positions that were never written.
         let before = sequencer
         let time = CommitTime.now
+        // The daemon's own reports go first, as a request nobody waits for the answer to.
+        let own = reports.compactMap { try? $0.envelopeBytes(process: reporter.process) }
+        let requests = own.isEmpty ? received : [Request.own(own)] + received
         let batch = sequencer.sequence(requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos))
         var results = batch.results
+        if batch.records.isEmpty { reports = [] }
         if !batch.records.isEmpty {
             do {
                 try log.append(batch.records)
@@ -231,8 +250,10 @@ final class IngressLoop {
                 // Nothing of this batch is in the log, and the log is as it was: say so to
                 // every producer, who may retry, and go on.
                 sequencer = before
+                refusedWhileFull += received.count
                 if !diskFull {
                     diskFull = true
+                    diskFullSince = .now
                     logger.error(
                         "refusing publishes: the log cannot store them", metadata: ["bus.error": "\(error)"])
                 }
@@ -244,9 +265,16 @@ final class IngressLoop {
             // Any other failure leaves the log refusing everything: the loop stops, without
             // acknowledging, and the daemon's next start recovers from what is durable.
             try log.commit()
+            reports = []
             if diskFull {
                 diskFull = false
-                logger.notice("the log stores publishes again")
+                let seconds = (ContinuousClock.now - diskFullSince).components.seconds
+                let message =
+                    "the log could not store publishes for \(seconds) s "
+                    + "(disk full); \(refusedWhileFull) request(s) were refused, and it stores them again"
+                refusedWhileFull = 0
+                logger.notice("the log stores publishes again", metadata: ["bus.report": "\(message)"])
+                reports.append(reporter.event(code: "disk-full", message: message))
             }
             var meta: (UInt64, UInt64) = (0, 0)
             let events = self.events
@@ -290,7 +318,7 @@ final class IngressLoop {
         _ requests: [Request], _ results: [[Bureau_Bus_PublishResult]], remembering: Bool = false
     ) {
         let head = log.head
-        for (request, list) in zip(requests, results) {
+        for (request, list) in zip(requests, results) where !request.isOwn {
             let body = PublishAckEncoding.encode(list, head: head)
             if remembering {
                 answers.remember(

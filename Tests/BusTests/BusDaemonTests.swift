@@ -181,6 +181,25 @@ extension BusDaemonTests {
         #expect(try await iterator.next()?.position == 4)
     }
 
+    @Test func aTornTailCutAtStartIsReportedOnTheBus() async throws {
+        let bus = try TestBus()
+        let client = try bus.client()
+        _ = try await client.publish([Self.event(1), Self.event(2)])
+        bus.stop()
+        // A power cut can leave the file longer than what was written, reading as zeros.
+        let segment = bus.location.logDirectory + "/00000000000000000001.seg"
+        try Files.overwrite(segment, at: Files.size(segment), with: [UInt8](repeating: 0, count: 300))
+        try bus.start()
+        let reports = try await client.collect(
+            .types([Bureau_System_ErrorRaised.protoMessageName]), count: 1, timeout: .seconds(30))
+        try #require(reports.count == 1)
+        let raised = try #require(try reports[0].payload(as: Bureau_System_ErrorRaised.self))
+        #expect(reports[0].position == 3)
+        #expect(reports[0].producerModule == "bus")
+        #expect(raised.code == "log-recovered")
+        #expect(raised.message.contains("dropped 300 byte(s)"), "\(raised.message)")
+    }
+
     @Test func aSecondDaemonOnTheSameDataDirectoryRefusesAndNamesTheHolder() throws {
         let bus = try TestBus()
         var configuration = BusDaemon.Configuration(location: bus.location)

@@ -1,6 +1,8 @@
+import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import LogTools
 import TestSupport
 import Testing
 import ZeroMQBus
@@ -61,6 +63,16 @@ struct DiskFullTests {
         failures += try await LogPromises.check(
             location: bus.location, answers: answers, envelopes: envelopes, client: client, summary: &summary
         ).map { "once there was space: \($0)" }
+        // The bus said, on the bus, that it had refused publishes for a full disk.
+        var reports: [String] = []
+        try LogFiles.scan(directory: bus.location.logDirectory) { event, _ in
+            if event.isBusReport, let raised = try? event.payload(as: Bureau_System_ErrorRaised.self) {
+                reports.append("\(raised.code): \(raised.message)")
+            }
+            return true
+        }
+        #expect(reports.count == 1 && reports[0].hasPrefix("disk-full: "), "\(reports)")
+        #expect(reports.first?.contains("request(s) were refused") == true, "\(reports)")
 
         // And after a crash, nothing refused comes back.
         await bus.stop(SIGKILL)

@@ -91,6 +91,12 @@ public final class BookingAdapterService: Service {
         var outcomeID: EventID { .derived(module: BookingAdapterService.module, position: position, index: 0) }
     }
 
+    /// An error to raise with an outcome: the ``ErrorReporter`` builds it once the ids are known.
+    struct ErrorReport: Sendable {
+        let code: String
+        let message: String
+    }
+
     struct Checkpoint: Codable, Sendable {}
 
     public func run() async throws {
@@ -169,7 +175,7 @@ public final class BookingAdapterService: Service {
     func perform(_ work: Work) async {
         var attempt = 0
         var outcome: Emitted?
-        var raised: Bureau_System_ErrorRaised?
+        var raised: ErrorReport?
         while outcome == nil {
             attempt += 1
             do throws(BookingError) {
@@ -195,13 +201,7 @@ public final class BookingAdapterService: Service {
                     guard attempt < configuration.maxAttempts else {
                         let message = "the booking service did not answer after \(attempt) attempts: \(reason)"
                         outcome = failure(of: work, reason: message)
-                        var raisedError = Bureau_System_ErrorRaised()
-                        raisedError.module = Self.module
-                        raisedError.process = client.process
-                        raisedError.code = "booking-unavailable"
-                        raisedError.message = EventText.bounded("\(work.reservationID): \(message)")
-                        raisedError.causation = work.position
-                        raised = raisedError
+                        raised = ErrorReport(code: "booking-unavailable", message: "\(work.reservationID): \(message)")
                         continue
                     }
                     logger.warning(
@@ -233,12 +233,7 @@ public final class BookingAdapterService: Service {
             logger.error(
                 "the bus refused a booking outcome",
                 metadata: ["reservation": "\(work.reservationID)", "reason": "\(message)"])
-            var refused = Bureau_System_ErrorRaised()
-            refused.module = Self.module
-            refused.process = client.process
-            refused.code = "outcome-refused"
-            refused.message = EventText.bounded("\(work.reservationID): \(message)")
-            refused.causation = work.position
+            let refused = ErrorReport(code: "outcome-refused", message: "\(work.reservationID): \(message)")
             let replacement = failure(of: work, reason: message)
             if case .rejected(let again) = try await publish(replacement, refused, of: work, errorIndex: 2) {
                 logger.error(
@@ -256,7 +251,7 @@ public final class BookingAdapterService: Service {
     /// ``Configuration/maxAttempts`` times; returns nil once it is in, or the last refusal.
     /// Throws if the bus cannot be reached or the adapter is stopping.
     private func publishRetryingRefusals(
-        _ outcome: Emitted, _ raised: Bureau_System_ErrorRaised?, of work: Work
+        _ outcome: Emitted, _ raised: ErrorReport?, of work: Work
     ) async throws -> String? {
         var attempt = 0
         while true {
@@ -301,7 +296,7 @@ public final class BookingAdapterService: Service {
     /// Publishes `work`'s outcome (under its derived id) and, if any, an `ErrorRaised` (under
     /// the id derived with `errorIndex`); returns what the bus answered for the outcome.
     private func publish(
-        _ outcome: Emitted, _ raised: Bureau_System_ErrorRaised?, of work: Work, errorIndex: Int
+        _ outcome: Emitted, _ raised: ErrorReport?, of work: Work, errorIndex: Int
     ) async throws -> PublishOutcome {
         var events = [
             try outcome.outgoing(
@@ -309,9 +304,10 @@ public final class BookingAdapterService: Service {
         ]
         if let raised {
             events.append(
-                try Emitted(raised).outgoing(
-                    id: .derived(module: Self.module, position: work.position, index: errorIndex), module: Self.module,
-                    causation: work.position, correlation: work.correlation))
+                ErrorReporter(module: Self.module, process: client.process).event(
+                    code: raised.code, message: raised.message, causation: work.position,
+                    id: .derived(module: Self.module, position: work.position, index: errorIndex),
+                    correlation: work.correlation))
         }
         let outcomes = try await client.publish(events)
         if outcomes.count > 1, case .rejected(let reason) = outcomes[1] {

@@ -178,15 +178,11 @@ public final class RatesAdapterService: Service {
         failed.attempt = UInt32(attempt)
         failed.nextRetryMs = milliseconds
         failed.httpStatus = Int32(status)
-        var raised = Bureau_System_ErrorRaised()
-        raised.module = Self.module
-        raised.process = client.process
-        raised.code = code
-        raised.message = "\(sourceName): \(reason)"
+        let raised = ErrorReporter(module: Self.module, process: client.process)
+            .event(code: code, message: "\(sourceName): \(reason)")
         do {
             let outcomes = try await client.publish([
-                try Emitted(failed).outgoing(id: .random(), module: Self.module),
-                try Emitted(raised).outgoing(id: .random(), module: Self.module),
+                try Emitted(failed).outgoing(id: .random(), module: Self.module), raised,
             ])
             for case .rejected(let refusal) in outcomes {
                 logger.error("the bus refused the failure report", metadata: ["reason": "\(refusal)"])
