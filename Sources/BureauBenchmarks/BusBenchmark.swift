@@ -85,8 +85,8 @@ struct BusBenchmark: AsyncParsableCommand {
         defer { daemon.stop() }
         var options = ZeroMQBusClient.Options(process: "bench")
         options.publishTimeout = .seconds(60)
-        let producer = try ZeroMQBusClient(location: configuration.location, options: options)
-        let consumer = try ZeroMQBusClient(location: configuration.location, options: options)
+        let producer = try ZeroMQBusClient(location: configuration.location, options: options, logger: quiet)
+        let consumer = try ZeroMQBusClient(location: configuration.location, options: options, logger: quiet)
         let payload = Data(repeating: 0x61, count: payloadBytes)
         let total = events
         let batchSize = batch
@@ -161,8 +161,10 @@ struct BusBenchmark: AsyncParsableCommand {
         let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         let daemon = try BusDaemon(configuration: configuration, logger: quiet).start()
         defer { daemon.stop() }
-        let producer = try ZeroMQBusClient(location: configuration.location, options: .init(process: "bench"))
-        let consumer = try ZeroMQBusClient(location: configuration.location, options: .init(process: "bench"))
+        let producer = try ZeroMQBusClient(
+            location: configuration.location, options: .init(process: "bench"), logger: quiet)
+        let consumer = try ZeroMQBusClient(
+            location: configuration.location, options: .init(process: "bench"), logger: quiet)
         let clock = ContinuousClock()
         let origin = clock.now
         let total = rate * latencySeconds
@@ -291,16 +293,6 @@ struct BusBenchmark: AsyncParsableCommand {
             megabytesPerSecond: Double(batches * chunk.count) / elapsed / 1e6,
             syncsPerSecond: Double(batches) / elapsed)
     }
-}
-
-struct CLIFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-final class Box<Value: ~Copyable>: @unchecked Sendable {
-    let value: Value
-    init(_ value: consuming Value) { self.value = value }
 }
 
 /// Each thread's user and system CPU seconds, from /proc, to see which one limits throughput.

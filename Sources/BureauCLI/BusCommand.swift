@@ -111,7 +111,7 @@ struct BusCommand: AsyncParsableCommand {
             if warning.loud {
                 // Not left to the log level: written whatever it is.
                 FileHandle.standardError.write(Data((warning.text + "\n").utf8))
-                logger.critical("--insecure on a non-loopback address", metadata: ["listen": "\(host):\(port)"])
+                logger.critical("--insecure on a non-loopback address", metadata: ["cli.listen": "\(host):\(port)"])
             } else {
                 logger.warning("\(warning.text)")
             }

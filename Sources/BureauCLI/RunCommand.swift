@@ -110,7 +110,7 @@ struct RunCommand: AsyncParsableCommand {
             OneShotService {
                 for host in hosts { await host.waitUntilCaughtUp() }
                 readiness.notify()
-                logger.info("ready", metadata: ["modules": "\(modules.joined(separator: " "))"])
+                logger.info("ready", metadata: ["cli.modules": "\(modules.joined(separator: " "))"])
             })
         let group = ServiceGroup(
             configuration: .init(

@@ -5,9 +5,6 @@ import Runtime
 import YAMLFile
 import Yams
 
-/// What is wrong in a scenario file, and where: the line and the field.
-public typealias ScenarioFileError = YAMLFileError
-
 /// Reads scenario files (YAML; the schema is `Schemas/scenario.schema.json`).
 ///
 /// Unknown fields and unknown event types are errors, each naming the file, the line and the

@@ -9,35 +9,6 @@ import SwiftProtobuf
     import Foundation
 #endif
 
-/// How one scenario went.
-public struct ScenarioResult: Sendable {
-    public let file: String
-    public let name: String
-    public let line: Int
-    public let duration: Duration
-    /// The report of what went wrong; nil when the scenario passed.
-    public let failure: String?
-
-    public init(file: String, name: String, line: Int, duration: Duration, failure: String?) {
-        self.file = file
-        self.name = name
-        self.line = line
-        self.duration = duration
-        self.failure = failure
-    }
-
-    public var passed: Bool { failure == nil }
-
-    /// `✓ file: name (0.2 s)`, or `✗ …` followed by the report, indented.
-    public var summary: String {
-        let head = "\(passed ? "✓" : "✗") \(file): \(name) (\(duration.secondsText))"
-        guard let failure else { return head }
-        return head + "\n"
-            + failure.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
-            .joined(separator: "\n")
-    }
-}
-
 /// Runs scenario files against a deployment through a ``BusFixture``.
 ///
 /// A file's scenarios run in order and share the deployment, and the variables captured by
@@ -218,12 +189,6 @@ public struct ScenarioRunner: Sendable {
     static func describe(_ error: any Error) -> String {
         String(describing: error)
     }
-}
-
-/// A scenario that cannot go on, and why.
-struct ScenarioFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 extension JSONValue {

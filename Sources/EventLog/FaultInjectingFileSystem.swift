@@ -304,13 +304,3 @@ public final class FaultInjectingFileSystem: FileSystem {
         base.exists(path)
     }
 }
-
-/// A fault plan that could not be parsed.
-public struct FaultPlanError: Error, CustomStringConvertible {
-    public let text: String
-    public var description: String {
-        "'\(text)' is not a fault plan: use FAULT@N with FAULT one of "
-            + FaultInjectingFileSystem.Fault.allCases.map(\.rawValue).joined(separator: ", ")
-            + " and N ≥ 1 (the Nth call that counts for it)"
-    }
-}

@@ -69,7 +69,7 @@ public final class FileEventLog: EventLog {
     private let logger: Logger
 
     /// Opens (creating if needed) the log in `directory`, recovering its tail.
-    public init(directory: String, options: Options = Options(), logger: Logger = Logger(label: "bureau.log")) throws {
+    public init(directory: String, options: Options = Options(), logger: Logger) throws {
         self.directory = directory
         self.options = options
         self.logger = logger

@@ -124,7 +124,7 @@ public struct LiveSession: Sendable {
     private func dispatch(_ url: String, state: inout AppState, sink: AsyncStream<Input>.Continuation) {
         let id = EventID.random()
         guard let outgoing = state.requests.start(url, router: router, id: id) else { return }
-        logger.info("dispatching", metadata: ["url": "\(url)", "id": "\(id)"])
+        logger.info("dispatching", metadata: ["frontend.url": "\(url)", "frontend.id": "\(id)"])
         let client = client
         Task {
             do {
@@ -149,7 +149,7 @@ public struct LiveSession: Sendable {
                     sink.yield(.bus(item))
                 }
             } catch {
-                logger.warning("subscription failed", metadata: ["error": "\(error)"])
+                logger.warning("subscription failed", metadata: ["frontend.error": "\(error)"])
                 sink.yield(.busProblem("\(error)"))
             }
             subscription.cancel()

@@ -70,9 +70,3 @@ public enum LogFiles {
         }
     }
 }
-
-/// What a log tool could not do.
-public struct LogToolError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}

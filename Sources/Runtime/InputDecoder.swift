@@ -39,11 +39,3 @@ public struct InputDecoder<Input: Sendable>: Sendable {
         }
     }
 }
-
-/// An event of an input type whose payload does not decode as that type.
-public struct MalformedInput: Error, CustomStringConvertible {
-    public let position: UInt64
-    public let type: String
-    public let reason: String
-    public var description: String { "position \(position): the \(type) payload does not decode: \(reason)" }
-}

@@ -4,14 +4,6 @@ import EventLog
 import Logging
 import ServiceLifecycle
 
-/// How a ``ReducerHost`` runs.
-public struct ReducerHostOptions: Sendable {
-    /// A snapshot every this many inputs (and after catching up, and on shutdown).
-    public var snapshotEvery = 10_000
-
-    public init() {}
-}
-
 /// Runs one reducer against the bus with exactly-once effect across crashes.
 ///
 /// On start it loads the newest usable snapshot (state, last input position), subscribes to

@@ -80,14 +80,3 @@ public final class Terminal: @unchecked Sendable {
 #elseif canImport(Darwin)
     private let systemWrite = Darwin.write
 #endif
-
-/// Why the terminal could not be used.
-public enum TerminalError: Error, CustomStringConvertible {
-    case notATerminal
-
-    public var description: String {
-        switch self {
-        case .notATerminal: "standard input is not a terminal; run `bureau tui` in a terminal"
-        }
-    }
-}

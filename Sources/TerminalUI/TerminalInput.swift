@@ -6,14 +6,6 @@ import Foundation
     import Darwin
 #endif
 
-/// What the terminal reports: keys and resizes.
-public enum TerminalEvent: Sendable, Equatable {
-    case keys([Key])
-    case resized(TerminalSize)
-    /// The input reached its end (the terminal went away).
-    case closed
-}
-
 /// Reads the terminal's input and resizes on a thread of its own and delivers them as a stream.
 ///
 /// SIGWINCH is caught by a handler that only writes a byte to a pipe (the one thing a signal

@@ -108,13 +108,3 @@ public final class ZAPHandler: @unchecked Sendable {
         [Data("1.0".utf8), requestID, Data(status.utf8), Data(text.utf8), Data(user.utf8), Data()]
     }
 }
-
-/// Moves a socket to the thread that will own it; taken exactly once.
-final class SocketBox: @unchecked Sendable {
-    private var socket: ZMQSocket?
-    init(_ socket: ZMQSocket) { self.socket = socket }
-    func take() -> ZMQSocket? {
-        defer { socket = nil }
-        return socket
-    }
-}

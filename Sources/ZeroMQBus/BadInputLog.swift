@@ -23,7 +23,7 @@ struct BadInputLog {
         total += 1
         if logged < individually {
             logged += 1
-            logger.warning("rejected input", metadata: ["socket": "\(socket)", "reason": "\(reason)"])
+            logger.warning("rejected input", metadata: ["bus.socket": "\(socket)", "bus.reason": "\(reason)"])
         } else {
             suppressed += 1
             lastReason = reason
@@ -36,7 +36,7 @@ struct BadInputLog {
         guard suppressed > 0, ContinuousClock.now - lastSummary >= interval else { return }
         logger.warning(
             "rejected more input",
-            metadata: ["count": "\(suppressed)", "total": "\(total)", "last reason": "\(lastReason)"])
+            metadata: ["bus.count": "\(suppressed)", "bus.total": "\(total)", "bus.last_reason": "\(lastReason)"])
         suppressed = 0
         lastSummary = .now
     }

@@ -55,7 +55,7 @@ final class CatchUpServer {
             } catch let error as ZMQError where error.contextTerminated {
                 return
             } catch {
-                logger.error("the catch-up server failed", metadata: ["error": "\(error)"])
+                logger.error("the catch-up server failed", metadata: ["bus.error": "\(error)"])
                 return
             }
         }
@@ -87,7 +87,7 @@ final class CatchUpServer {
                         on: socket, request.identity, WireProtocol.events, request.requestID,
                         [try header.serializedData()] + bodies)
                 } catch {
-                    logger.error("could not read the log", metadata: ["error": "\(error)"])
+                    logger.error("could not read the log", metadata: ["bus.error": "\(error)"])
                     send(
                         on: socket, request.identity, WireProtocol.error, request.requestID,
                         [errorReply("read-failed", "could not read the log: \(error)")])

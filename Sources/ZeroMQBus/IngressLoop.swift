@@ -238,11 +238,18 @@ final class IngressLoop {
         let before = sequencer
         let time = CommitTime.now
         // The daemon's own reports go first, as a request nobody waits for the answer to.
-        let own = reports.compactMap { try? $0.envelopeBytes(process: reporter.process) }
-        let requests = own.isEmpty ? received : [Request.own(own)] + received
-        let batch = sequencer.sequence(requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos))
+        var requests = withReports(self.reports, received)
+        var batch = sequencer.sequence(requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos))
+        if diskFull, batch.records.count > self.reports.count {
+            // A producer's events would be stored: the report that the full disk has passed
+            // goes in the same batch, so it is committed exactly when accepting resumes.
+            sequencer = before
+            let passed = reporter.event(code: "disk-full", message: diskFullReport())
+            requests = withReports(self.reports + [passed], received)
+            batch = sequencer.sequence(requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos))
+        }
         var results = batch.results
-        if batch.records.isEmpty { reports = [] }
+        if batch.records.isEmpty { self.reports = [] }
         if !batch.records.isEmpty {
             do {
                 try log.append(batch.records)
@@ -265,16 +272,11 @@ final class IngressLoop {
             // Any other failure leaves the log refusing everything: the loop stops, without
             // acknowledging, and the daemon's next start recovers from what is durable.
             try log.commit()
-            reports = []
+            self.reports = []
             if diskFull {
                 diskFull = false
-                let seconds = (ContinuousClock.now - diskFullSince).components.seconds
-                let message =
-                    "the log could not store publishes for \(seconds) s "
-                    + "(disk full); \(refusedWhileFull) request(s) were refused, and it stores them again"
+                logger.notice("the log stores publishes again", metadata: ["bus.report": "\(diskFullReport())"])
                 refusedWhileFull = 0
-                logger.notice("the log stores publishes again", metadata: ["bus.report": "\(message)"])
-                reports.append(reporter.event(code: "disk-full", message: message))
             }
             var meta: (UInt64, UInt64) = (0, 0)
             let events = self.events
@@ -314,6 +316,19 @@ final class IngressLoop {
 
     /// Answers each request; `remembering` answers that a retry must get again (a refusal
     /// that may not hold later).
+    /// `received`, after a request of the daemon's own `reports` if there are any.
+    private func withReports(_ reports: [OutgoingEvent], _ received: [Request]) -> [Request] {
+        let own = reports.compactMap { try? $0.envelopeBytes(process: reporter.process) }
+        return own.isEmpty ? received : [Request.own(own)] + received
+    }
+
+    /// What the bus says on the bus once a full disk has passed.
+    private func diskFullReport() -> String {
+        let seconds = (ContinuousClock.now - diskFullSince).components.seconds
+        return "the log could not store publishes for \(seconds) s (disk full); \(refusedWhileFull) request(s) "
+            + "were refused, and it stores them again"
+    }
+
     private func acknowledge(
         _ requests: [Request], _ results: [[Bureau_Bus_PublishResult]], remembering: Bool = false
     ) {
@@ -359,79 +374,6 @@ final class IngressLoop {
         guard let body = try? message().serializedData() else { return }
         _ = try? socket.send(
             multipart: [identity, Data(WireProtocol.version.utf8), Data(verb.utf8), requestID, body], wait: false)
-    }
-}
-
-/// A request as the daemon's ROUTER sockets receive it: `[identity][version][verb][request id][arguments…]`.
-struct RequestFrames {
-    let identity: Data
-    let verb: String
-    let requestID: Data
-    /// The argument frames, if they were kept (see ``IngressLoop``); empty if over the limits.
-    let arguments: [Data]
-    /// How many argument frames there were, and their bytes, kept or not.
-    let frameCount: Int
-    let argumentBytes: Int
-
-    struct Problem: Error {
-        let identity: Data
-        let code: String
-        let message: String
-        let requestID: Data
-    }
-
-    /// Parses a whole message's frames, as the catch-up server receives them.
-    static func parse(_ frames: [Data]) -> Result<RequestFrames, Problem> {
-        let arguments = Array(frames.dropFirst(4))
-        return parse(
-            Array(frames.prefix(4)), arguments: arguments, frameCount: arguments.count,
-            argumentBytes: arguments.reduce(0) { $0 + $1.count })
-    }
-
-    /// Parses the identity and the three header frames; the arguments come as received.
-    static func parse(
-        _ header: [Data], arguments: [Data], frameCount: Int, argumentBytes: Int
-    )
-        -> Result<RequestFrames, Problem>
-    {
-        let identity = header.first ?? Data()
-        let requestID = header.count > 3 && header[3].count == WireProtocol.requestIDBytes ? header[3] : Data()
-        guard header.count >= 4 else {
-            return .failure(
-                Problem(
-                    identity: identity, code: "malformed-request",
-                    message:
-                        "a request has at least 3 frames (version, verb, request id); got \(max(0, header.count - 1))",
-                    requestID: requestID))
-        }
-        guard header[1] == Data(WireProtocol.version.utf8) else {
-            let version = String(decoding: header[1].prefix(40), as: UTF8.self)
-            let shown = header[1].count > 40 ? version + "…" : version
-            return .failure(
-                Problem(
-                    identity: identity, code: "unsupported-protocol",
-                    message: "unsupported protocol '\(shown)'; this bus speaks \(WireProtocol.version)",
-                    requestID: requestID))
-        }
-        guard header[3].count == WireProtocol.requestIDBytes else {
-            return .failure(
-                Problem(
-                    identity: identity, code: "malformed-request",
-                    message: "the request id must be \(WireProtocol.requestIDBytes) bytes, not \(header[3].count)",
-                    requestID: Data()))
-        }
-        let verb = String(decoding: header[2].prefix(64), as: UTF8.self)
-        if verb == WireProtocol.publish && frameCount == 0 {
-            return .failure(
-                Problem(
-                    identity: identity, code: "malformed-request",
-                    message: "a publish request carries 1 to \(BusLimits.maxEnvelopesPerPublish) envelopes, not 0",
-                    requestID: requestID))
-        }
-        return .success(
-            RequestFrames(
-                identity: identity, verb: verb, requestID: requestID, arguments: arguments, frameCount: frameCount,
-                argumentBytes: argumentBytes))
     }
 }
 

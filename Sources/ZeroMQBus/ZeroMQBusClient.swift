@@ -51,7 +51,7 @@ public final class ZeroMQBusClient: EventBus {
 
     public var process: String { options.process }
 
-    public init(endpoints: BusEndpoints, options: Options, logger: Logger = Logger(label: "bureau.bus.client")) throws {
+    public init(endpoints: BusEndpoints, options: Options, logger: Logger) throws {
         self.endpoints = endpoints
         self.options = options
         loop = try ClientLoop(endpoints: endpoints, options: options, logger: logger)
@@ -59,7 +59,7 @@ public final class ZeroMQBusClient: EventBus {
 
     /// A client of the bus of the deployment at `location`.
     public convenience init(
-        location: BusLocation, options: Options, logger: Logger = Logger(label: "bureau.bus.client")
+        location: BusLocation, options: Options, logger: Logger
     )
         throws
     {

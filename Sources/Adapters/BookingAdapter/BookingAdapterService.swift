@@ -136,7 +136,7 @@ public final class BookingAdapterService: Service {
                     case .caughtUp:
                         guard catchingUp else { continue }
                         catchingUp = false
-                        logger.info("caught up", metadata: ["owed": "\(held.count)"])
+                        logger.info("caught up", metadata: ["booking.owed": "\(held.count)"])
                         statistics.caughtUp(owed: held.count)
                         configuration.onReady()
                         for work in held.values.sorted(by: { $0.position < $1.position }) { await launch(work) }
@@ -207,7 +207,8 @@ public final class BookingAdapterService: Service {
                     logger.warning(
                         "the booking service failed; retrying",
                         metadata: [
-                            "reservation": "\(work.reservationID)", "attempt": "\(attempt)", "reason": "\(reason)",
+                            "booking.reservation": "\(work.reservationID)", "booking.attempt": "\(attempt)",
+                            "booking.reason": "\(reason)",
                         ])
                     do {
                         try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
@@ -222,7 +223,8 @@ public final class BookingAdapterService: Service {
             guard let refusal = try await publishRetryingRefusals(outcome, raised, of: work) else {
                 statistics.completed(outcome.type)
                 logger.info(
-                    "booking outcome", metadata: ["reservation": "\(work.reservationID)", "outcome": "\(outcome.type)"])
+                    "booking outcome",
+                    metadata: ["booking.reservation": "\(work.reservationID)", "booking.outcome": "\(outcome.type)"])
                 return
             }
             // Still refused: a failure the bus can take, with the reason, in its place.
@@ -232,18 +234,18 @@ public final class BookingAdapterService: Service {
             }
             logger.error(
                 "the bus refused a booking outcome",
-                metadata: ["reservation": "\(work.reservationID)", "reason": "\(message)"])
+                metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(message)"])
             let refused = ErrorReport(code: "outcome-refused", message: "\(work.reservationID): \(message)")
             let replacement = failure(of: work, reason: message)
             if case .rejected(let again) = try await publish(replacement, refused, of: work, errorIndex: 2) {
                 logger.error(
                     "the bus refused the failure in place of a booking outcome",
-                    metadata: ["reservation": "\(work.reservationID)", "reason": "\(again)"])
+                    metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(again)"])
                 return
             }
             statistics.completed(replacement.type)
         } catch {
-            logger.error("could not publish a booking outcome", metadata: ["error": "\(error)"])
+            logger.error("could not publish a booking outcome", metadata: ["booking.error": "\(error)"])
         }
     }
 
@@ -311,7 +313,7 @@ public final class BookingAdapterService: Service {
         }
         let outcomes = try await client.publish(events)
         if outcomes.count > 1, case .rejected(let reason) = outcomes[1] {
-            logger.error("the bus refused an ErrorRaised", metadata: ["reason": "\(reason)"])
+            logger.error("the bus refused an ErrorRaised", metadata: ["booking.reason": "\(reason)"])
         }
         return outcomes.first ?? .rejected("the bus answered nothing for it")
     }
@@ -329,95 +331,5 @@ public final class BookingAdapterService: Service {
             failed.reason = EventText.bounded(reason)
             return Emitted(failed)
         }
-    }
-}
-
-/// Accepted events without an outcome yet, and the checkpoint they allow: every event before
-/// the oldest open one is done.
-final class OpenWork: Sendable {
-    private struct State {
-        var open: Set<UInt64> = []
-        var seen: UInt64
-        var saved: UInt64
-    }
-
-    private let state: Mutex<State>
-
-    init(start: UInt64) {
-        state = Mutex(State(seen: start, saved: start))
-    }
-
-    func saw(_ position: UInt64) { state.withLock { $0.seen = max($0.seen, position) } }
-    func open(_ position: UInt64) { state.withLock { _ = $0.open.insert(position) } }
-    func finishWithoutWork(_ position: UInt64) { state.withLock { _ = $0.open.remove(position) } }
-
-    /// Closes a position; returns a new checkpoint to save, if it moved.
-    func finish(_ position: UInt64) -> UInt64? {
-        state.withLock { state in
-            state.open.remove(position)
-            let checkpoint = state.open.min().map { $0 - 1 } ?? state.seen
-            guard checkpoint > state.saved else { return nil }
-            state.saved = checkpoint
-            return checkpoint
-        }
-    }
-}
-
-/// Limits how many calls run at once.
-final class AsyncSemaphore: Sendable {
-    private let state: Mutex<(available: Int, waiters: [CheckedContinuation<Void, Never>])>
-
-    init(_ count: Int) {
-        state = Mutex((count, []))
-    }
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.available > 0 {
-                    state.available -= 1
-                    return true
-                }
-                state.waiters.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    func signal() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if state.waiters.isEmpty {
-                state.available += 1
-                return nil
-            }
-            return state.waiters.removeFirst()
-        }
-        waiter?.resume()
-    }
-}
-
-/// What the booking adapter has done, for tests to await.
-public final class BookingAdapterStatistics: Sendable {
-    private let state = Mutex<(owed: Int?, completed: [String], retries: Int)>((nil, [], 0))
-    private let completedMark = Watermark()
-
-    public init() {}
-
-    public var completed: [String] { state.withLock { $0.completed } }
-    public var retries: Int { state.withLock { $0.retries } }
-    public var owedAtStart: Int? { state.withLock { $0.owed } }
-
-    func caughtUp(owed: Int) { state.withLock { $0.owed = owed } }
-    func retried() { state.withLock { $0.retries += 1 } }
-
-    func completed(_ type: String) {
-        state.withLock { $0.completed.append(type) }
-        completedMark.add(1)
-    }
-
-    /// Returns once `count` outcomes have been published since start.
-    public func waitUntilCompleted(_ count: Int) async {
-        await completedMark.wait(until: UInt64(max(count, 0)))
     }
 }

@@ -115,7 +115,7 @@ public final class RatesAdapterService: Service {
                         error.description, status: 200, code: "malformed-document", attempt: failures, next: delay)
                 } catch {
                     // Publishing failed (the bus is away): try again at the next poll, same id.
-                    logger.error("could not publish rates", metadata: ["error": "\(error)"])
+                    logger.error("could not publish rates", metadata: ["rates.error": "\(error)"])
                 }
             case .failure(let error):
                 failures += 1
@@ -155,10 +155,13 @@ public final class RatesAdapterService: Service {
             id: Self.fixingID(source: source.name, asOf: fixing.asOf), module: Self.module)
         let outcome = try await client.publish(outgoing)
         if case .rejected(let reason) = outcome {
-            logger.error("the bus refused the rates", metadata: ["as of": "\(fixing.asOf)", "reason": "\(reason)"])
+            logger.error(
+                "the bus refused the rates", metadata: ["rates.as_of": "\(fixing.asOf)", "rates.reason": "\(reason)"])
             return outcome
         }
-        logger.info("published rates", metadata: ["as of": "\(fixing.asOf)", "position": "\(outcome.position ?? 0)"])
+        logger.info(
+            "published rates",
+            metadata: ["rates.as_of": "\(fixing.asOf)", "rates.position": "\(outcome.position ?? 0)"])
         statistics?.published(fixing.asOf)
         return outcome
     }
@@ -167,7 +170,9 @@ public final class RatesAdapterService: Service {
         let milliseconds = UInt64(max(0, next.inMilliseconds))
         logger.warning(
             "could not read the rates",
-            metadata: ["reason": "\(reason)", "attempt": "\(attempt)", "retry in ms": "\(milliseconds)"])
+            metadata: [
+                "rates.reason": "\(reason)", "rates.attempt": "\(attempt)", "rates.retry_in_ms": "\(milliseconds)",
+            ])
         statistics?.polled(ok: false)
         // Bounded, so that the report of a problem is never itself refused for its size.
         let sourceName = EventText.bounded(source.name)
@@ -185,10 +190,10 @@ public final class RatesAdapterService: Service {
                 try Emitted(failed).outgoing(id: .random(), module: Self.module), raised,
             ])
             for case .rejected(let refusal) in outcomes {
-                logger.error("the bus refused the failure report", metadata: ["reason": "\(refusal)"])
+                logger.error("the bus refused the failure report", metadata: ["rates.reason": "\(refusal)"])
             }
         } catch {
-            logger.error("could not publish the failure", metadata: ["error": "\(error)"])
+            logger.error("could not publish the failure", metadata: ["rates.error": "\(error)"])
         }
     }
 
@@ -218,20 +223,4 @@ public final class RatesAdapterService: Service {
     public static func fixingID(source: String, asOf: String) -> EventID {
         EventID.derived(module: "rates:" + source, position: UInt64(asOf.filter(\.isNumber)) ?? 0, index: 0)
     }
-}
-
-/// What the rates adapter has done, for tests to await.
-public final class RatesAdapterStatistics: Sendable {
-    private let state = Mutex<(polls: Int, failures: Int, published: [String], isReady: Bool)>((0, 0, [], false))
-    public init() {}
-    public var published: [String] { state.withLock { $0.published } }
-    public var polls: Int { state.withLock { $0.polls } }
-    func ready() { state.withLock { $0.isReady = true } }
-    func polled(ok: Bool) {
-        state.withLock {
-            $0.polls += 1
-            if !ok { $0.failures += 1 }
-        }
-    }
-    func published(_ asOf: String) { state.withLock { $0.published.append(asOf) } }
 }

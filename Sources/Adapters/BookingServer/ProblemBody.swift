@@ -1,0 +1,8 @@
+import Foundation
+import Hummingbird
+import Logging
+
+struct ProblemBody: Codable {
+    var error: String
+    var field: String?
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import LogTools
+
+struct LogStats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Count the log's events: in all, per type, first and last position and time, bytes."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print the statistics as JSON.") var json = false
+
+    func run() async throws {
+        var count: UInt64 = 0
+        var first: StoredEvent?
+        var last: StoredEvent?
+        var perType: [String: UInt64] = [:]
+        let progress = Progress(label: "reading the log")
+        try LogFiles.forEach(in: global.location) { event in
+            count += 1
+            if first == nil { first = event }
+            last = event
+            perType[event.type, default: 0] += 1
+            progress.update(event.position)
+        }
+        progress.finish()
+        let bytes = LogFiles.bytes(in: global.location)
+        if json {
+            let types = perType.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }
+            print(
+                "{\"count\":\(count),\"first\":\(first?.position ?? 0),\"last\":\(last?.position ?? 0),"
+                    + "\"firstTime\":\(first.map { "\"\($0.commitTime)\"" } ?? "null"),"
+                    + "\"lastTime\":\(last.map { "\"\($0.commitTime)\"" } ?? "null"),"
+                    + "\"bytes\":\(bytes),\"types\":{\(types.joined(separator: ","))}}")
+            return
+        }
+        print("events     \(count)")
+        if let first, let last {
+            print("first      \(first.position)  \(first.commitTime)")
+            print("last       \(last.position)  \(last.commitTime)")
+        }
+        print("bytes      \(bytes)")
+        guard !perType.isEmpty else { return }
+        print("per type")
+        let width = perType.keys.map(\.count).max() ?? 0
+        for (type, number) in perType.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+            print("  " + type.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(number)")
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Bus
+import EventLog
+import Foundation
+import Guards
+import LogTools
+import Runtime
+
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print a read model (projection) as of now or as of a position.",
+        discussion:
+            "Read models: \(Composition.registry().projections.map(\.name).joined(separator: ", ")). Reads the log files directly."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The read model, e.g. watchlist.") var name: String
+    @Option(help: "Fold the log up to this position (default: all of it).") var at: UInt64?
+    @Flag(help: "Print it as JSON.") var json = false
+
+    func validate() throws {
+        let names = Composition.registry().projections.map(\.name)
+        guard names.contains(name) else {
+            throw ValidationError("unknown read model '\(name)'; there are: \(names.joined(separator: ", "))")
+        }
+    }
+
+    func run() async throws {
+        guard let projection = Composition.registry().projections.first(where: { $0.name == name }) else { return }
+        let fold = projection.fold()
+        let progress = Progress(label: "folding")
+        try LogFiles.forEach(in: global.location, to: at) { event in
+            fold.apply(event)
+            progress.update(event.position)
+        }
+        progress.finish()
+        print(json ? try fold.json() : fold.render())
+    }
+}

@@ -1,0 +1,77 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The on-disk framing of a record.
+///
+///     offset  size  field
+///          0     4  body length, little-endian
+///          4     4  CRC-32 of bytes 0..<4, 8..<32 and the body
+///          8     8  position, little-endian
+///         16    16  event id
+///         32     n  body
+///
+/// The checksum covers the length, so a torn or overwritten tail fails it; a zeroed
+/// region fails it too (the CRC-32 of zeros is not zero).
+enum RecordFormat {
+    static let headerSize = 32
+    /// The largest body a record may carry; a length above it marks a damaged record.
+    static let maxBodySize = 16 << 20
+
+    static func size(ofBody count: Int) -> Int { headerSize + count }
+
+    /// Appends the framed record to `buffer`.
+    static func append(position: UInt64, id: EventID, body: Data, to buffer: inout [UInt8]) {
+        let start = buffer.count
+        let total = headerSize + body.count
+        buffer.append(contentsOf: repeatElement(0, count: total))
+        buffer.withUnsafeMutableBytes { all in
+            let record = UnsafeMutableRawBufferPointer(rebasing: all[start..<start + total])
+            record.storeBytes(of: UInt32(body.count).littleEndian, toByteOffset: 0, as: UInt32.self)
+            record.storeBytes(of: position.littleEndian, toByteOffset: 8, as: UInt64.self)
+            record.storeBytes(of: id.high.bigEndian, toByteOffset: 16, as: UInt64.self)
+            record.storeBytes(of: id.low.bigEndian, toByteOffset: 24, as: UInt64.self)
+            body.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: record[headerSize...]).copyMemory(from: source)
+            }
+            let readable = UnsafeRawBufferPointer(record)
+            var crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: readable[0..<4]))
+            crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: readable[8...]), continuing: crc)
+            record.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
+        }
+    }
+
+    enum Parsed {
+        /// A complete record whose checksum holds.
+        case record(LogRecord, size: Int)
+        /// Fewer bytes than the header or the body needs: the end of the data, or a torn write.
+        case incomplete(needed: Int)
+        /// The bytes are not a valid record.
+        case invalid(reason: String, position: UInt64?)
+    }
+
+    /// Parses the record at the start of `bytes`.
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> Parsed {
+        guard bytes.count >= headerSize else { return .incomplete(needed: headerSize) }
+        let length = Int(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
+        let stored = bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian
+        let position = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
+        guard length <= maxBodySize else {
+            return .invalid(reason: "length \(length) is over the limit of \(maxBodySize)", position: nil)
+        }
+        let total = headerSize + length
+        guard bytes.count >= total else { return .incomplete(needed: total) }
+        var crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: bytes[0..<4]))
+        crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: bytes[8..<total]), continuing: crc)
+        guard crc == stored else {
+            return .invalid(reason: "checksum mismatch", position: nil)
+        }
+        guard let id = EventID(bytes: UnsafeRawBufferPointer(rebasing: bytes[16..<32])) else {
+            return .invalid(reason: "bad id", position: position)
+        }
+        let body = Data(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<total]))
+        return .record(LogRecord(position: position, id: id, body: body), size: total)
+    }
+}

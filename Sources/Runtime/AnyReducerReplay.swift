@@ -1,0 +1,75 @@
+import Bus
+import EventLog
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// One module's reducer run offline over the log, its type erased so that a list can hold
+/// every module's.
+///
+/// It applies events as the host does (inputs only, each once, own outputs passed over) and
+/// shows its state as JSON.
+public final class AnyReducerReplay {
+    public let module: String
+    /// The reducer's output types, to recognise its own events.
+    public let outputTypes: [String]
+    private let applyEvent: (StoredEvent) -> ReducerStep
+    private let encodeState: () throws -> JSONValue
+    private let counters: () -> (position: UInt64, inputs: Int, malformed: Int)
+    private let makeCopy: () -> AnyReducerReplay
+
+    /// A run of `reducer` from its initial state.
+    public convenience init<R: Reducer>(_ reducer: R) {
+        self.init(replay: ReducerReplay(reducer))
+    }
+
+    /// Goes on from where `replay` stands.
+    init<R: Reducer>(replay: ReducerReplay<R>) {
+        let box = ReplayBox(replay)
+        let reducer = replay.reducer
+        module = reducer.module
+        outputTypes = reducer.outputTypes
+        makeCopy = { AnyReducerReplay(replay: box.replay) }
+        applyEvent = { box.replay.applyInput($0) }
+        encodeState = {
+            let state = box.replay.state
+            return try JSONValue(parsing: try box.replay.stateJSON()).sortingUnorderedArrays { sorted in
+                let decoded = try? JSONDecoder().decode(R.State.self, from: Data(sorted.description.utf8))
+                return decoded == state
+            }
+        }
+        counters = { (box.replay.position, box.replay.inputCount, box.replay.malformed.count) }
+    }
+
+    /// A run of a reducer whose type is known only at run time (a module registry's).
+    public static func of(_ reducer: any Reducer) -> AnyReducerReplay {
+        AnyReducerReplay(reducer)
+    }
+
+    /// Applies `event` if it is an input; says what it was.
+    @discardableResult
+    public func apply(_ event: StoredEvent) -> ReducerStep { applyEvent(event) }
+
+    /// The position of the last input applied; 0 before the first.
+    public var position: UInt64 { counters().position }
+    /// How many inputs were applied (malformed ones included).
+    public var inputCount: Int { counters().inputs }
+    /// How many inputs did not decode.
+    public var malformedCount: Int { counters().malformed }
+
+    /// The state as JSON, keys sorted, and a set's members too: equal states print the same.
+    public func state() throws -> JSONValue {
+        try encodeState()
+    }
+
+    /// An independent run from the same point: applying events to one leaves the other as it was.
+    public func copy() -> AnyReducerReplay { makeCopy() }
+}
+
+private final class ReplayBox<R: Reducer> {
+    var replay: ReducerReplay<R>
+    init(_ replay: ReducerReplay<R>) { self.replay = replay }
+}

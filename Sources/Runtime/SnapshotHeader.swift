@@ -1,0 +1,13 @@
+import EventLog
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+struct SnapshotHeader: Decodable {
+    var format: Int
+    var module: String
+    var stateVersion: Int
+}

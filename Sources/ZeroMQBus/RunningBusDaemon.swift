@@ -1,0 +1,172 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Logging
+import ServiceLifecycle
+import ZeroMQ
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A started bus daemon: its threads, sockets and log.
+public final class RunningBusDaemon: Sendable {
+    public let info: BusInfo
+    public let recovery: RecoveryReport
+    private let state: DaemonState
+    private let stopSignal: WakeSignal
+    private let threads: [SocketThread]
+    private let zap: ZAPHandler?
+    private let context: ZMQContext
+    private let infoFile: String
+    private let logger: Logger
+
+    init(configuration: BusDaemon.Configuration, log: FileEventLog, logger: Logger) throws {
+        self.logger = logger
+        recovery = log.recovery
+        let context = try ZMQContext(ioThreads: 1)
+        self.context = context
+        var zap: ZAPHandler?
+        if case .curve(_, let allowed)? = configuration.tcp?.security {
+            let handlerLogger = logger
+            let handler = try ZAPHandler(context: context, allowedKeys: allowed) { decision in
+                if !decision.allowed {
+                    handlerLogger.warning(
+                        "refused a TCP client",
+                        metadata: ["bus.address": "\(decision.address)", "bus.key": "\(decision.clientKey ?? "none")"])
+                }
+            }
+            try handler.start()
+            zap = handler
+        }
+        self.zap = zap
+        let sockets: DaemonSockets
+        do {
+            sockets = try DaemonSockets(context: context, configuration: configuration)
+        } catch {
+            zap?.stop()
+            throw error
+        }
+        // 53 bits, so that a language whose numbers are doubles (JavaScript, JSON readers) reads it exactly.
+        let epoch = UInt64.random(in: 1...(1 << 53 - 1))
+        let state = DaemonState(head: log.head, epoch: epoch, pid: getpid(), version: BusDaemon.version)
+        self.state = state
+        let stopSignal = try WakeSignal()
+        self.stopSignal = stopSignal
+
+        info = BusInfo(
+            pid: getpid(), epoch: epoch, startedAt: Date().formatted(.iso8601), version: BusDaemon.version,
+            endpoints: configuration.location.ipcEndpoints, tcpEndpoints: sockets.tcpEndpoints)
+        infoFile = configuration.location.infoFile
+        try RunningBusDaemon.write(info, to: infoFile)
+
+        let lastCommitTime = RunningBusDaemon.commitTime(of: log.lastRecord)
+        let sequencer = Sequencer(
+            maxEnvelopeBytes: configuration.maxEnvelopeBytes, epochStart: log.head, lastCommitTime: lastCommitTime)
+        let reader = try log.makeReader()
+        let catchUp = ReaderBox(
+            CatchUpServer(sockets: sockets.read, reader: reader, state: state, stop: stopSignal, logger: logger))
+        let ingress = ReaderBox(
+            IngressLoop(
+                ingress: sockets.ingress, events: sockets.events, log: log, sequencer: sequencer, state: state,
+                stop: stopSignal, configuration: configuration, reports: Self.reports(of: log.recovery),
+                logger: logger))
+        let logBox = ReaderBox(log)
+        let loopLogger = logger
+        threads = [
+            try SocketThread(name: "bureau-ingress") {
+                var failure: (any Error)?
+                do {
+                    try ingress.value.run()
+                } catch {
+                    failure = error
+                    loopLogger.critical("the bus stops", metadata: ["bus.error": "\(error)"])
+                }
+                do {
+                    try logBox.value.close()
+                } catch {
+                    failure = failure ?? error
+                    loopLogger.critical("could not close the log", metadata: ["bus.error": "\(error)"])
+                }
+                // The catch-up thread stops with the sequencer.
+                stopSignal.ring()
+                state.finish(error: failure)
+            },
+            try SocketThread(name: "bureau-catchup") { catchUp.value.run() },
+        ]
+        logger.info(
+            "the bus is up",
+            metadata: [
+                "bus.data": "\(configuration.location.dataDirectory)", "bus.head": "\(log.head)",
+                "bus.durability": "\(configuration.durability)", "bus.pid": "\(getpid())",
+                "bus.ingress": "\(info.endpoints.ingress)",
+            ])
+        if recovery.truncatedSegment != nil {
+            logger.warning("the log's tail was repaired", metadata: ["log.recovery": "\(recovery)"])
+        }
+    }
+
+    /// The last position published to subscribers.
+    public var head: UInt64 { state.publishedHead.load(ordering: .acquiring) }
+
+    /// How many batches the daemon has made durable, and how many events they held.
+    public var committed: (batches: Int, events: Int) {
+        (state.committedBatches.load(ordering: .relaxed), state.committedEvents.load(ordering: .relaxed))
+    }
+
+    /// Asks the loops to stop; returns at once.
+    public func requestStop() {
+        stopSignal.ring()
+    }
+
+    /// Stops the loops, makes the log durable and releases it; returns when all is done.
+    public func stop() {
+        stopSignal.ring()
+        for thread in threads { thread.join() }
+        zap?.stop()
+        // Leave bus.json to a daemon that has since taken over, if any.
+        if let data = FileManager.default.contents(atPath: infoFile),
+            let current = try? JSONDecoder().decode(BusInfo.self, from: data), current.epoch == info.epoch
+        {
+            unlink(infoFile)
+        }
+        logger.info("the bus stopped", metadata: ["bus.head": "\(head)"])
+    }
+
+    /// Returns when the daemon has stopped; throws what stopped it, if it failed.
+    public func waitUntilStopped() async throws {
+        try await state.waitUntilFinished()
+    }
+
+    static func write(_ info: BusInfo, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(info)
+        let temporary = path + ".new"
+        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
+            throw BusError.unusableLocation("cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
+        guard rename(temporary, path) == 0 else {
+            throw BusError.unusableLocation("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// What the daemon reports on the bus about opening the log: a cut tail (a write that was
+    /// never acknowledged) is worth an `ErrorRaised` that `bureau show errors` lists.
+    static func reports(of recovery: RecoveryReport) -> [OutgoingEvent] {
+        guard recovery.truncatedSegment != nil else { return [] }
+        return [ErrorReporter(module: "bus", process: "bus").event(code: "log-recovered", message: "\(recovery)")]
+    }
+
+    /// The commit time of the last record, so that commit times never go back across restarts.
+    static func commitTime(of record: LogRecord?) -> (seconds: Int64, nanos: Int32) {
+        guard let record, let envelope = try? Bureau_Envelope(serializedBytes: record.body) else { return (0, 0) }
+        return (envelope.commitTime.seconds, envelope.commitTime.nanos)
+    }
+}
