@@ -77,16 +77,24 @@ struct BusBenchmark: AsyncParsableCommand {
         var eventsPerSync: Double
     }
 
-    func busThroughput(_ directory: String, durability: Durability) async throws -> Throughput {
+    /// A daemon on `directory` with a producer and a consumer, all logging nothing.
+    func startBus(
+        _ directory: String, durability: Durability
+    ) throws -> (RunningBusDaemon, ZeroMQBusClient, ZeroMQBusClient) {
         var configuration = BusDaemon.Configuration(location: BusLocation(dataDirectory: directory + "/data"))
         configuration.durability = durability
         let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         let daemon = try BusDaemon(configuration: configuration, logger: quiet).start()
-        defer { daemon.stop() }
         var options = ZeroMQBusClient.Options(process: "bench")
         options.publishTimeout = .seconds(60)
         let producer = try ZeroMQBusClient(location: configuration.location, options: options, logger: quiet)
         let consumer = try ZeroMQBusClient(location: configuration.location, options: options, logger: quiet)
+        return (daemon, producer, consumer)
+    }
+
+    func busThroughput(_ directory: String, durability: Durability) async throws -> Throughput {
+        let (daemon, producer, consumer) = try startBus(directory, durability: durability)
+        defer { daemon.stop() }
         let payload = Data(repeating: 0x61, count: payloadBytes)
         let total = events
         let batchSize = batch
@@ -156,15 +164,8 @@ struct BusBenchmark: AsyncParsableCommand {
     }
 
     func busLatency(_ directory: String, durability: Durability) async throws -> Latency {
-        var configuration = BusDaemon.Configuration(location: BusLocation(dataDirectory: directory + "/data"))
-        configuration.durability = durability
-        let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
-        let daemon = try BusDaemon(configuration: configuration, logger: quiet).start()
+        let (daemon, producer, consumer) = try startBus(directory, durability: durability)
         defer { daemon.stop() }
-        let producer = try ZeroMQBusClient(
-            location: configuration.location, options: .init(process: "bench"), logger: quiet)
-        let consumer = try ZeroMQBusClient(
-            location: configuration.location, options: .init(process: "bench"), logger: quiet)
         let clock = ContinuousClock()
         let origin = clock.now
         let total = rate * latencySeconds

@@ -133,7 +133,8 @@ public struct EnvelopeStamp: Sendable {
         return result
     }
 
-    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    /// Appends `value` as a protobuf varint.
+    public static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(value & 0x7F) | 0x80)

@@ -118,11 +118,6 @@ enum PublishAckEncoding {
     }
 
     static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
+        EnvelopeStamp.appendVarint(value, to: &bytes)
     }
 }
