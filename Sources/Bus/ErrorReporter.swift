@@ -52,11 +52,16 @@ public struct ErrorReporter: Sendable {
         code: String, message: String, causation: UInt64 = 0, on bus: any EventBus, logger: Logger
     ) async {
         do {
-            if case .rejected(let reason) = try await bus.publish(event(code: code, message: message, causation: causation)) {
-                logger.error("the bus refused an error report", metadata: ["error.code": "\(code)", "error.refusal": "\(reason)"])
+            if case .rejected(let reason) = try await bus.publish(
+                event(code: code, message: message, causation: causation))
+            {
+                logger.error(
+                    "the bus refused an error report",
+                    metadata: ["error.code": "\(code)", "error.refusal": "\(reason)"])
             }
         } catch {
-            logger.error("could not publish an error report", metadata: ["error.code": "\(code)", "error.reason": "\(error)"])
+            logger.error(
+                "could not publish an error report", metadata: ["error.code": "\(code)", "error.reason": "\(error)"])
         }
     }
 }

@@ -152,7 +152,9 @@ struct ProcessLifecycle: Sendable, Equatable {
     private mutating func becomeReady(detail: String) -> [SupervisorAction] {
         phase = .ready
         readyDetail = detail
-        var actions: [SupervisorAction] = [.say("\(name) is ready\(detail.isEmpty ? "" : " at \(detail)")", process: name)]
+        var actions: [SupervisorAction] = [
+            .say("\(name) is ready\(detail.isEmpty ? "" : " at \(detail)")", process: name)
+        ]
         if isBus { actions.append(.connectEvents) }
         return actions
     }
@@ -223,7 +225,8 @@ struct ProcessLifecycle: Sendable, Equatable {
             let delay = policy.backoff(beforeRestart: failuresInARow)
             let restart = LifecycleTimer.restart(process: name, restart: restarts)
             timer = restart
-            message = "restarting in \(delay.inMilliseconds) ms (restart \(failuresInARow) of \(policy.maximumRestarts))"
+            message =
+                "restarting in \(delay.inMilliseconds) ms (restart \(failuresInARow) of \(policy.maximumRestarts))"
             next = [.scheduleTimer(after: delay, timer: restart)]
         }
         var exited = Bureau_System_ProcessExited()

@@ -242,7 +242,8 @@ struct ProcessLifecycleTests {
     }
 
     @Test func afterMaxRestartsFailuresInARowItIsCrashLoopingAndNotRestarted() {
-        let policy = RestartPolicy(initialBackoff: .milliseconds(50), maximumBackoff: .milliseconds(200), maximumRestarts: 4)
+        let policy = RestartPolicy(
+            initialBackoff: .milliseconds(50), maximumBackoff: .milliseconds(200), maximumRestarts: 4)
         var process = Self.running(Self.spec(restart: policy))
         #expect(Self.fail(&process, times: 4).count == 4)
         let pid = process.pid ?? 0
@@ -278,9 +279,10 @@ struct ProcessLifecycleTests {
             let actions = process.exited(
                 pid: pid, status: .code(1), at: startedAt + .seconds(60), arguments: Self.arguments)
             #expect(
-                actions.contains(.say(
-                    "worker (pid \(pid)) exited with code 1; restarting in 50 ms (restart 1 of 1)",
-                    process: "worker")),
+                actions.contains(
+                    .say(
+                        "worker (pid \(pid)) exited with code 1; restarting in 50 ms (restart 1 of 1)",
+                        process: "worker")),
                 "round \(round)")
             #expect(process.failuresInARow == 1)
             _ = process.restartDue(restart: process.restarts, arguments: Self.arguments)
@@ -387,7 +389,8 @@ struct ProcessLifecycleTests {
         var process = Self.running()
         _ = process.halt()
         let terminate = process.terminate(timeout: .seconds(10))
-        #expect(terminate == [.term(100), .scheduleTimer(after: .seconds(10), timer: .stop(process: "worker", pid: 100))])
+        #expect(
+            terminate == [.term(100), .scheduleTimer(after: .seconds(10), timer: .stop(process: "worker", pid: 100))])
         let overdue = process.stopOverdue(pid: 100, timeout: .seconds(10))
         #expect(
             overdue == [
