@@ -57,60 +57,10 @@ final class ControlServer: Sendable {
     func stop() {
         stopping.store(true, ordering: .relaxed)
     }
-}
 
-/// The socket moves to the control thread and is used there only.
-private struct UncheckedSocket: @unchecked Sendable {
-    let socket: ZMQSocket
-    let context: ZMQContext
-}
-
-/// The client side of the control socket, for `bureau ps`, `down` and `logs`.
-public enum ControlClient {
-    /// Sends `request` and returns the answer, or throws when no supervisor answers in time.
-    public static func ask(
-        _ request: String, location: BusLocation, timeout: Duration = .seconds(3)
-    ) throws(SupervisorError)
-        -> Data
-    {
-        let path = location.runDirectory + "/supervisor.sock"
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw SupervisorError(
-                "no deployment is running on \(location.dataDirectory) (no \(path)); start one with `bureau up`")
-        }
-        do {
-            let context = try ZMQContext()
-            defer { context.shutdown() }
-            let socket = try context.socket(.req)
-            defer { socket.close() }
-            try socket.setLinger(milliseconds: 0)
-            try socket.connect(ControlServer.endpoint(location))
-            _ = try socket.send(Data(request.utf8))
-            var poller = ZMQPoller()
-            let index = poller.add(socket)
-            let milliseconds = Int(clamping: timeout.inMilliseconds)
-            guard try poller.poll(timeout: milliseconds) > 0, poller.isReadable(index),
-                let answer = try socket.receiveMessage(wait: false)?.first
-            else {
-                throw SupervisorError(
-                    "the supervisor of \(location.dataDirectory) did not answer within \(milliseconds) ms; is `bureau up` running?"
-                )
-            }
-            return answer
-        } catch let error as SupervisorError {
-            throw error
-        } catch {
-            throw SupervisorError("control socket: \(error)")
-        }
-    }
-
-    /// The processes of a running deployment.
-    public static func processes(location: BusLocation) throws(SupervisorError) -> [Supervisor.Row] {
-        let data = try ask("ps", location: location)
-        do {
-            return try JSONDecoder().decode([Supervisor.Row].self, from: data)
-        } catch {
-            throw SupervisorError("the supervisor answered something unreadable: \(error)")
-        }
+    /// The socket moves to the control thread and is used there only.
+    private struct UncheckedSocket: @unchecked Sendable {
+        let socket: ZMQSocket
+        let context: ZMQContext
     }
 }

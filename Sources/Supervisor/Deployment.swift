@@ -35,62 +35,6 @@ public struct Deployment: Sendable, Equatable {
     }
 }
 
-/// One process of a deployment.
-public struct ProcessSpec: Sendable, Equatable {
-    public var name: String
-    /// The `bureau` subcommand and its arguments, e.g. `["run", "watchlist"]`.
-    public var arguments: [String]
-    public var dependsOn: [String]
-    /// Whether the process writes READY on `--ready-fd` once it is ready; without it, it is
-    /// ready as soon as it started.
-    public var reportsReadiness: Bool
-    public var readyTimeout: Duration
-    public var restart: RestartPolicy
-
-    public init(
-        name: String, arguments: [String], dependsOn: [String] = [], reportsReadiness: Bool = true,
-        readyTimeout: Duration = .seconds(60), restart: RestartPolicy = RestartPolicy()
-    ) {
-        self.name = name
-        self.arguments = arguments
-        self.dependsOn = dependsOn
-        self.reportsReadiness = reportsReadiness
-        self.readyTimeout = readyTimeout
-        self.restart = restart
-    }
-}
-
-/// When a process that failed is started again: exponential backoff with a cap, a limit.
-public struct RestartPolicy: Sendable, Equatable {
-    public var initialBackoff: Duration
-    public var maximumBackoff: Duration
-    /// Failures in a row allowed before the process is left stopped as crash-looping.
-    public var maximumRestarts: Int
-    /// A process that ran at least this long before it failed starts counting afresh: a crash
-    /// a day apart from the last is not a crash loop.
-    public var resetAfter: Duration
-
-    public init(
-        initialBackoff: Duration = .milliseconds(500), maximumBackoff: Duration = .seconds(15),
-        maximumRestarts: Int = 5, resetAfter: Duration = .seconds(60)
-    ) {
-        self.initialBackoff = initialBackoff
-        self.maximumBackoff = maximumBackoff
-        self.maximumRestarts = maximumRestarts
-        self.resetAfter = resetAfter
-    }
-
-    /// The wait before restart number `restart` (1-based): doubling from the initial backoff, capped.
-    public func backoff(beforeRestart restart: Int) -> Duration {
-        var delay = initialBackoff
-        for _ in 1..<max(restart, 1) {
-            delay *= 2
-            if delay >= maximumBackoff { return maximumBackoff }
-        }
-        return min(delay, maximumBackoff)
-    }
-}
-
 extension Deployment {
     /// The built-in deployment: what `bureau up` runs without a file and `bureau init` writes out.
     public static let defaultFile = """

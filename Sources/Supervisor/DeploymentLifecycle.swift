@@ -18,8 +18,9 @@
 ///   only depend on it are left alone: they reconnect by themselves. A dependency that stops for
 ///   good (crash-looping, completed) does not stop its dependents.
 /// - **Stop.** What has not started or waits to restart stops at once; the rest one at a time,
-///   the last started first: SIGTERM, SIGKILL after `stop_timeout_s`. Before the bus stops, the
-///   supervisor's own events get ``drainTimeout`` to reach it.
+///   the last started first and the bus last of all, once every other child is gone: SIGTERM,
+///   SIGKILL after `stop_timeout_s`. Before the bus stops, the supervisor's own events (the
+///   other children's exits among them) get ``drainTimeout`` to reach it.
 struct DeploymentLifecycle: Sendable, Equatable {
     /// What happens to a deployment from outside the lifecycle: requests, what came of an
     /// action, a timer.
@@ -289,6 +290,9 @@ struct DeploymentLifecycle: Sendable, Equatable {
             actions += processes[name]?.halt() ?? []
             if processes[name]?.phase == .stopping { queue.append(name) }
         }
+        // The bus last, even after what started in its wave before it: every other exit goes on it.
+        let buses = Set(queue.filter { processes[$0]?.isBus ?? false })
+        queue = queue.filter { !buses.contains($0) } + queue.filter(buses.contains)
         phase = .stopping(StopSequence(queue: queue, count: queue.count))
         return actions + advance()
     }
@@ -296,9 +300,17 @@ struct DeploymentLifecycle: Sendable, Equatable {
     /// Begins stopping the next process in the queue, or ends the stop when none is left.
     private mutating func advance() -> [SupervisorAction] {
         guard case .stopping(var sequence) = phase, sequence.current == nil else { return [] }
-        while !sequence.queue.isEmpty {
-            let name = sequence.queue.removeFirst()
-            guard let process = processes[name], process.phase == .stopping, process.isAlive else { continue }
+        while let name = sequence.queue.first {
+            guard let process = processes[name], process.phase == .stopping, process.isAlive else {
+                sequence.queue.removeFirst()
+                continue
+            }
+            if process.isBus, processes.values.contains(where: { !$0.isBus && $0.isAlive }) {
+                // A child killed for its readiness is still exiting: its exit goes on the bus first.
+                phase = .stopping(sequence)
+                return []
+            }
+            sequence.queue.removeFirst()
             sequence.current = name
             if process.isBus {
                 sequence.draining = true
@@ -341,7 +353,8 @@ struct DeploymentLifecycle: Sendable, Equatable {
             phase = .stopping(sequence)
             return actions + advance()
         }
-        return sequence.current == nil && sequence.queue.isEmpty ? done() : []
+        // Nobody being stopped: the bus may be waiting for this one, or the stop for the last.
+        return sequence.current == nil ? advance() : []
     }
 
     /// Ends the stop once nothing runs (a process killed for its readiness may still be exiting).

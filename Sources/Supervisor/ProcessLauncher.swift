@@ -4,20 +4,6 @@ import Foundation
     import Glibc
 #endif
 
-/// A child the supervisor started: its pid and the read ends of its pipes.
-struct LaunchedProcess: Sendable {
-    let pid: pid_t
-    /// Standard output and error, merged; nil when the child writes to the supervisor's terminal.
-    let output: Int32?
-    /// READY arrives here when the child reports readiness.
-    let readiness: Int32?
-}
-
-/// Why a process could not be started.
-public struct LaunchError: Error, CustomStringConvertible {
-    public let description: String
-}
-
 /// Starts `bureau` children with posix_spawn.
 ///
 /// The child gets: /dev/null (or the terminal) on stdin; its output on a pipe; the write end of
@@ -105,30 +91,5 @@ enum ProcessLauncher {
         // CLOEXEC closes it at exec, before any of the child's code runs.
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         return (ends[0], ends[1])
-    }
-}
-
-/// The child's side of the lifeline: stop when the supervisor that started this process dies.
-public enum Lifeline {
-    /// Watches the descriptor named by `BUREAU_LIFELINE_FD`, if any: at end-of-file (the
-    /// supervisor is gone) it sends this process SIGTERM, and SIGKILL 10 s later if still alive.
-    public static func watchIfInherited() {
-        guard let text = ProcessInfo.processInfo.environment["BUREAU_LIFELINE_FD"], let fd = Int32(text), fd > 2,
-            fcntl(fd, F_GETFD) >= 0
-        else { return }
-        // Not passed on to this process's own children.
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        unsetenv("BUREAU_LIFELINE_FD")
-        Thread.detachNewThread {
-            var byte: UInt8 = 0
-            while true {
-                let count = read(fd, &byte, 1)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
-            }
-            kill(getpid(), SIGTERM)
-            sleep(10)
-            kill(getpid(), SIGKILL)
-        }
     }
 }

@@ -22,7 +22,8 @@ import Synchronization
 ///
 /// Children hold the read end of a lifeline pipe: if the supervisor dies, even by SIGKILL,
 /// they see end-of-file and stop. Every start and exit is published on the bus as
-/// `ProcessStarted` / `ProcessExited`, so the log shows every crash.
+/// `ProcessStarted` / `ProcessExited`, so the log shows every crash; a process left
+/// crash-looping is an `ErrorRaised` (code `crash-looping`) too.
 public final class Supervisor: Service, Sendable {
     /// What the run loop waits for.
     enum Outcome: Sendable {
@@ -184,6 +185,7 @@ public final class Supervisor: Service, Sendable {
             logger.error(
                 "a process keeps failing and is no longer restarted",
                 metadata: ["process.name": "\(name)", "process.failures": "\(failures)"])
+            events.publish(SupervisorEvents.crashLooping(process: name, failures: failures, log: output.path(of: name)))
         case .connectEvents:
             events.connect()
         case .drainEvents:

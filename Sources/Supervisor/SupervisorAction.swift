@@ -22,7 +22,8 @@ enum SupervisorAction: Equatable, Sendable {
     /// A line for the supervisor's log (and the terminal when it streams output), about
     /// `process` when it names one.
     case say(String, process: String?)
-    /// `process` failed `failures` times in a row and is left stopped: worth an error in the log.
+    /// `process` failed `failures` times in a row and is left stopped: an error in the
+    /// supervisor's log, and an `ErrorRaised` on the bus (queued like the process events).
     case reportCrashLoop(process: String, failures: Int)
     /// The bus is ready: start publishing the supervisor's own events.
     case connectEvents

@@ -5,10 +5,13 @@ import SwiftProtobuf
 import Synchronization
 import ZeroMQBus
 
-/// Publishes the supervisor's `ProcessStarted` / `ProcessExited` events, in order, once the
-/// bus is up; keeps them while the bus is down (a crashed bus is itself a process) and
-/// retries with the same ids, so that each lands once.
+/// Publishes the supervisor's events — `ProcessStarted` / `ProcessExited`, and an `ErrorRaised`
+/// for a process left crash-looping — in order, once the bus is up; keeps them while the bus is
+/// down (a crashed bus is itself a process) and retries with the same ids, so that each lands once.
 final class SupervisorEvents: Sendable {
+    /// How the supervisor reports errors on the bus, as every module does.
+    static let errors = ErrorReporter(module: "supervisor", process: "supervisor")
+
     private let location: BusLocation
     private let logger: Logger
     private let queue: AsyncStream<OutgoingEvent>.Continuation
@@ -26,8 +29,21 @@ final class SupervisorEvents: Sendable {
 
     func publish(_ message: some SwiftProtobuf.Message) {
         guard let event = try? OutgoingEvent(message, module: "supervisor") else { return }
+        publish(event)
+    }
+
+    /// Queues `event` behind those before it.
+    func publish(_ event: OutgoingEvent) {
         pending.withLock { $0.count += 1 }
         if case .terminated = queue.yield(event) { done() }
+    }
+
+    /// The `ErrorRaised` for `process`, which failed `failures` times in a row and is no longer
+    /// restarted; `log` is its output file.
+    static func crashLooping(process: String, failures: Int, log: String) -> OutgoingEvent {
+        errors.event(
+            code: "crash-looping",
+            message: "\(process) failed \(failures) times in a row and is no longer restarted; see \(log)")
     }
 
     /// The bus is ready: start publishing (once).

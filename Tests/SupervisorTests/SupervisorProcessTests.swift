@@ -167,6 +167,41 @@ struct SupervisorProcessTests {
         #expect(await supervisor.exitCode(within: .seconds(30)) == 0)
     }
 
+    @Test func aProcessLeftCrashLoopingIsAnErrorRaisedInTheLog() async throws {
+        let directory = try TemporaryDirectory("up-fail-bus")
+        let file = directory.file("bureau.yaml")
+        try """
+        processes:
+          bus:
+            command: bus
+          broken:
+            command: send not-a-url
+            ready: false
+            depends_on: [bus]
+        restart:
+          initial_backoff_ms: 50
+          max_backoff_ms: 50
+          max_restarts: 2
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let bus = BusProcess(directory: directory.path)
+        let supervisor = try Self.up(file, in: directory)
+        defer { supervisor.signal(SIGKILL) }
+        try await Self.watch(supervisor) { $0.contains("crash-looping") }
+        supervisor.signal(SIGTERM)
+        #expect(await supervisor.exitCode(within: .seconds(30)) == 0)
+
+        let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
+        let errors = try events.compactMap { try $0.payload(as: Bureau_System_ErrorRaised.self) }
+        #expect(errors.count == 1, "\(errors)")
+        let raised = try #require(errors.first)
+        #expect(raised.code == "crash-looping")
+        #expect(raised.module == "supervisor")
+        #expect(raised.message.hasPrefix("broken failed 3 times in a row and is no longer restarted; see "))
+        #expect(raised.message.hasSuffix("/broken.log"))
+        let exits = try events.compactMap { try $0.payload(as: Bureau_System_ProcessExited.self) }
+        #expect(exits.filter { $0.process == "broken" }.count == 3, "each failure is in the log too")
+    }
+
     @Test func aProcessThatRanLongEnoughBeforeFailingStartsCountingAfresh() async throws {
         let directory = try TemporaryDirectory("up-reset")
         let file = directory.file("bureau.yaml")
