@@ -137,7 +137,7 @@ struct BusBenchmark: AsyncParsableCommand {
         }
         let finished = try await receiving.value
         let elapsed = (finished - started).inSeconds
-        let bytes = Double(try logBytes(configuration.location.logDirectory))
+        let bytes = Double(try logBytes(BusLocation(dataDirectory: directory + "/data").logDirectory))
         if throughputOnly {
             printThreadTimes()
             print("  gaps filled from the log: \(subscription.gapsFilled)")

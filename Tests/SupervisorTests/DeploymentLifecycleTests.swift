@@ -31,7 +31,8 @@ struct DeploymentLifecycleTests {
                 ProcessSpec(name: "bus", arguments: ["bus"]),
                 ProcessSpec(
                     name: "server", arguments: serverArguments, readyTimeout: serverReadyTimeout, restart: restart),
-                ProcessSpec(name: "reducers", arguments: reducersArguments, dependsOn: ["bus"], reportsReadiness: false),
+                ProcessSpec(
+                    name: "reducers", arguments: reducersArguments, dependsOn: ["bus"], reportsReadiness: false),
                 ProcessSpec(
                     name: "adapter", arguments: ["run", "rates-adapter", "--set", "rates-url=${server.ready}"],
                     dependsOn: ["bus", "server"]),
@@ -205,7 +206,8 @@ struct DeploymentLifecycleTests {
                 .say("server (pid 11) exited with code 1; \(message)", process: "server"),
                 .exited("server", pid: 11, .code(1), message),
                 .reportCrashLoop(process: "server", failures: 1),
-                .deploymentFailed(SupervisorError("server kept failing before it was ready; see /data/logs/server.log")),
+                .deploymentFailed(
+                    SupervisorError("server kept failing before it was ready; see /data/logs/server.log")),
                 .drainEvents, .scheduleTimer(after: DeploymentLifecycle.drainTimeout, timer: .drain),
             ],
             "the bus alone runs: its turn, its events drained first")
@@ -214,7 +216,8 @@ struct DeploymentLifecycleTests {
         let drained = lifecycle.handle(.eventsDrained, at: time(0.7))
         #expect(
             drained == [
-                .cancelTimer(.drain), .term(10), .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
+                .cancelTimer(.drain), .term(10),
+                .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
             ])
         let busExit = lifecycle.handle(.exited(process: "bus", pid: 10, status: .code(0)), at: time(0.8))
         #expect(
@@ -266,7 +269,8 @@ struct DeploymentLifecycleTests {
         #expect(phase(lifecycle, "server") == .failed)
         #expect(
             lifecycle.handle(.eventsDrained, at: time(2.3)) == [
-                .cancelTimer(.drain), .term(10), .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
+                .cancelTimer(.drain), .term(10),
+                .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
             ])
         let busExit = lifecycle.handle(.exited(process: "bus", pid: 10, status: .signal(SIGTERM)), at: time(2.4))
         #expect(
@@ -501,7 +505,8 @@ struct DeploymentLifecycleTests {
         let drained = lifecycle.handle(.eventsDrained, at: time(10.4))
         #expect(
             drained == [
-                .cancelTimer(.drain), .term(10), .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
+                .cancelTimer(.drain), .term(10),
+                .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
             ])
         let bus = lifecycle.handle(.exited(process: "bus", pid: 10, status: .code(0)), at: time(10.5))
         #expect(
@@ -641,7 +646,10 @@ struct DeploymentLifecycleTests {
             ],
             "not ready: stopping")
         let exit = lifecycle.handle(.exited(process: "reducers", pid: 14, status: .signal(SIGTERM)), at: time(5.9))
-        #expect(exit.suffix(2) == [.term(11), .scheduleTimer(after: .seconds(10), timer: .stop(process: "server", pid: 11))])
+        #expect(
+            exit.suffix(2) == [
+                .term(11), .scheduleTimer(after: .seconds(10), timer: .stop(process: "server", pid: 11)),
+            ])
     }
 
     @Test func aLaunchUnderWayThatFailsDuringAStopLetsTheStopGoOn() {
