@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "ZeroMQBus",
             dependencies: [
-                "Bus", "ZeroMQ", "EventLog", "BureauSchemas",
+                "Bus", "ZeroMQ", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),

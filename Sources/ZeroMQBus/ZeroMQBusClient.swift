@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import Guards
 import Logging
 import ZeroMQ
 
@@ -135,7 +136,7 @@ public final class ZeroMQBusClient: EventBus {
             return BusStatus(
                 head: pong.head, epoch: pong.epoch, pid: Int32(bitPattern: pong.pid), version: pong.version)
         } catch BusError.noAnswer(let endpoint, _) {
-            throw BusError.noAnswer(endpoint: endpoint, seconds: timeout.seconds)
+            throw BusError.noAnswer(endpoint: endpoint, seconds: timeout.inSeconds)
         }
     }
 

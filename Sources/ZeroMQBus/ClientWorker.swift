@@ -1,0 +1,358 @@
+import BureauSchemas
+import Bus
+import Guards
+import Logging
+import SwiftProtobuf
+import ZeroMQ
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The state of the client's socket thread. Touched by that thread only.
+///
+/// It owns the sockets, the waiting callers' continuations and the subscriptions' channels;
+/// when to send again, give up or report a connection is ``ClientTimers``'s to decide, and the
+/// worker performs what it says.
+final class ClientWorker {
+    private let context: ZMQContext
+    private let endpoints: BusEndpoints
+    private let options: ZeroMQBusClient.Options
+    private let logger: Logger
+    private let ingress: ZMQSocket
+    private let reader: ZMQSocket
+
+    private var publishes: [UInt64: ClientLoop.PendingPublish] = [:]
+    private var pings: [UInt64: ClientLoop.PendingPing] = [:]
+    private var subscriptions: [Int: Subscription] = [:]
+    private var subscriptionOrder: [Int] = []
+    private var timers: ClientTimers
+    /// Reused by every publication received: the type frame and the meta frame.
+    private var typeFrame: [UInt8] = []
+    private var metaFrame: [UInt8] = []
+    private let clock = ContinuousClock()
+
+    /// One subscription's socket and progress.
+    private final class Subscription {
+        let id: Int
+        let socket: ZMQSocket
+        let channel: SubscriptionChannel
+        var tracker: SubscriptionTracker
+
+        init(id: Int, socket: ZMQSocket, channel: SubscriptionChannel, tracker: SubscriptionTracker) {
+            self.id = id
+            self.socket = socket
+            self.channel = channel
+            self.tracker = tracker
+        }
+    }
+
+    init(context: ZMQContext, endpoints: BusEndpoints, options: ZeroMQBusClient.Options, logger: Logger) throws {
+        self.context = context
+        self.endpoints = endpoints
+        self.options = options
+        self.logger = logger
+        timers = ClientTimers(
+            firstRetry: options.firstRetry, maxRetry: options.maxRetry, readTimeout: options.readTimeout)
+        ingress = try context.socket(.dealer)
+        reader = try context.socket(.dealer)
+        for socket in [ingress, reader] {
+            try configure(socket)
+            try socket.setSendHighWaterMark(100_000)
+            try socket.setReceiveHighWaterMark(100_000)
+        }
+        try ingress.connect(endpoints.ingress)
+        try reader.connect(endpoints.read)
+    }
+
+    private func configure(_ socket: ZMQSocket) throws {
+        try socket.setLinger(milliseconds: 0)
+        try socket.setReconnectInterval(milliseconds: 50, max: 1000)
+        if let curve = options.curve {
+            try socket.setCurveClient(serverKey: curve.serverKey, keys: curve.keys)
+        }
+    }
+
+    func run(loop: ClientLoop) {
+        defer { shutDown() }
+        while true {
+            var poller = ZMQPoller()
+            let ingressItem = poller.add(ingress)
+            let readerItem = poller.add(reader)
+            let wakeItem = poller.add(fileDescriptor: loop.wake.fileDescriptor)
+            var subscriptionItems: [(Int, Subscription)] = []
+            for id in subscriptionOrder {
+                guard let subscription = subscriptions[id] else { continue }
+                if subscription.tracker.isLive && subscription.channel.hasRoom {
+                    subscriptionItems.append((poller.add(subscription.socket), subscription))
+                }
+            }
+            do {
+                let now = clock.now
+                try poller.poll(timeout: Self.pollTimeout(until: timers.nextWake(after: now), now: now))
+            } catch {
+                logger.error("the bus client's poll failed", metadata: ["error.description": "\(error)"])
+                return
+            }
+            if poller.isReadable(wakeItem) {
+                loop.wake.drain()
+                let (commands, closed) = loop.takeCommands()
+                // Taken in even when closing, so that shutting down answers every waiter.
+                for command in commands { handle(command) }
+                if closed { return }
+            }
+            if poller.isReadable(ingressItem) { receiveAcknowledgements() }
+            if poller.isReadable(readerItem) { receiveReadReplies() }
+            for (item, subscription) in subscriptionItems where poller.isReadable(item) {
+                receivePublications(subscription)
+            }
+            for action in timers.advance(to: clock.now) { perform(action) }
+            requestReads()
+        }
+    }
+
+    /// Milliseconds for the poll to wait from `now` until `wake`: rounded up past it (a poll
+    /// that returned a moment early would find nothing due and poll again at once), and 0 if
+    /// `wake` has passed.
+    static func pollTimeout(until wake: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Int {
+        Int(max(0, (wake - now).inMilliseconds + 1))
+    }
+
+    // MARK: Commands
+
+    private func handle(_ command: ClientLoop.Command) {
+        switch command {
+        case .publish(let pending):
+            publishes[pending.requestID] = pending
+            timers.publishSent(pending.requestID, deadline: pending.deadline, now: clock.now)
+            _ = try? ingress.send(multipart: pending.frames, wait: false)
+        case .cancelPublish(let id):
+            timers.publishSettled(id)
+            publishes.removeValue(forKey: id)?.continuation.resume(throwing: CancellationError())
+        case .ping(let pending):
+            pings[pending.requestID] = pending
+            timers.pingSent(pending.requestID, deadline: pending.deadline)
+            let frames = [
+                Data(WireProtocol.version.utf8), Data(WireProtocol.ping.utf8),
+                WireProtocol.requestID(pending.requestID),
+            ]
+            _ = try? reader.send(multipart: frames, wait: false)
+        case .subscribe(let request):
+            do {
+                let socket = try context.socket(.sub)
+                try configure(socket)
+                try socket.setReceiveHighWaterMark(options.subscriberHighWaterMark)
+                try socket.subscribe(request.filter.subscriptionPrefix)
+                if !request.filter.subscriptionPrefix.isEmpty {
+                    try socket.subscribe(WireProtocol.heartbeatTopic)
+                }
+                try socket.connect(endpoints.events)
+                subscriptions[request.id] = Subscription(
+                    id: request.id, socket: socket, channel: request.channel,
+                    tracker: SubscriptionTracker(filter: request.filter, after: request.after))
+                timers.subscribed(request.id, now: clock.now)
+                subscriptionOrder.append(request.id)
+            } catch {
+                request.channel.push([.failure(.socket("cannot subscribe to \(endpoints.events): \(error)"))])
+                request.channel.finish()
+            }
+        case .unsubscribe(let id):
+            if let subscription = subscriptions.removeValue(forKey: id) {
+                timers.unsubscribed(id)
+                subscription.socket.close()
+                subscription.channel.finish()
+                subscriptionOrder.removeAll { $0 == id }
+            }
+        case .resume:
+            break
+        }
+    }
+
+    // MARK: Replies
+
+    private func receiveAcknowledgements() {
+        while let frames = try? ingress.receiveMessage(wait: false) {
+            guard frames.count >= 4, let id = WireProtocol.parseRequestID(frames[2]),
+                let publish = publishes[id]
+            else { continue }
+            let verb = String(decoding: frames[1], as: UTF8.self)
+            switch verb {
+            case WireProtocol.ack:
+                guard let ack = PublishAckEncoding.decode(frames[3]) else { continue }
+                publishes.removeValue(forKey: id)
+                timers.publishSettled(id)
+                publish.continuation.resume(returning: ack)
+            case WireProtocol.error:
+                let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
+                publishes.removeValue(forKey: id)
+                timers.publishSettled(id)
+                publish.continuation.resume(
+                    throwing: BusError.refused(code: error?.code ?? "unknown", message: error?.message ?? ""))
+            default:
+                continue
+            }
+        }
+    }
+
+    private func receiveReadReplies() {
+        while let frames = try? reader.receiveMessage(wait: false) {
+            guard frames.count >= 4, let id = WireProtocol.parseRequestID(frames[2]) else { continue }
+            let verb = String(decoding: frames[1], as: UTF8.self)
+            if let ping = pings.removeValue(forKey: id) {
+                timers.pingSettled(id)
+                if verb == WireProtocol.pong, let pong = try? Bureau_Bus_Pong(serializedBytes: frames[3]) {
+                    ping.continuation.resume(returning: pong)
+                } else {
+                    let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
+                    ping.continuation.resume(
+                        throwing: BusError.refused(code: error?.code ?? verb, message: error?.message ?? ""))
+                }
+                continue
+            }
+            guard let subscriptionID = timers.subscription(awaitingRead: id),
+                let subscription = subscriptions[subscriptionID]
+            else { continue }
+            guard verb == WireProtocol.events, let header = try? Bureau_Bus_ReadReply(serializedBytes: frames[3]) else {
+                perform(timers.readRefused(for: subscriptionID, now: clock.now))
+                let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
+                logger.warning(
+                    "a catch-up read failed; retrying",
+                    metadata: ["error.code": "\(error?.code ?? verb)", "error.message": "\(error?.message ?? "")"])
+                continue
+            }
+            perform(timers.readAnswered(for: subscriptionID, now: clock.now))
+            let bodies = frames.dropFirst(4)
+            let positions = bodies.map { body in (try? EnvelopeScanner.scan(body))?.position ?? 0 }
+            let (deliver, caughtUp) = subscription.tracker.readReply(
+                positions: positions, scannedTo: header.scannedTo, head: header.head)
+            var items: [SubscriptionChannel.Item] = []
+            items.reserveCapacity(deliver.count + 1)
+            for index in deliver {
+                items.append(.event(position: positions[index], envelope: bodies[bodies.startIndex + index]))
+            }
+            if caughtUp { items.append(.caughtUp(head: subscription.tracker.cursor)) }
+            subscription.channel.push(items)
+        }
+    }
+
+    /// Receives what the bus published for `subscription`: `[type][meta][envelope]` per event and
+    /// `[_heartbeat][Heartbeat]`; other shapes are passed over.
+    ///
+    /// The type and meta frames go into buffers the worker reuses, so an event costs one
+    /// allocation (its envelope), not four.
+    private func receivePublications(_ subscription: Subscription) {
+        var items: [SubscriptionChannel.Item] = []
+        defer { subscription.channel.push(items) }
+        let socket = subscription.socket
+        for _ in 0..<4096 {
+            guard let typeMore = try? socket.receiveFrame(into: &typeFrame, wait: false) else { return }
+            guard typeMore, let metaMore = try? socket.receiveFrame(into: &metaFrame) else { continue }
+            if !metaMore {
+                guard typeFrame.elementsEqual(WireProtocol.heartbeatTopic.utf8),
+                    let heartbeat = try? Bureau_Bus_Heartbeat(serializedBytes: metaFrame)
+                else { continue }
+                let interval = Duration.milliseconds(heartbeat.intervalMs)
+                // Pushed with the batch at the end, not on its own.
+                if case .connected = timers.heartbeat(for: subscription.id, interval: interval, now: clock.now) {
+                    items.append(.connection(true))
+                }
+                let heads = Dictionary(
+                    heartbeat.packageHeads.map { ($0.package, $0.position) }, uniquingKeysWith: { max($0, $1) })
+                let action = subscription.tracker.heartbeat(
+                    head: heartbeat.head, epochStart: heartbeat.epochStart, packageHeads: heads)
+                if action == .fetch {
+                    subscription.channel.gaps.add(1, ordering: .relaxed)
+                    return
+                }
+                continue
+            }
+            guard let (envelope, envelopeMore) = try? socket.receiveFrame() else { continue }
+            if envelopeMore {
+                try? socket.skipRestOfMessage()
+                continue
+            }
+            guard let meta = WireProtocol.parseMeta(metaFrame) else { continue }
+            let action = typeFrame.withUnsafeBytes { type in
+                subscription.tracker.publication(
+                    position: meta.position, previousInPackage: meta.previousInPackage, type: type,
+                    bodyOmitted: envelope.isEmpty)
+            }
+            switch action {
+            case .deliver:
+                items.append(.event(position: meta.position, envelope: envelope))
+                if items.count >= subscription.channel.capacity { return }
+            case .skip:
+                continue
+            case .fetch:
+                subscription.channel.gaps.add(1, ordering: .relaxed)
+                return
+            }
+        }
+    }
+
+    // MARK: Timers
+
+    /// Does what the timers say is due.
+    private func perform(_ action: ClientTimers.Action?) {
+        switch action {
+        case .resendPublish(let id):
+            // The same request id and envelopes: the daemon recognises what it already committed.
+            guard let pending = publishes[id] else { return }
+            _ = try? ingress.send(multipart: pending.frames, wait: false)
+        case .failPublish(let id):
+            publishes.removeValue(forKey: id)?.continuation.resume(
+                throwing: BusError.noAnswer(endpoint: endpoints.ingress, seconds: options.publishTimeout.inSeconds))
+        case .failPing(let id):
+            pings.removeValue(forKey: id)?.continuation.resume(
+                throwing: BusError.noAnswer(endpoint: endpoints.read, seconds: 0))
+        case .readTimedOut:
+            // No longer in flight: requestReads sends it again.
+            break
+        case .disconnected(let id):
+            subscriptions[id]?.channel.push([.connection(false)])
+        case .connected(let id):
+            subscriptions[id]?.channel.push([.connection(true)])
+        case nil:
+            break
+        }
+    }
+
+    /// Sends a read for every subscription that is catching up, has room, and has none in flight.
+    private func requestReads() {
+        for id in subscriptionOrder {
+            guard let subscription = subscriptions[id], !subscription.tracker.isLive,
+                timers.mayRequestRead(for: id, now: clock.now), subscription.channel.hasRoom
+            else { continue }
+            var request = Bureau_Bus_ReadRequest()
+            request.after = subscription.tracker.cursor
+            request.maxEvents = UInt32(min(BusLimits.maxReadEvents, subscription.channel.capacity))
+            request.typePrefixes = subscription.tracker.filter.prefixes
+            guard let body = try? request.serializedData() else { continue }
+            let requestID = UInt64.random(in: 1...UInt64.max >> 1)
+            let frames = [
+                Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(requestID), body,
+            ]
+            if (try? reader.send(multipart: frames, wait: false)) == true {
+                timers.readSent(for: id, requestID: requestID, now: clock.now)
+            } else {
+                timers.readNotSent(for: id, now: clock.now)
+            }
+        }
+    }
+
+    private func shutDown() {
+        for publish in publishes.values { publish.continuation.resume(throwing: BusError.closed) }
+        for ping in pings.values { ping.continuation.resume(throwing: BusError.closed) }
+        publishes = [:]
+        pings = [:]
+        for subscription in subscriptions.values {
+            subscription.socket.close()
+            subscription.channel.finish()
+        }
+        subscriptions = [:]
+        ingress.close()
+        reader.close()
+    }
+}
