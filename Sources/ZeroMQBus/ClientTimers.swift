@@ -231,7 +231,9 @@ struct ClientTimers {
         }
         for subscription in subscriptions.values {
             if subscription.connected != false { next = min(next, subscription.silenceDeadline) }
-            if let retry = subscription.readRetryAt { next = min(next, retry) }
+            // A retry already due is the worker's to send once the channel has room; the
+            // consumer making room wakes the worker, so waking for a past instant would spin.
+            if let retry = subscription.readRetryAt, retry > now { next = min(next, retry) }
             if let read = subscription.readInFlight { next = min(next, read.sentAt + readTimeout) }
         }
         return next

@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import Guards
 import Logging
 import SwiftProtobuf
 import ZeroMQ
@@ -96,7 +97,7 @@ final class IngressLoop {
         var nextHeartbeat = clock.now
         var pending: [Request] = []
         while true {
-            var wait = max(0, (nextHeartbeat - clock.now).milliseconds)
+            var wait = Int(clamping: max(0, (nextHeartbeat - clock.now).inMilliseconds))
             if case .interval(let milliseconds) = durability { wait = min(wait, milliseconds) }
             try poller.poll(timeout: wait)
             if poller.isReadable(stopItem) { break }
@@ -352,7 +353,7 @@ final class IngressLoop {
         heartbeat.head = log.head
         heartbeat.epochStart = sequencer.epochStart
         heartbeat.epoch = state.epoch
-        heartbeat.intervalMs = UInt32(clamping: heartbeatInterval.milliseconds)
+        heartbeat.intervalMs = UInt32(clamping: heartbeatInterval.inMilliseconds)
         heartbeat.packageHeads = sequencer.packageHeads.sorted { $0.key < $1.key }.map { package, position in
             var head = Bureau_Bus_PackageHead()
             head.package = package
@@ -385,14 +386,6 @@ extension DaemonState {
         pong.pid = UInt32(bitPattern: pid)
         pong.version = version
         return pong
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded down; negative durations give negative values.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }
 

@@ -340,6 +340,15 @@ struct ClientTimersTests {
         #expect(timers.advance(to: Self.at(1_100)) == [], "a retry is the worker's to send, not an action")
     }
 
+    @Test func aRetryThatIsDueButCannotBeSentForAFullChannelDoesNotWakeTheWorkerAtOnce() {
+        var timers = Self.subscribedWithQuietBus()
+        timers.readNotSent(for: 7, now: Self.at(1_000))
+
+        // The consumer has not made room by 1 150: the worker waits for it, not for the retry.
+        #expect(timers.mayRequestRead(for: 7, now: Self.at(1_150)))
+        #expect(Self.nextWake(timers, after: 1_150) == 2_150, "the longest sleep, not at once")
+    }
+
     @Test func aReadSentAfterARetryClearsTheRetry() {
         var timers = Self.subscribedWithQuietBus()
         timers.readNotSent(for: 7, now: Self.at(1_000))
