@@ -1,3 +1,5 @@
+import Guards
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -228,7 +230,7 @@ struct DeploymentLifecycle: Sendable, Equatable {
             phase = .running
             let took = now - began
             return [
-                .say("all \(order.count) processes ready in \(took.inMilliseconds) ms"),
+                .say("all \(counted(order.count, "process", "processes")) ready in \(took.inMilliseconds) ms"),
                 .deploymentReady(took: took),
             ]
         }
@@ -361,6 +363,8 @@ struct DeploymentLifecycle: Sendable, Equatable {
     private mutating func done() -> [SupervisorAction] {
         guard case .stopping(let sequence) = phase, !processes.values.contains(where: \.isAlive) else { return [] }
         phase = .stopped
-        return (sequence.count > 0 ? [.say("stopped \(sequence.count) processes")] : []) + [.deploymentStopped]
+        return (sequence.count > 0 ? [.say("stopped \(counted(sequence.count, "process", "processes"))")] : []) + [
+            .deploymentStopped
+        ]
     }
 }

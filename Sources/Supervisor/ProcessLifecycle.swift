@@ -1,5 +1,6 @@
 import BureauSchemas
 import Foundation
+import Guards
 
 #if canImport(Glibc)
     import Glibc
@@ -215,7 +216,7 @@ struct ProcessLifecycle: Sendable, Equatable {
             guard failuresInARow <= policy.maximumRestarts else {
                 phase = .crashLooping
                 message =
-                    "crash-looping: failed \(failuresInARow) times in a row; not restarting "
+                    "crash-looping: failed \(counted(failuresInARow, "time")) in a row; not restarting "
                     + "(max_restarts \(policy.maximumRestarts)); see \(logPath)"
                 next = [.reportCrashLoop(process: name, failures: failuresInARow)]
                 break

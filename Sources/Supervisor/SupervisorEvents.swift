@@ -1,5 +1,6 @@
 import Bus
 import EventLog
+import Guards
 import Logging
 import SwiftProtobuf
 import Synchronization
@@ -43,7 +44,7 @@ final class SupervisorEvents: Sendable {
     static func crashLooping(process: String, failures: Int, log: String) -> OutgoingEvent {
         errors.event(
             code: "crash-looping",
-            message: "\(process) failed \(failures) times in a row and is no longer restarted; see \(log)")
+            message: "\(process) failed \(counted(failures, "time")) in a row and is no longer restarted; see \(log)")
     }
 
     /// The bus is ready: start publishing (once).

@@ -199,7 +199,7 @@ struct DeploymentLifecycleTests {
         var lifecycle = Self.firstWaveLaunched(Self.deployment(server: RestartPolicy(maximumRestarts: 0)))
         let exit = lifecycle.handle(.exited(process: "server", pid: 11, status: .code(1)), at: time(0.6))
         let message =
-            "crash-looping: failed 1 times in a row; not restarting (max_restarts 0); see /data/logs/server.log"
+            "crash-looping: failed 1 time in a row; not restarting (max_restarts 0); see /data/logs/server.log"
         #expect(
             exit == [
                 .cancelTimer(.readiness(process: "server", pid: 11)),
@@ -225,7 +225,7 @@ struct DeploymentLifecycleTests {
                 .cancelTimer(.stop(process: "bus", pid: 10)),
                 .say("bus (pid 10) exited with code 0; stopped", process: "bus"),
                 .exited("bus", pid: 10, .code(0), "stopped"),
-                .say("stopped 1 processes"),
+                .say("stopped 1 process"),
                 .deploymentStopped,
             ])
         #expect(lifecycle.phase == .stopped)
@@ -278,7 +278,7 @@ struct DeploymentLifecycleTests {
                 .cancelTimer(.stop(process: "bus", pid: 10)),
                 .say("bus (pid 10) was killed by signal 15; stopped", process: "bus"),
                 .exited("bus", pid: 10, .signal(SIGTERM), "stopped"),
-                .say("stopped 1 processes"),
+                .say("stopped 1 process"),
                 .deploymentStopped,
             ])
     }
@@ -305,7 +305,7 @@ struct DeploymentLifecycleTests {
                 .term(10), .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
             ])
         let exit = lifecycle.handle(.exited(process: "bus", pid: 10, status: .signal(SIGTERM)), at: time(0.4))
-        #expect(exit.suffix(2) == [.say("stopped 1 processes"), .deploymentStopped])
+        #expect(exit.suffix(2) == [.say("stopped 1 process"), .deploymentStopped])
     }
 
     @Test func aDependencyCycleFailsTheDeploymentOnceWhatCanStartHasStarted() {
@@ -455,7 +455,7 @@ struct DeploymentLifecycleTests {
         var lifecycle = Self.running(Self.deployment(server: RestartPolicy(maximumRestarts: 0)))
         let exit = lifecycle.handle(.exited(process: "server", pid: 11, status: .code(1)), at: time(5))
         let message =
-            "crash-looping: failed 1 times in a row; not restarting (max_restarts 0); see /data/logs/server.log"
+            "crash-looping: failed 1 time in a row; not restarting (max_restarts 0); see /data/logs/server.log"
         #expect(
             exit == [
                 .say("server (pid 11) exited with code 1; \(message)", process: "server"),
