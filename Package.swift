@@ -407,6 +407,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),
         .testTarget(
+            name: "LogToolsTests",
+            dependencies: ["LogTools", "Bus", "EventLog", "BureauSchemas", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "BusTests",
             dependencies: [
                 "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport",

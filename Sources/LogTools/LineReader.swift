@@ -20,6 +20,7 @@ public struct LineReader {
     public mutating func next() throws -> [UInt8]? {
         while true {
             if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                guard newline - start <= maxLineBytes else { throw LineTooLong(line: number + 1, limit: maxLineBytes) }
                 let line = Array(buffer[start..<newline])
                 start = newline + 1
                 number += 1
@@ -30,6 +31,9 @@ public struct LineReader {
             }
             if atEnd {
                 guard start < buffer.count else { return nil }
+                guard buffer.count - start <= maxLineBytes else {
+                    throw LineTooLong(line: number + 1, limit: maxLineBytes)
+                }
                 let line = Array(buffer[start...])
                 start = buffer.count
                 return line
