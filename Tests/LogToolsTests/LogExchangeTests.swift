@@ -36,8 +36,9 @@ struct LogExchangeTests {
         let exported = LogExchange.line(event, envelope: envelope)
         // What a person edits: the readable fields, without the base64 envelope.
         let edited = exported.replacingOccurrences(
-            of: ",\"envelope\":\"\(envelope.base64EncodedString())\"", with: "")
-            .replacingOccurrences(of: "timed out", with: "refused")
+            of: ",\"envelope\":\"\(envelope.base64EncodedString())\"", with: ""
+        )
+        .replacingOccurrences(of: "timed out", with: "refused")
         #expect(edited != exported)
 
         let record = try LogExchange.record(from: Self.line(edited), expecting: 1)
