@@ -43,9 +43,10 @@ struct BusCommand: AsyncParsableCommand {
     var segmentMib: Int = 64
 
     @Option(
-        help: "Publications queued per subscriber before the PUB socket drops them, 1 to 1000000. (default: 10000)",
-        transform: BoundedNumber.integers(in: Int32(1)...1_000_000))
-    var publishHwm: Int32 = 10_000
+        help:
+            "Publication messages (each up to 32 KiB of events) queued per subscriber before the PUB socket drops them, 1 to 100000. (default: 1000)",
+        transform: BoundedNumber.integers(in: Int32(1)...100_000))
+    var publishHwm: Int32 = 1000
 
     @Option(
         help: ArgumentHelp(

@@ -12,8 +12,9 @@ extension BusDaemon {
         public var segmentSize: Int64 = 64 << 20
         /// How many recent event ids are remembered to recognise retried publishes.
         public var deduplicationWindow = 100_000
-        /// Publications queued per subscriber before the PUB socket drops (subscribers then read the log).
-        public var publishHighWaterMark: Int32 = 10_000
+        /// Publication messages (each up to ``BusLimits/maxPublicationFrameBytes`` of events) queued
+        /// per subscriber before the PUB socket drops (subscribers then read the log).
+        public var publishHighWaterMark: Int32 = 1000
         public var maxEnvelopeBytes = BusLimits.maxEnvelopeBytes
         /// Also listen on TCP, for processes on other machines.
         public var tcp: TCPListener?

@@ -29,9 +29,8 @@ final class ClientWorker {
     private var subscriptions: [Int: Subscription] = [:]
     private var subscriptionOrder: [Int] = []
     private var timers: ClientTimers
-    /// Reused by every publication received: the type frame and the meta frame.
+    /// Reused by every publication received: the type frame.
     private var typeFrame: [UInt8] = []
-    private var metaFrame: [UInt8] = []
     private let clock = ContinuousClock()
 
     /// One subscription's socket and progress.
@@ -237,22 +236,26 @@ final class ClientWorker {
         }
     }
 
-    /// Receives what the bus published for `subscription`: `[type][meta][envelope]` per event and
-    /// `[_heartbeat][Heartbeat]`; other shapes are passed over.
+    /// Receives what the bus published for `subscription`: `[type][events]` (``PublicationFrame``)
+    /// and `[_heartbeat][Heartbeat]`; other shapes are passed over.
     ///
-    /// The type and meta frames go into buffers the worker reuses, so an event costs one
-    /// allocation (its envelope), not four.
+    /// The type frame goes into a buffer the worker reuses, and each event's envelope is a slice
+    /// of its message's frame, so a message costs one allocation however many events it holds.
+    /// A message is taken whole even past the channel's capacity (by at most one message), so
+    /// that stopping for room never drops the rest of it.
     private func receivePublications(_ subscription: Subscription) {
         var items: [SubscriptionChannel.Item] = []
         defer { subscription.channel.push(items) }
         let socket = subscription.socket
-        for _ in 0..<4096 {
+        for _ in 0..<1024 {
             guard let typeMore = try? socket.receiveFrame(into: &typeFrame, wait: false) else { return }
-            guard typeMore, let metaMore = try? socket.receiveFrame(into: &metaFrame) else { continue }
-            if !metaMore {
-                guard typeFrame.elementsEqual(WireProtocol.heartbeatTopic.utf8),
-                    let heartbeat = try? Bureau_Bus_Heartbeat(serializedBytes: metaFrame)
-                else { continue }
+            guard typeMore, let (frame, frameMore) = try? socket.receiveFrame() else { continue }
+            if frameMore {
+                try? socket.skipRestOfMessage()
+                continue
+            }
+            if typeFrame.elementsEqual(WireProtocol.heartbeatTopic.utf8) {
+                guard let heartbeat = try? Bureau_Bus_Heartbeat(serializedBytes: frame) else { continue }
                 let interval = Duration.milliseconds(heartbeat.intervalMs)
                 // Pushed with the batch at the end, not on its own.
                 if case .connected = timers.heartbeat(for: subscription.id, interval: interval, now: clock.now) {
@@ -268,27 +271,26 @@ final class ClientWorker {
                 }
                 continue
             }
-            guard let (envelope, envelopeMore) = try? socket.receiveFrame() else { continue }
-            if envelopeMore {
-                try? socket.skipRestOfMessage()
-                continue
+            guard let entries = frame.withUnsafeBytes({ PublicationFrame.entries($0) }) else { continue }
+            let start = frame.startIndex
+            for entry in entries {
+                let action = typeFrame.withUnsafeBytes { type in
+                    subscription.tracker.publication(
+                        position: entry.position, previousInPackage: entry.previousInPackage, type: type,
+                        bodyOmitted: entry.envelope.isEmpty)
+                }
+                switch action {
+                case .deliver:
+                    let envelope = frame[start + entry.envelope.lowerBound..<start + entry.envelope.upperBound]
+                    items.append(.event(position: entry.position, envelope: envelope))
+                case .skip:
+                    continue
+                case .fetch:
+                    subscription.channel.gaps.add(1, ordering: .relaxed)
+                    return
+                }
             }
-            guard let meta = WireProtocol.parseMeta(metaFrame) else { continue }
-            let action = typeFrame.withUnsafeBytes { type in
-                subscription.tracker.publication(
-                    position: meta.position, previousInPackage: meta.previousInPackage, type: type,
-                    bodyOmitted: envelope.isEmpty)
-            }
-            switch action {
-            case .deliver:
-                items.append(.event(position: meta.position, envelope: envelope))
-                if items.count >= subscription.channel.capacity { return }
-            case .skip:
-                continue
-            case .fetch:
-                subscription.channel.gaps.add(1, ordering: .relaxed)
-                return
-            }
+            if items.count >= subscription.channel.capacity { return }
         }
     }
 

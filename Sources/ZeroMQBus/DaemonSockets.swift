@@ -69,9 +69,9 @@ final class DaemonSockets: @unchecked Sendable {
         try socket.setLinger(milliseconds: 0)
         switch role {
         case .ingress:
-            // No single frame can be larger than a whole request; smaller oversized envelopes
-            // are refused with a reason.
-            try socket.setMaxMessageSize(Int64(BusLimits.maxRequestBytes))
+            // A batch somewhat over the limit is still answered (`too-large`), so that a client
+            // learns why; a frame past this makes libzmq drop the peer.
+            try socket.setMaxMessageSize(Int64(BusLimits.maxRequestBytes + BusLimits.maxRequestBytes / 4))
             try socket.setReceiveHighWaterMark(1000)
             try socket.setSendHighWaterMark(10_000)
         case .read:

@@ -51,6 +51,8 @@ final class IngressLoop {
     private let reporter = ErrorReporter(module: "bus", process: "bus")
     /// Recent refusals for a full disk, so that a retry of a refused request gets the same answer.
     private var answers = RequestAnswerCache()
+    /// Builds the publication messages of each committed batch.
+    private var publications = PublicationBatcher()
     /// When memory freed since was last handed back to the system.
     private var lastTrim = ContinuousClock.now
 
@@ -144,22 +146,26 @@ final class IngressLoop {
             case .success(let request):
                 switch request.verb {
                 case WireProtocol.publish:
-                    if let refusal = publishRefusal(request) {
+                    let envelopes: [Data]
+                    switch publishEnvelopes(request) {
+                    case .success(let split):
+                        envelopes = split
+                    case .failure(let refusal):
                         // An error, not an ack of one rejection per envelope: the request may
-                        // hold any number of frames, and the answer must stay small.
-                        badInput.record(refusal, socket: "ingress")
+                        // hold any number of envelopes, and the answer must stay small.
+                        badInput.record(refusal.message, socket: "ingress")
                         reply(on: socket, to: request.identity, verb: WireProtocol.error, requestID: request.requestID)
                         {
                             var error = Bureau_Bus_ErrorReply()
-                            error.code = "too-large"
-                            error.message = refusal
+                            error.code = refusal.code
+                            error.message = refusal.message
                             return error
                         }
                         continue
                     }
                     if !answers.isEmpty,
                         let answer = answers.answer(
-                            to: request.requestID, fingerprint: RequestAnswerCache.fingerprint(of: request.arguments))
+                            to: request.requestID, fingerprint: RequestAnswerCache.fingerprint(of: envelopes))
                     {
                         // A retry of a request refused for a full disk: the same refusal, so that
                         // an event answered REJECTED cannot be committed by a retry still in flight.
@@ -170,8 +176,8 @@ final class IngressLoop {
                     pending.append(
                         Request(
                             socket: index, identity: request.identity, requestID: request.requestID,
-                            envelopes: request.arguments))
-                    budget.events -= request.arguments.count
+                            envelopes: envelopes))
+                    budget.events -= envelopes.count
                     budget.bytes -= request.argumentBytes
                 case WireProtocol.ping:
                     reply(on: socket, to: request.identity, verb: WireProtocol.pong, requestID: request.requestID) {
@@ -191,17 +197,41 @@ final class IngressLoop {
         }
     }
 
-    /// Why a publish request is refused whole, if it is: too many envelopes, or too many bytes.
-    private func publishRefusal(_ request: RequestFrames) -> String? {
-        if request.frameCount > BusLimits.maxEnvelopesPerPublish {
-            return "a publish request carries at most \(BusLimits.maxEnvelopesPerPublish) envelopes, "
-                + "not \(request.frameCount)"
-        }
+    /// Why a publish request is refused whole.
+    private struct Refusal: Error {
+        let code: String
+        let message: String
+    }
+
+    /// The envelopes of a publish request's one batch frame, or why it is refused whole: not one
+    /// frame, too many envelopes or bytes, or a batch cut short.
+    private func publishEnvelopes(_ request: RequestFrames) -> Result<[Data], Refusal> {
         if request.argumentBytes > BusLimits.maxRequestBytes {
-            return "a publish request carries at most \(BusLimits.maxRequestBytes) bytes of envelopes, "
-                + "not \(request.argumentBytes): send fewer envelopes per request"
+            return .failure(
+                Refusal(
+                    code: "too-large",
+                    message: "a publish request carries at most \(BusLimits.maxRequestBytes) bytes of envelopes, "
+                        + "not \(request.argumentBytes): send fewer envelopes per request"))
         }
-        return nil
+        guard request.frameCount == 1, let batch = request.arguments.first else {
+            return .failure(
+                Refusal(
+                    code: "malformed-request",
+                    message: "a \(WireProtocol.version) publish request carries one batch frame of envelopes, "
+                        + "not \(request.frameCount) frames"))
+        }
+        switch WireProtocol.envelopes(inPublishBatch: batch, maxEnvelopes: BusLimits.maxEnvelopesPerPublish) {
+        case .success(let envelopes) where envelopes.isEmpty:
+            return .failure(Refusal(code: "malformed-request", message: RequestFrames.noEnvelopes))
+        case .success(let envelopes):
+            return .success(envelopes)
+        case .failure(let problem):
+            switch problem {
+            case .tooMany: return .failure(Refusal(code: "too-large", message: problem.description))
+            case .cutShort, .lengthCutShort:
+                return .failure(Refusal(code: "malformed-request", message: problem.description))
+            }
+        }
     }
 
     /// Receives one request, keeping its argument frames only while they fit the request
@@ -279,22 +309,14 @@ final class IngressLoop {
                 logger.notice("the log stores publishes again", metadata: ["bus.report": "\(diskFullReport())"])
                 refusedWhileFull = 0
             }
-            var meta: (UInt64, UInt64) = (0, 0)
             let events = self.events
-            let notice = Data()
             for publication in batch.publications {
-                meta = (publication.position.littleEndian, publication.previousInPackage.littleEndian)
-                // A large event goes out as a notice: subscribers read it from the log, so that
-                // what waits in each subscriber's queue stays small.
-                let live = publication.body.count <= BusLimits.maxLiveEnvelopeBytes
-                withUnsafeBytes(of: &meta) { meta in
-                    for socket in events {
-                        _ = try? socket.send(publication.type, more: true, wait: false)
-                        _ = try? socket.send(meta, more: true, wait: false)
-                        _ = try? socket.send(live ? publication.body : notice, wait: false)
-                    }
-                }
+                publications.add(
+                    type: publication.type, position: publication.position,
+                    previousInPackage: publication.previousInPackage, body: publication.body,
+                    send: Self.publish(on: events))
             }
+            publications.flush(send: Self.publish(on: events))
             state.publishedHead.store(log.head, ordering: .releasing)
             state.committedBatches.add(1, ordering: .relaxed)
             state.committedEvents.add(batch.records.count, ordering: .relaxed)
@@ -305,6 +327,19 @@ final class IngressLoop {
             }
         }
         acknowledge(requests, results)
+    }
+
+    /// Sends one publication message on every PUB socket; a subscriber that does not keep up
+    /// loses it (PUB drops past its high-water mark) and fills the gap from the log.
+    private static func publish(on sockets: [ZMQSocket]) -> (Data, [UInt8]) -> Void {
+        { type, frame in
+            frame.withUnsafeBytes { frame in
+                for socket in sockets {
+                    _ = try? socket.send(type, more: true, wait: false)
+                    _ = try? socket.send(bytes: frame, wait: false)
+                }
+            }
+        }
     }
 
     /// Hands memory freed since the last time back to the system (a subscriber that left frees

@@ -32,6 +32,10 @@ struct RequestFrames {
         let requestID: Data
     }
 
+    /// What a publish request without envelopes is told.
+    static let noEnvelopes =
+        "a publish request carries one batch frame of 1 to \(BusLimits.maxEnvelopesPerPublish) envelopes, not 0"
+
     /// Parses a whole message's frames, as the catch-up server receives them.
     static func parse(_ frames: [Data]) -> Result<RequestFrames, Problem> {
         let arguments = Array(frames.dropFirst(4))
@@ -77,7 +81,7 @@ struct RequestFrames {
             return .failure(
                 Problem(
                     identity: identity, code: "malformed-request",
-                    message: "a publish request carries 1 to \(BusLimits.maxEnvelopesPerPublish) envelopes, not 0",
+                    message: noEnvelopes,
                     requestID: requestID))
         }
         return .success(

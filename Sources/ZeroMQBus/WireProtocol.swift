@@ -6,13 +6,18 @@ import Bus
     import Foundation
 #endif
 
-/// The bus's wire protocol, version `bureau/1`, as README's "Wire protocol" section documents it.
+/// The bus's wire protocol, version `bureau/2`, as README's "Wire protocol" section documents it.
 ///
-/// Requests (DEALER → ROUTER): `[version][verb][request id][arguments…]`.
+/// Requests (DEALER → ROUTER): `[version][verb][request id][arguments…]`; a publish request's
+/// one argument is a batch of envelopes (``publishBatch(_:)``).
 /// Replies (ROUTER → DEALER): `[version][reply verb][request id][results…]`.
-/// Publications (PUB → SUB): `[type name][meta][envelope]`, and `[_heartbeat][Heartbeat]`.
+/// Publications (PUB → SUB): `[type name][events of that type]` (``PublicationFrame``), and
+/// `[_heartbeat][Heartbeat]`.
+///
+/// `bureau/2` moved from a frame per envelope and three per publication to batches, so that
+/// what libzmq and both ends pay per message is paid per batch (BENCHMARKS.md, "Batches").
 public enum WireProtocol {
-    public static let version = "bureau/1"
+    public static let version = "bureau/2"
     public static let heartbeatTopic = "_heartbeat"
 
     /// Request verbs.
@@ -32,28 +37,6 @@ public enum WireProtocol {
     public static let maxQueuedReplies = 100
     // The sizes of requests, replies and live publications are the bus's: BusLimits.
 
-    /// The 16-byte meta frame of a publication: the position, and the position of the
-    /// previous event of the same package (see README, "No silent loss").
-    public static func meta(position: UInt64, previousInPackage: UInt64) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        bytes.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: position.littleEndian, toByteOffset: 0, as: UInt64.self)
-            raw.storeBytes(of: previousInPackage.littleEndian, toByteOffset: 8, as: UInt64.self)
-        }
-        return bytes
-    }
-
-    /// Reads a meta frame; nil unless it is 16 bytes.
-    public static func parseMeta(_ frame: some ContiguousBytes) -> (position: UInt64, previousInPackage: UInt64)? {
-        frame.withUnsafeBytes { raw in
-            guard raw.count == 16 else { return nil }
-            return (
-                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            )
-        }
-    }
-
     /// A request id frame: 8 bytes, little-endian.
     public static func requestID(_ value: UInt64) -> Data {
         withUnsafeBytes(of: value.littleEndian) { Data($0) }
@@ -62,5 +45,64 @@ public enum WireProtocol {
     public static func parseRequestID(_ frame: Data) -> UInt64? {
         guard frame.count == 8 else { return nil }
         return frame.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+    }
+
+    /// A publish request's argument: each envelope as its length (4 bytes, little-endian)
+    /// followed by its bytes, in order.
+    public static func publishBatch(_ envelopes: [Data]) -> Data {
+        var batch = Data(capacity: envelopes.reduce(0) { $0 + 4 + $1.count })
+        for envelope in envelopes {
+            withUnsafeBytes(of: UInt32(truncatingIfNeeded: envelope.count).littleEndian) {
+                batch.append(contentsOf: $0)
+            }
+            batch.append(envelope)
+        }
+        return batch
+    }
+
+    /// Why a publish batch cannot be split into envelopes.
+    public enum BatchProblem: Error, Equatable {
+        /// More envelopes than `limit`.
+        case tooMany(limit: Int)
+        /// Envelope `index` (from 1) says it has `declared` bytes where `remaining` are left.
+        case cutShort(index: Int, declared: Int, remaining: Int)
+        /// The frame ends inside envelope `index`'s 4-byte length.
+        case lengthCutShort(index: Int, remaining: Int)
+    }
+
+    /// Splits a publish batch into its envelopes (slices of `batch`, not copies); at most
+    /// `maxEnvelopes`, and none past the frame's end.
+    public static func envelopes(inPublishBatch batch: Data, maxEnvelopes: Int) -> Result<[Data], BatchProblem> {
+        var envelopes: [Data] = []
+        var offset = batch.startIndex
+        while offset < batch.endIndex {
+            guard envelopes.count < maxEnvelopes else { return .failure(.tooMany(limit: maxEnvelopes)) }
+            let remaining = batch.endIndex - offset
+            guard remaining >= 4 else {
+                return .failure(.lengthCutShort(index: envelopes.count + 1, remaining: remaining))
+            }
+            let length = batch[offset..<offset + 4].withUnsafeBytes {
+                Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)))
+            }
+            guard length <= remaining - 4 else {
+                return .failure(.cutShort(index: envelopes.count + 1, declared: length, remaining: remaining - 4))
+            }
+            envelopes.append(batch[offset + 4..<offset + 4 + length])
+            offset += 4 + length
+        }
+        return .success(envelopes)
+    }
+}
+
+extension WireProtocol.BatchProblem: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .tooMany(let limit):
+            "a publish request carries at most \(limit) envelopes"
+        case .cutShort(let index, let declared, let remaining):
+            "the publish batch is cut short: envelope \(index) says \(declared) bytes, but \(remaining) follow"
+        case .lengthCutShort(let index, let remaining):
+            "the publish batch is cut short: envelope \(index)'s length takes 4 bytes, but \(remaining) follow"
+        }
     }
 }

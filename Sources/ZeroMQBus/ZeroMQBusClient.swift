@@ -26,8 +26,9 @@ public final class ZeroMQBusClient: EventBus {
         public var maxRetry: Duration = .seconds(2)
         /// An unanswered catch-up read is sent again after this long.
         public var readTimeout: Duration = .seconds(2)
-        /// Publications a subscriber socket queues before libzmq drops them (the log fills the gap).
-        public var subscriberHighWaterMark: Int32 = 10_000
+        /// Publication messages (each up to ``BusLimits/maxPublicationFrameBytes`` of events) a
+        /// subscriber socket queues before libzmq drops them (the log fills the gap).
+        public var subscriberHighWaterMark: Int32 = 1000
         /// Set to reach a daemon over CURVE-encrypted TCP.
         public var curve: Curve?
 
@@ -108,8 +109,10 @@ public final class ZeroMQBusClient: EventBus {
 
     private func send(_ envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
         let id = loop.nextRequestID()
-        let frames =
-            [Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(id)] + envelopes
+        let frames = [
+            Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(id),
+            WireProtocol.publishBatch(envelopes),
+        ]
         let deadline = ContinuousClock.now + options.publishTimeout
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

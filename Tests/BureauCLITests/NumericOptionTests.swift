@@ -20,7 +20,7 @@ struct NumericOptionTests {
     static let options: [(command: [String], option: String, range: String)] = [
         (["bus"], "--heartbeat-ms", "from 1 to 60000"),
         (["bus"], "--segment-mib", "from 1 to 4096"),
-        (["bus"], "--publish-hwm", "from 1 to 1000000"),
+        (["bus"], "--publish-hwm", "from 1 to 100000"),
         (["bus"], "--ready-fd", "from 1 to 1048576"),
         (["run", "watchlist"], "--snapshot-every", "from 1 to 10000000"),
         (["serve", "rates"], "--pace", "from 0 to 10000"),
@@ -96,7 +96,7 @@ struct NumericOptionTests {
     @Test func goodValuesAreRead() throws {
         let parsed = try Bureau.parseAsRoot(["bus", "--heartbeat-ms", "60000", "--segment-mib", "1"])
         let bus = try #require(parsed as? BusCommand)
-        #expect(bus.heartbeatMs == 60_000 && bus.segmentMib == 1 && bus.publishHwm == 10_000)
+        #expect(bus.heartbeatMs == 60_000 && bus.segmentMib == 1 && bus.publishHwm == 1000)
         let served = try Bureau.parseAsRoot(["serve", "booking", "--failure-rate", "0.5"])
         let serve = try #require(served as? ServeBooking)
         #expect(serve.failureRate == 0.5 && serve.latency == 0)

@@ -114,9 +114,11 @@ extension BusDaemonTests {
     }
 
     @Test func aSlowSubscriberFarPastTheHighWaterMarkReceivesEveryEventOnceInOrder() async throws {
-        let bus = try TestBus { $0.publishHighWaterMark = 50 }
+        // One message queued at each end: a message holds many events, and this subscriber
+        // must fall far enough behind for libzmq to drop some.
+        let bus = try TestBus { $0.publishHighWaterMark = 1 }
         let producer = try bus.client("producer")
-        let consumer = try bus.client("slow") { $0.subscriberHighWaterMark = 50 }
+        let consumer = try bus.client("slow") { $0.subscriberHighWaterMark = 1 }
         let subscription = consumer.subscribe(.all, after: 0, bufferCapacity: 64)
         let total = 20_000
         var positions: [UInt64] = []
@@ -126,12 +128,13 @@ extension BusDaemonTests {
             switch item {
             case .event(let event):
                 positions.append(event.position)
-                // Slow on purpose: a pause every 100 events lets the publisher run far ahead.
-                if positions.count % 100 == 0 { try await Task.sleep(for: .milliseconds(2)) }
+                // Slow on purpose: nothing more is taken until every event is published, far more
+                // than the queues between the daemon and this subscriber hold.
+                if positions.count == 1 { try await producing?.value }
             case .caughtUp:
                 if !started {
                     started = true
-                    producing = Task { try await Self.publish(total, with: producer, batch: 500) }
+                    producing = Task { try await Self.publish(total, with: producer, batch: 100) }
                 }
             case .connection: break
             }
@@ -295,7 +298,7 @@ extension BusDaemonTests {
         #expect(empty.verb == "error" && empty.id == id)
         #expect(try error(empty.body).code == "malformed-request")
 
-        let nine = try ask([version, publish, Data(count: 9), SequencerTests.envelope()])
+        let nine = try ask([version, publish, Data(count: 9), WireProtocol.publishBatch([SequencerTests.envelope()])])
         #expect(nine.verb == "error" && nine.id.isEmpty)
         #expect(try error(nine.body).message.contains("must be 8 bytes, not 9"))
 
@@ -303,13 +306,38 @@ extension BusDaemonTests {
         #expect(large.verb == "error")
         #expect(try error(large.body).code == "too-large")
 
+        // bureau/2: a publish request's envelopes travel in one batch frame, each after its length.
+        let oldVersion = try ask([Data("bureau/1".utf8), publish, id, SequencerTests.envelope()])
+        #expect(oldVersion.verb == "error" && oldVersion.id == id)
+        #expect(try error(oldVersion.body).code == "unsupported-protocol")
+        #expect(try error(oldVersion.body).message.contains("this bus speaks bureau/2"))
+
+        let twoFrames = try ask([version, publish, id, SequencerTests.envelope(), SequencerTests.envelope()])
+        #expect(try error(twoFrames.body).code == "malformed-request")
+        #expect(try error(twoFrames.body).message.contains("one batch frame of envelopes, not 2 frames"))
+
+        var cut = WireProtocol.publishBatch([SequencerTests.envelope(), SequencerTests.envelope()])
+        cut.removeLast(3)
+        let cutShort = try ask([version, publish, id, cut])
+        #expect(try error(cutShort.body).code == "malformed-request")
+        #expect(try error(cutShort.body).message.contains("envelope 2 says"))
+
+        let emptyBatch = try ask([version, publish, id, Data()])
+        #expect(try error(emptyBatch.body).code == "malformed-request")
+
+        let tooMany = try ask(
+            [version, publish, id, WireProtocol.publishBatch(Array(repeating: Data([1]), count: 4097))])
+        #expect(try error(tooMany.body).code == "too-large")
+        #expect(try error(tooMany.body).message.contains("at most 4096 envelopes"))
+        #expect(try await bus.client().ping().head == 0, "nothing refused whole is committed")
+
         // A retry of a committed request finds its events, at the same positions.
-        let envelope = SequencerTests.envelope()
+        let batch = WireProtocol.publishBatch([SequencerTests.envelope()])
         let retried = WireProtocol.requestID(7)
         let first = try #require(
-            try Bureau_Bus_PublishAck(serializedBytes: ask([version, publish, retried, envelope]).body).results.first)
+            try Bureau_Bus_PublishAck(serializedBytes: ask([version, publish, retried, batch]).body).results.first)
         let second = try #require(
-            try Bureau_Bus_PublishAck(serializedBytes: ask([version, publish, retried, envelope]).body).results.first)
+            try Bureau_Bus_PublishAck(serializedBytes: ask([version, publish, retried, batch]).body).results.first)
         #expect(first.status == .committed && second.status == .duplicate)
         #expect(first.position == second.position)
 
@@ -318,7 +346,8 @@ extension BusDaemonTests {
         bad.id = Data(EventID.random().bytes)
         bad.type = "bureau.test.Happened"
         bad.correlation = Data(count: 5)
-        let rejected = try ask([version, publish, WireProtocol.requestID(9), try bad.serializedData()])
+        let rejected = try ask(
+            [version, publish, WireProtocol.requestID(9), WireProtocol.publishBatch([try bad.serializedData()])])
         let result = try #require(try Bureau_Bus_PublishAck(serializedBytes: rejected.body).results.first)
         #expect(result.status == .rejected && result.reason.contains("correlation id must be 16 bytes"))
         socket.close()

@@ -91,7 +91,9 @@ struct BusFuzzTests {
             try socket.connect(endpoint)
             var tally = Tally()
             // A valid argument to mutate: an envelope to publish, or a small read near the head.
-            let valid = verb == WireProtocol.read ? try validReadRequest() : try validEnvelope()
+            let valid =
+                verb == WireProtocol.read
+                ? try validReadRequest() : WireProtocol.publishBatch([try validEnvelope()])
             func drain(wait: Bool) throws {
                 while let frames = try socket.receiveMessage(wait: false)
                     ?? (wait ? socket.receiveMessage(wait: true) : nil)

@@ -71,9 +71,9 @@ struct PythonClientTests {
     @Test func aPythonSubscriberFollowingTheTextGetsEveryEventOnceUnderLoad() async throws {
         let directory = try TemporaryDirectory("python-load")
         let bus = BusProcess(directory: directory.path)
-        // A small high-water mark, so that the live stream drops publications and the
-        // subscriber must notice and fill the gaps.
-        try await bus.start(["--publish-hwm", "50"])
+        // The smallest high-water mark (a message holds a run of events), so that the live
+        // stream drops publications and the subscriber must notice and fill the gaps.
+        try await bus.start(["--publish-hwm", "1"])
         let total = 6000
         let subscriber = try ChildProcess(
             Self.python,

@@ -60,14 +60,32 @@ struct MemoryBoundTests {
         let client = try ZeroMQBusClient(location: bus.location, options: options, logger: TestLogging.logger("memory"))
         let megabyte = Self.envelope(size: (1 << 20) - 200)
         var refused = 0
+        var refusedRaw = 0
         var committed = 0
+        let raw = try context.socket(.dealer)
+        try raw.setLinger(milliseconds: 0)
+        try raw.setReceiveTimeout(milliseconds: 60_000)
+        try raw.connect(bus.location.ipcEndpoints.ingress)
         for round in 0..<20 {
             if round % 2 == 0 {
-                // 32 frames of a megabyte: four times what a request may carry.
+                // A batch of nine megabyte envelopes: over what a request may carry.
                 do {
-                    _ = try await client.publish(envelopes: Array(repeating: megabyte, count: 32))
+                    _ = try await client.publish(envelopes: Array(repeating: megabyte, count: 9))
                 } catch BusError.refused(let code, _) where code == "too-large" {
                     refused += 1
+                }
+                // 32 frames of a megabyte, sent raw: four times what a request may carry, and
+                // not a bureau/2 publish (one batch frame) either.
+                try raw.send(
+                    multipart: [
+                        Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8),
+                        WireProtocol.requestID(UInt64(round + 1)),
+                    ] + Array(repeating: megabyte, count: 32))
+                let answer = try #require(try raw.receiveMessage())
+                if answer.count == 4, String(decoding: answer[1], as: UTF8.self) == WireProtocol.error,
+                    (try? Bureau_Bus_ErrorReply(serializedBytes: answer[3]))?.code == "too-large"
+                {
+                    refusedRaw += 1
                 }
             } else {
                 // Seven megabyte events, committed, and 2,000 events of 3 KiB for the idle queue.
@@ -81,6 +99,8 @@ struct MemoryBoundTests {
         }
         let loaded = try #require(Self.residentMiB(daemon.pid))
         #expect(refused == 10)
+        #expect(refusedRaw == 10)
+        raw.close()
         #expect(committed == 10 * 2007)
 
         // The subscriber leaves; its queue is freed and handed back within a few trims.

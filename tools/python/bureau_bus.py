@@ -40,7 +40,7 @@ generate()
 import zmq  # noqa: E402
 from bureau import bus_pb2, envelope_pb2  # noqa: E402
 
-VERSION = b"bureau/1"
+VERSION = b"bureau/2"
 
 
 def message_class(type_name):
@@ -109,7 +109,9 @@ class Bus:
         envelope.correlation = correlation or event_id
         envelope.payload = message.SerializeToString()
         request_id = os.urandom(8)
-        frames = [VERSION, b"publish", request_id, envelope.SerializeToString()]
+        body = envelope.SerializeToString()
+        # A publish request's one argument is a batch: each envelope after its 4-byte length.
+        frames = [VERSION, b"publish", request_id, struct.pack("<I", len(body)) + body]
         deadline = time.monotonic() + timeout
         wait = 0.25
         while time.monotonic() < deadline:
@@ -151,6 +153,23 @@ class Bus:
         raise TimeoutError(f"no answer to a read from {self.endpoints['read']} within {timeout} s")
 
     @staticmethod
+    def _publications(frame):
+        """The events of a publication frame: (position, previous in package, envelope bytes)
+        each; an empty envelope is a notice. None if the frame is not a publication."""
+        entries = []
+        offset = 0
+        while offset < len(frame):
+            if len(frame) - offset < 20:
+                return None
+            position, previous, length = struct.unpack_from("<QQI", frame, offset)
+            offset += 20
+            if length > len(frame) - offset:
+                return None
+            entries.append((position, previous, frame[offset : offset + length]))
+            offset += length
+        return entries or None
+
+    @staticmethod
     def _matches(type_name, prefixes):
         return not prefixes or any(type_name.startswith(p) for p in prefixes)
 
@@ -160,10 +179,11 @@ class Bus:
         README's algorithm, on the global chain (every type is subscribed to and filtered here,
         and each publication's predecessor is position - 1):
           1. read the log after the cursor until scanned_to reaches head;
-          2. follow live: a duplicate (position <= cursor) is dropped; a publication whose
-             predecessor is past the cursor means one was lost (go back to 1); so does a
-             notice (an empty envelope frame: the event is too large for the live stream) of
-             a matching event; otherwise deliver it if it matches, and the cursor is its position;
+          2. follow live, each event of each publication message in turn: a duplicate
+             (position <= cursor) is dropped; an event whose predecessor is past the cursor
+             means one was lost (go back to 1); so does a notice (an empty envelope: the event
+             is too large for the live stream) of a matching event; otherwise deliver it if it
+             matches, and the cursor is its position;
           3. on a heartbeat: head past the cursor means the last publications were lost (go
              back to 1); otherwise cursor = max(cursor, head).
         """
@@ -185,7 +205,8 @@ class Bus:
                     if cursor >= head:
                         break
                 # 2 and 3. Live, until something was lost.
-                while True:
+                lost = False
+                while not lost:
                     frames = sub.recv_multipart()
                     if frames[0] == b"_heartbeat":
                         heartbeat = bus_pb2.Heartbeat()
@@ -194,22 +215,21 @@ class Bus:
                             break
                         cursor = max(cursor, heartbeat.head)
                         continue
-                    if len(frames) != 3 or len(frames[1]) != 16:
+                    entries = self._publications(frames[1]) if len(frames) == 2 else None
+                    if entries is None:
                         continue
-                    position, _ = struct.unpack("<QQ", frames[1])
-                    if position <= cursor:
-                        continue
-                    if position - 1 > cursor:
-                        break
                     type_name = frames[0].decode("utf-8", "replace")
-                    if not self._matches(type_name, prefixes):
+                    matches = self._matches(type_name, prefixes)
+                    for position, _, body in entries:
+                        if position <= cursor:
+                            continue
+                        if position - 1 > cursor or (matches and not body):
+                            lost = True
+                            break
                         cursor = position
-                        continue
-                    if not frames[2]:
-                        break
-                    cursor = position
-                    envelope = envelope_pb2.Envelope()
-                    envelope.ParseFromString(frames[2])
-                    yield envelope
+                        if matches:
+                            envelope = envelope_pb2.Envelope()
+                            envelope.ParseFromString(body)
+                            yield envelope
         finally:
             sub.close(linger=0)

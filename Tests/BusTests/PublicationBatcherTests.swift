@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@testable import Bus
+@testable import ZeroMQBus
+
+struct PublicationBatcherTests {
+    /// The messages a batcher sends, each as its type and its decoded entries with envelopes.
+    struct Sent {
+        let type: String
+        let events: [(position: UInt64, previous: UInt64, envelope: Data)]
+    }
+
+    static func run(
+        _ events: [(type: String, position: UInt64, previous: UInt64, body: Data)], maxFrameBytes: Int = 32 << 10,
+        maxLiveEnvelopeBytes: Int = 4096
+    ) throws -> [Sent] {
+        var batcher = PublicationBatcher(maxFrameBytes: maxFrameBytes, maxLiveEnvelopeBytes: maxLiveEnvelopeBytes)
+        var sent: [Sent] = []
+        var failed = false
+        let send: (Data, [UInt8]) -> Void = { type, frame in
+            guard let entries = frame.withUnsafeBytes({ PublicationFrame.entries($0) }) else {
+                failed = true
+                return
+            }
+            sent.append(
+                Sent(
+                    type: String(decoding: type, as: UTF8.self),
+                    events: entries.map { ($0.position, $0.previousInPackage, Data(frame[$0.envelope])) }))
+        }
+        for event in events {
+            batcher.add(
+                type: Data(event.type.utf8), position: event.position, previousInPackage: event.previous,
+                body: event.body, send: send)
+        }
+        batcher.flush(send: send)
+        #expect(!failed, "every frame the batcher builds decodes")
+        return sent
+    }
+
+    @Test func eventsOfOneTypeInARowShareOneMessage() throws {
+        // 200 entries of 20 + 100 bytes: 24,000 bytes, within one 32 KiB frame.
+        let events = (1...200).map { ("bureau.test.Happened", UInt64($0), UInt64($0 - 1), Data(repeating: 7, count: 100)) }
+        let sent = try Self.run(events)
+        #expect(sent.count == 1)
+        #expect(sent[0].type == "bureau.test.Happened")
+        #expect(sent[0].events.map(\.position) == Array(1...200))
+        #expect(sent[0].events.map(\.previous) == Array(0...199))
+        #expect(sent[0].events.allSatisfy { $0.envelope == Data(repeating: 7, count: 100) })
+    }
+
+    @Test func aChangeOfTypeStartsANewMessageSoPositionsStayInOrderAcrossMessages() throws {
+        let types = ["bureau.a.X", "bureau.a.X", "bureau.b.Y", "bureau.a.X"]
+        let events = types.enumerated().map { ($1, UInt64($0 + 1), UInt64($0), Data([UInt8($0 + 1)])) }
+        let sent = try Self.run(events)
+        #expect(sent.map(\.type) == ["bureau.a.X", "bureau.b.Y", "bureau.a.X"])
+        #expect(sent.flatMap { $0.events.map(\.position) } == [1, 2, 3, 4])
+    }
+
+    @Test func aMessageStopsBeforeItsFrameWouldPassTheLimit() throws {
+        // Each entry is 20 + 100 bytes: four fit in 500, the fifth starts a new message.
+        let events = (1...9).map { ("bureau.test.Happened", UInt64($0), UInt64($0 - 1), Data(count: 100)) }
+        let sent = try Self.run(events, maxFrameBytes: 500)
+        #expect(sent.map(\.events.count) == [4, 4, 1])
+    }
+
+    @Test func anEventOverTheLiveLimitGoesOutAsANoticeWithAnEmptyEnvelope() throws {
+        let events = [
+            ("bureau.test.Happened", UInt64(1), UInt64(0), Data(count: 10)),
+            ("bureau.test.Happened", UInt64(2), UInt64(1), Data(count: 5000)),
+            ("bureau.test.Happened", UInt64(3), UInt64(2), Data(count: 10)),
+        ]
+        let sent = try Self.run(events)
+        #expect(sent.count == 1)
+        #expect(sent[0].events.map(\.envelope.count) == [10, 0, 10])
+    }
+
+    @Test func framesThatAreNotPublicationsAreRecognised() {
+        var frame: [UInt8] = []
+        PublicationFrame.append(position: 5, previousInPackage: 4, envelope: [1, 2, 3], notice: false, to: &frame)
+        #expect(frame.withUnsafeBytes { PublicationFrame.entries($0) }?.first?.envelope == 20..<23)
+        #expect(frame.dropLast().withUnsafeBytes { PublicationFrame.entries($0) } == nil, "cut inside an envelope")
+        #expect(frame.prefix(19).withUnsafeBytes { PublicationFrame.entries($0) } == nil, "cut inside a header")
+        #expect([UInt8]().withUnsafeBytes { PublicationFrame.entries($0) } == nil, "empty")
+        var huge = frame
+        huge[16...19] = [0xFF, 0xFF, 0xFF, 0xFF]
+        #expect(huge.withUnsafeBytes { PublicationFrame.entries($0) } == nil, "a length past the end")
+    }
+
+    @Test func aPublishBatchSplitsBackIntoItsEnvelopesAndNamesWhatIsWrong() throws {
+        let envelopes = [Data([1, 2, 3]), Data(), Data(repeating: 9, count: 300)]
+        let batch = WireProtocol.publishBatch(envelopes)
+        #expect(batch.count == 3 * 4 + 303)
+        #expect(try WireProtocol.envelopes(inPublishBatch: batch, maxEnvelopes: 10).get() == envelopes)
+        #expect(WireProtocol.envelopes(inPublishBatch: batch, maxEnvelopes: 2) == .failure(.tooMany(limit: 2)))
+        #expect(
+            WireProtocol.BatchProblem.tooMany(limit: 2).description == "a publish request carries at most 2 envelopes")
+        #expect(
+            WireProtocol.envelopes(inPublishBatch: batch.dropLast(), maxEnvelopes: 10)
+                == .failure(.cutShort(index: 3, declared: 300, remaining: 299)))
+        #expect(
+            WireProtocol.envelopes(inPublishBatch: batch.prefix(5), maxEnvelopes: 10)
+                == .failure(.cutShort(index: 1, declared: 3, remaining: 1)))
+        #expect(
+            WireProtocol.envelopes(inPublishBatch: batch.prefix(9), maxEnvelopes: 10)
+                == .failure(.lengthCutShort(index: 2, remaining: 2)))
+    }
+}
