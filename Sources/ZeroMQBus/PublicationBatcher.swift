@@ -20,7 +20,10 @@ struct PublicationBatcher {
     private var type = Data()
     private var frame: [UInt8] = []
 
-    init(maxFrameBytes: Int = BusLimits.maxPublicationFrameBytes, maxLiveEnvelopeBytes: Int = BusLimits.maxLiveEnvelopeBytes) {
+    init(
+        maxFrameBytes: Int = BusLimits.maxPublicationFrameBytes,
+        maxLiveEnvelopeBytes: Int = BusLimits.maxLiveEnvelopeBytes
+    ) {
         self.maxFrameBytes = maxFrameBytes
         self.maxLiveEnvelopeBytes = maxLiveEnvelopeBytes
         frame.reserveCapacity(maxFrameBytes)

@@ -40,7 +40,9 @@ struct PublicationBatcherTests {
 
     @Test func eventsOfOneTypeInARowShareOneMessage() throws {
         // 200 entries of 20 + 100 bytes: 24,000 bytes, within one 32 KiB frame.
-        let events = (1...200).map { ("bureau.test.Happened", UInt64($0), UInt64($0 - 1), Data(repeating: 7, count: 100)) }
+        let events = (1...200).map {
+            ("bureau.test.Happened", UInt64($0), UInt64($0 - 1), Data(repeating: 7, count: 100))
+        }
         let sent = try Self.run(events)
         #expect(sent.count == 1)
         #expect(sent[0].type == "bureau.test.Happened")
