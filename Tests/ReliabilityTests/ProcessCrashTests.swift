@@ -19,30 +19,43 @@ struct ProcessCrashTests {
     static let workload = FaultWorkload.make(count: 14, size: 8, bytes: 40_000, seed: 7)
 
     /// Restarts the daemon whenever it dies, until told to stop.
+    ///
+    /// `stop()` ends a generation: a daemon kept before it is never restarted, even when its
+    /// exit is noticed after the test has started the next one (otherwise that late restart
+    /// was a second daemon nobody stopped).
     final class Keeper: @unchecked Sendable {
         let bus: BusProcess
-        private let state = Mutex<(stopping: Bool, restarts: Int, crashes: [String])>((false, 0, []))
+        private let state = Mutex<(generation: Int, restarts: Int, crashes: [String])>((0, 0, []))
 
         init(bus: BusProcess) { self.bus = bus }
 
         func keep(_ child: ChildProcess) {
+            keep(child, generation: state.withLock { $0.generation })
+        }
+
+        private func keep(_ child: ChildProcess, generation: Int) {
             Task {
                 let raw = await child.exitStatus()
                 let restart = state.withLock { state -> Bool in
                     if raw & 0x7F == SIGKILL { state.crashes.append(child.standardError) }
-                    guard !state.stopping else { return false }
+                    guard state.generation == generation else { return false }
                     state.restarts += 1
                     return true
                 }
                 guard restart, let next = try? await bus.start(["--segment-mib", "1"], waitUntilReady: false) else {
                     return
                 }
-                keep(next)
+                // Stopped while this one was starting: it is not kept, so it is ended here.
+                guard state.withLock({ $0.generation }) == generation else {
+                    next.signal(SIGKILL)
+                    _ = await next.exitStatus()
+                    return
+                }
+                keep(next, generation: generation)
             }
         }
 
-        func stop() { state.withLock { $0.stopping = true } }
-        func resume() { state.withLock { $0.stopping = false } }
+        func stop() { state.withLock { $0.generation += 1 } }
         var restarts: Int { state.withLock { $0.restarts } }
         var crashes: [String] { state.withLock { $0.crashes } }
     }
@@ -85,7 +98,6 @@ struct ProcessCrashTests {
             // kill -9 once more, start again, and check.
             keeper.stop()
             await bus.stop(SIGKILL)
-            keeper.resume()
             keeper.keep(try await bus.start(["--segment-mib", "1"]))
             var summary = FaultRun.Summary()
             failures += try await LogPromises.check(
