@@ -17,7 +17,10 @@ struct BusBenchmark: AsyncParsableCommand {
             batches of --batch with --in-flight batches outstanding; one subscriber receives them.
             Latency: at --rate events/s, the time from handing an event to publish until the
             subscriber has it. Baselines in the same run: PUSH → relay → PUB → SUB through ipc with
-            messages of the envelope's size, and sequential write + fdatasync of the same bytes.
+            messages of the envelope's size, sequential write + fdatasync of the same bytes, and
+            Redis Streams (Debian's redis-server, appendfsync always): XADD pipelined in batches of
+            --batch with --in-flight batches outstanding while a consumer reads with XREAD. Without
+            redis-server on the PATH (tools/setup --bench installs it) that row says so.
             """
     )
 
@@ -52,6 +55,13 @@ struct BusBenchmark: AsyncParsableCommand {
         let relay = try await withScratchDirectory { try rawRelay($0, messageSize: envelopeSize) }
         let disk = try await withScratchDirectory { try rawDisk($0, recordSize: envelopeSize + 32, batch: batch) }
         let latency = try await withScratchDirectory { try await busLatency($0, durability: durability) }
+        let redis = try await withScratchDirectory { directory in
+            try RedisStreamsBaseline.findServer().map {
+                try RedisStreamsBaseline(
+                    server: $0, events: events, valueBytes: envelopeSize, batch: batch, inFlight: inFlight
+                ).run(in: directory)
+            }
+        }
 
         print("")
         print("| measure | value |")
@@ -64,7 +74,15 @@ struct BusBenchmark: AsyncParsableCommand {
         print(
             "| raw disk: write + fdatasync per \(batch) records | \(formatted(disk.recordsPerSecond)) records/s (\(String(format: "%.1f", disk.megabytesPerSecond)) MB/s, \(formatted(disk.syncsPerSecond)) fdatasync/s) |"
         )
+        let redisRow =
+            "| Redis Streams: XADD of \(envelopeSize)-byte values, appendfsync always, pipelined \(batch) × \(inFlight), XREAD consumer |"
+        if let redis {
+            print("\(redisRow) \(formatted(redis)) entries/s |")
+        } else {
+            print("\(redisRow) not measured: no redis-server on the PATH (tools/setup --bench installs it) |")
+        }
         print("| bus / raw relay | \(String(format: "%.2f", bus.eventsPerSecond / relay)) |")
+        if let redis { print("| bus / Redis Streams | \(String(format: "%.2f", bus.eventsPerSecond / redis)) |") }
         print("| bus / raw disk | \(String(format: "%.2f", bus.eventsPerSecond / disk.recordsPerSecond)) |")
         print(
             "| latency at \(formatted(Double(rate))) events/s: p50 / p99 / max | \(latency.p50) / \(latency.p99) / \(latency.max) |"
