@@ -101,36 +101,58 @@ public struct EnvelopeStamp: Sendable {
         self.time = time + inner
     }
 
-    /// The envelope with the stamp for `position` appended, in one allocation.
+    /// Each of `envelopes` with the stamp for its position appended, positions consecutive from
+    /// `firstPosition`: all written into one allocation, of which each result is a slice (one
+    /// allocation and one exclusive access for a batch instead of one for each envelope).
+    public func stamped(_ envelopes: [Data], firstPosition: UInt64) -> [Data] {
+        var total = 0
+        var position = firstPosition
+        for envelope in envelopes {
+            total += envelope.count + Self.varintLength(position) + 1 + time.count
+            position &+= 1
+        }
+        var buffer = Data(count: total)
+        var ends: [Int] = []
+        ends.reserveCapacity(envelopes.count)
+        buffer.withUnsafeMutableBytes { target in
+            var offset = 0
+            var position = firstPosition
+            func put(_ source: UnsafeRawBufferPointer) {
+                UnsafeMutableRawBufferPointer(rebasing: target[offset..<offset + source.count]).copyMemory(from: source)
+                offset += source.count
+            }
+            for envelope in envelopes {
+                envelope.withUnsafeBytes { put($0) }
+                target[offset] = 0x08
+                offset += 1
+                var value = position
+                while value >= 0x80 {
+                    target[offset] = UInt8(value & 0x7F) | 0x80
+                    value >>= 7
+                    offset += 1
+                }
+                target[offset] = UInt8(value)
+                offset += 1
+                time.withUnsafeBytes { put($0) }
+                ends.append(offset)
+                position &+= 1
+            }
+        }
+        var start = 0
+        return ends.map { end in
+            defer { start = end }
+            return buffer[start..<end]
+        }
+    }
+
+    /// How many bytes `value` takes as a protobuf varint.
+    static func varintLength(_ value: UInt64) -> Int {
+        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+    }
+
+    /// The envelope with the stamp for `position` appended.
     public func stamped(_ envelope: Data, position: UInt64) -> Data {
-        var varint: (UInt64, UInt64) = (0, 0)
-        let varintLength = withUnsafeMutableBytes(of: &varint) { raw -> Int in
-            raw[0] = 0x08
-            var value = position
-            var index = 1
-            while value >= 0x80 {
-                raw[index] = UInt8(value & 0x7F) | 0x80
-                value >>= 7
-                index += 1
-            }
-            raw[index] = UInt8(value)
-            return index + 1
-        }
-        var result = Data(count: envelope.count + varintLength + time.count)
-        result.withUnsafeMutableBytes { target in
-            envelope.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(rebasing: target[0..<source.count]).copyMemory(from: source)
-            }
-            withUnsafeBytes(of: &varint) { source in
-                UnsafeMutableRawBufferPointer(rebasing: target[envelope.count..<envelope.count + varintLength])
-                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<varintLength]))
-            }
-            time.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(rebasing: target[(envelope.count + varintLength)...]).copyMemory(
-                    from: source)
-            }
-        }
-        return result
+        stamped([envelope], firstPosition: position)[0]
     }
 
     /// Appends `value` as a protobuf varint.

@@ -49,6 +49,19 @@ package struct Sequencer {
         let name: String
         let package: String
         let topic: Data
+        /// The topic again, to compare with an envelope's bytes without making a `Data`.
+        let topicBytes: [UInt8]
+
+        init(name: String, package: String, topic: Data) {
+            self.name = name
+            self.package = package
+            self.topic = topic
+            topicBytes = Array(topic)
+        }
+
+        func hasTopic(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            bytes.count == topicBytes.count && EventFilter.hasPrefix(bytes, topicBytes)
+        }
     }
 
     /// The last position of each package that published since the daemon started.
@@ -72,34 +85,50 @@ package struct Sequencer {
         let time = now < lastCommitTime ? lastCommitTime : now
         lastCommitTime = time
         let stamp = EnvelopeStamp(seconds: time.seconds, nanos: time.nanos)
-        var next = log.head + 1
+        let first = log.head + 1
+        var next = first
         var inBatch = EventPositionTable(minimumCapacity: requests.reduce(0) { $0 + $1.count })
+        // The committed envelopes and what each becomes, stamped together once all are decided.
+        var committed: [Data] = []
+        var decided: [(id: EventID, topic: Data, previousInPackage: UInt64)] = []
         for envelopes in requests {
             var results: [Bureau_Bus_PublishResult] = []
             results.reserveCapacity(envelopes.count)
-            for envelope in envelopes {
-                let checked = check(envelope)
+            // Checked first, so that the log is asked for every id of the request at once.
+            let checks = envelopes.map { check($0) }
+            let ids = checks.compactMap { try? $0.get().id }
+            var known = log.positions(of: ids).makeIterator()
+            for (envelope, checked) in zip(envelopes, checks) {
                 guard case .success(let accepted) = checked else {
                     if case .failure(let reason) = checked { results.append(.rejected(reason.text)) }
                     continue
                 }
-                if let position = inBatch[accepted.id] ?? log.position(of: accepted.id) {
+                let inLog = known.next() ?? nil
+                if let position = inBatch[accepted.id] ?? inLog {
                     results.append(.duplicate(position))
                     continue
                 }
-                let body = stamp.stamped(envelope, position: next)
                 let type = accepted.type
                 let package = packageIndex(type.package)
                 let previous = lastInPackage[package]
                 lastInPackage[package] = next
-                batch.records.append(LogRecord(position: next, id: accepted.id, body: body))
-                batch.publications.append(
-                    Publication(position: next, type: type.topic, previousInPackage: previous, body: body))
+                committed.append(envelope)
+                decided.append((accepted.id, type.topic, previous))
                 inBatch.set(accepted.id, to: next)
                 results.append(.committed(next))
                 next += 1
             }
             batch.results.append(results)
+        }
+        let bodies = stamp.stamped(committed, firstPosition: first)
+        batch.records.reserveCapacity(bodies.count)
+        batch.publications.reserveCapacity(bodies.count)
+        for (index, (event, body)) in zip(decided, bodies).enumerated() {
+            let position = first + UInt64(index)
+            batch.records.append(LogRecord(position: position, id: event.id, body: body))
+            batch.publications.append(
+                Publication(
+                    position: position, type: event.topic, previousInPackage: event.previousInPackage, body: body))
         }
         return batch
     }
@@ -131,7 +160,13 @@ package struct Sequencer {
     }
 
     /// Checks one producer envelope: size, wire format, id, type, and no bus-assigned fields.
+    ///
+    /// All of it within one look at the bytes: each access to a `Data` costs an exclusivity check.
     mutating func check(_ envelope: Data) -> Result<Accepted, Rejection> {
+        envelope.withUnsafeBytes { raw in check(raw) }
+    }
+
+    private mutating func check(_ envelope: UnsafeRawBufferPointer) -> Result<Accepted, Rejection> {
         guard envelope.count <= maxEnvelopeBytes else {
             return .failure(
                 Rejection(text: "envelope of \(envelope.count) bytes is over the limit of \(maxEnvelopeBytes)"))
@@ -142,9 +177,7 @@ package struct Sequencer {
         } catch {
             return .failure(Rejection(text: error.description))
         }
-        let start = envelope.startIndex
-        guard let idRange = header.idRange,
-            let id = EventID(bytes: envelope[start + idRange.lowerBound..<start + idRange.upperBound])
+        guard let idRange = header.idRange, let id = EventID(bytes: UnsafeRawBufferPointer(rebasing: envelope[idRange]))
         else {
             let count = header.idRange?.count ?? 0
             return .failure(Rejection(text: "the envelope's id must be 16 bytes, not \(count)"))
@@ -157,11 +190,11 @@ package struct Sequencer {
         guard let typeRange = header.typeRange else {
             return .failure(Rejection(text: "the envelope has no type name"))
         }
-        let typeBytes = envelope[start + typeRange.lowerBound..<start + typeRange.upperBound]
+        let typeBytes = UnsafeRawBufferPointer(rebasing: envelope[typeRange])
         let type: KnownType
-        if let last = lastType, last.topic == typeBytes {
+        if let last = lastType, last.hasTopic(typeBytes) {
             type = last
-        } else if let known = knownTypes[typeBytes] {
+        } else if let known = knownTypes[Data(typeBytes)] {
             type = known
         } else {
             let name = String(decoding: typeBytes, as: UTF8.self)

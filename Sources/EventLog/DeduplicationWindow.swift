@@ -21,6 +21,11 @@ public struct DeduplicationWindow: Sendable {
         positions[id]
     }
 
+    /// The position of each of `ids`, looked up together (see ``EventPositionTable/positions(of:)``).
+    public func positions(of ids: [EventID]) -> [UInt64?] {
+        positions.positions(of: ids)
+    }
+
     public mutating func insert(_ id: EventID, at position: UInt64) {
         if ring.count < capacity {
             ring.append((id, position))
@@ -37,6 +42,13 @@ public struct DeduplicationWindow: Sendable {
 
     /// Remembers every record's id, in one call so that a batch costs one access to the window.
     public mutating func insert(_ records: [LogRecord]) {
+        if ring.count == capacity {
+            // The ids about to be forgotten: their slots are loaded together first.
+            let evicted = min(records.count, capacity)
+            let end = next + evicted
+            positions.warm(ring[next..<min(end, capacity)].lazy.map(\.id))
+            if end > capacity { positions.warm(ring[0..<(end - capacity)].lazy.map(\.id)) }
+        }
         for record in records {
             insert(record.id, at: record.position)
         }

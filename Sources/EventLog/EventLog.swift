@@ -13,6 +13,8 @@ public protocol EventLog: AnyObject {
     var lastRecord: LogRecord? { get }
     /// The position of the event with this id, if it is among the recent ones remembered.
     func position(of id: EventID) -> UInt64?
+    /// ``position(of:)`` for each of `ids`, in order; what the bus asks once per request.
+    func positions(of ids: [EventID]) -> [UInt64?]
     /// Appends records whose positions continue the log (head + 1, head + 2, …).
     func append(_ records: [LogRecord]) throws
     /// Makes what was appended durable as the policy says; called once per batch.
@@ -23,4 +25,11 @@ public protocol EventLog: AnyObject {
     func close() throws
     /// A reader for another thread; it sees records once they are appended.
     func makeReader() throws -> any EventLogReader
+}
+
+extension EventLog {
+    /// One ``position(of:)`` after another; logs whose lookups can overlap do better.
+    public func positions(of ids: [EventID]) -> [UInt64?] {
+        ids.map { position(of: $0) }
+    }
 }

@@ -18,6 +18,8 @@ public struct EventPositionTable: Sendable {
     private var mask: Int
     private var shift: UInt64
     private let key: (UInt64, UInt64)
+    /// What ``warm(_:)`` loaded, folded together; read by nobody.
+    private var warmth: UInt64 = 0
     public private(set) var count = 0
 
     /// A table that holds `minimumCapacity` entries without growing.
@@ -40,6 +42,51 @@ public struct EventPositionTable: Sendable {
             if entry.id == id { return entry.position }
             slot = (slot + 1) & mask
         }
+    }
+
+    /// The position stored for each of `ids`, in order: what ``subscript(_:)`` answers for each.
+    ///
+    /// Faster than one lookup after another in a table larger than the processor's caches: a
+    /// first pass loads every id's home slot, and as those loads do not depend on one another
+    /// the processor overlaps their cache misses; the second pass starts from the loaded slots.
+    public func positions(of ids: [EventID]) -> [UInt64?] {
+        slots.withUnsafeBufferPointer { slots in
+            var homes: [(slot: Int, entry: Slot)] = []
+            homes.reserveCapacity(ids.count)
+            for id in ids {
+                let slot = home(of: id)
+                homes.append((slot, slots[slot]))
+            }
+            var positions: [UInt64?] = []
+            positions.reserveCapacity(ids.count)
+            for (id, home) in zip(ids, homes) {
+                var (slot, entry) = home
+                while true {
+                    if entry.position == 0 {
+                        positions.append(nil)
+                        break
+                    }
+                    if entry.id == id {
+                        positions.append(entry.position)
+                        break
+                    }
+                    slot = (slot + 1) & mask
+                    entry = slots[slot]
+                }
+            }
+            return positions
+        }
+    }
+
+    /// Loads the home slots of `ids`, so that removing or setting them next finds them in cache
+    /// (see ``positions(of:)``).
+    public mutating func warm(_ ids: some Sequence<EventID>) {
+        var loaded: UInt64 = 0
+        slots.withUnsafeBufferPointer { slots in
+            for id in ids { loaded ^= slots[home(of: id)].position }
+        }
+        // Kept, so that the compiler cannot drop the loads as unused.
+        warmth ^= loaded
     }
 
     /// Stores `position` for `id`, replacing what was stored for it; position 0 removes `id`.

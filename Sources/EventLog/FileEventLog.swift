@@ -119,6 +119,10 @@ public final class FileEventLog: EventLog {
         window.position(of: id)
     }
 
+    public func positions(of ids: [EventID]) -> [UInt64?] {
+        window.positions(of: ids)
+    }
+
     public func append(_ records: [LogRecord]) throws {
         if let failure { throw failure }
         guard let first = records.first else { return }

@@ -16,6 +16,10 @@ public final class InMemoryEventLog: EventLog, @unchecked Sendable {
         window.position(of: id)
     }
 
+    public func positions(of ids: [EventID]) -> [UInt64?] {
+        window.positions(of: ids)
+    }
+
     public func append(_ newRecords: [LogRecord]) throws {
         try records.withLock { records in
             var expected = UInt64(records.count) + 1

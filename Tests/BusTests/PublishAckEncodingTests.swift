@@ -89,4 +89,27 @@ struct EnvelopeEncodingTests {
         let generated = try Bureau_Envelope(serializedBytes: stamped)
         #expect(generated.position == 300 && generated.commitTime.nanos == 123_456_789)
     }
+
+    @Test func envelopesStampedTogetherDecodeEachWithItsOwnPositionAcrossVarintLengths() throws {
+        let stamp = EnvelopeStamp(seconds: 1_700_000_000, nanos: 5)
+        // Positions whose varints take one, two, three and ten bytes, and the step between.
+        for first: UInt64 in [1, 126, 16_382, UInt64.max - 3] {
+            let events = (0..<4).map { index in
+                OutgoingEvent(type: "bureau.a.B\(index)", payload: Data(repeating: UInt8(index), count: index * 100))
+            }
+            let envelopes = try events.map { try $0.envelopeBytes(process: "p") }
+
+            let stamped = stamp.stamped(envelopes, firstPosition: first)
+
+            #expect(stamped.count == 4)
+            for (index, (bytes, event)) in zip(stamped, events).enumerated() {
+                let decoded = try StoredEvent(envelopeBytes: bytes)
+                #expect(decoded.position == first + UInt64(index))
+                #expect(decoded.id == event.id && decoded.type == event.type && decoded.payload == event.payload)
+                #expect(decoded.commitTime == CommitTime(seconds: 1_700_000_000, nanos: 5))
+                #expect(bytes == stamp.stamped(envelopes[index], position: first + UInt64(index)))
+            }
+        }
+        #expect(stamp.stamped([], firstPosition: 1).isEmpty)
+    }
 }

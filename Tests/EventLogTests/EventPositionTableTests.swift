@@ -1,4 +1,5 @@
 import EventLog
+import Foundation
 import Testing
 
 struct EventPositionTableTests {
@@ -91,5 +92,42 @@ struct EventPositionTableTests {
         #expect(window.position(of: repeated) == 6)
         window.insert(.random(), at: 16)
         #expect(window.position(of: repeated) == nil)
+    }
+
+    @Test func lookingUpManyIDsAtOnceAnswersWhatOneLookupAfterAnotherDoes() {
+        // Small, so that probe runs are long and wrap around the end of the table.
+        var table = EventPositionTable(minimumCapacity: 64)
+        let stored = (1...64).map { Self.sequentialID($0 * 7) }
+        for (index, id) in stored.enumerated() { table.set(id, to: UInt64(index + 1)) }
+        for id in stored.prefix(10) { table.remove(id) }
+        let asked = stored + (1...40).map { Self.sequentialID($0 * 7 + 3) } + stored.reversed()
+
+        let together = table.positions(of: asked)
+
+        #expect(together == asked.map { table[$0] })
+        #expect(together.compactMap { $0 }.count == 2 * 54)
+        #expect(table.positions(of: []).isEmpty)
+    }
+
+    @Test func aWindowFedInBatchesThatWrapItsRingForgetsWhatOneByOneWould() {
+        var batched = DeduplicationWindow(capacity: 1000)
+        var single = DeduplicationWindow(capacity: 1000)
+        let ids = (1...5000).map { _ in EventID.random() }
+        var position: UInt64 = 0
+        // Batches of 333 and 777 wrap the ring at different points.
+        for (batch, size) in zip(0..., [333, 777, 333, 777, 1500, 1280]) {
+            let start = [0, 333, 1110, 1443, 2220, 3720][batch]
+            let records = ids[start..<start + size].map { id in
+                position += 1
+                return LogRecord(position: position, id: id, body: Data())
+            }
+            batched.insert(records)
+            for record in records { single.insert(record.id, at: record.position) }
+        }
+
+        #expect(batched.count == 1000)
+        #expect(batched.positions(of: ids) == single.positions(of: ids))
+        #expect(batched.positions(of: ids) == ids.map { single.position(of: $0) })
+        #expect(ids.suffix(1000).allSatisfy { batched.position(of: $0) != nil })
     }
 }
