@@ -60,11 +60,17 @@ struct ReducersBenchmark: AsyncParsableCommand {
             let first = HostStatistics()
             var started = ContinuousClock.now
             let (group, task) = try startHost(client: client, snapshots: snapshots, statistics: first, logger: quiet)
+            // Two phases: reading and applying every input (answers held back until the host
+            // knows which are in the log already), then publishing the answers.
+            await first.waitUntilSeen(inputsHead)
+            let inputsRead = ContinuousClock.now - started
             await first.waitUntilCaughtUp()
             let caughtUp = ContinuousClock.now - started
             await first.waitUntilAcknowledged(events)
             let throughput = Double(events) / (ContinuousClock.now - started).inSeconds
-            print("host caught up in \(caughtUp), all answers acknowledged after \(ContinuousClock.now - started)")
+            print(
+                "host: every input read and applied after \(inputsRead), caught up after \(caughtUp), "
+                    + "all answers acknowledged after \(ContinuousClock.now - started)")
             // A host that was keeping up when it stopped has seen its own answers too.
             await first.waitUntilSeen(try await client.ping().head)
             await group.triggerGracefulShutdown()

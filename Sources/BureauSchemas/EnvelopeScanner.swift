@@ -108,7 +108,7 @@ public struct EnvelopeStamp: Sendable {
         var total = 0
         var position = firstPosition
         for envelope in envelopes {
-            total += envelope.count + Self.varintLength(position) + 1 + time.count
+            total += envelope.count + WireWriter.varintSize(position) + 1 + time.count
             position &+= 1
         }
         var buffer = Data(count: total)
@@ -143,11 +143,6 @@ public struct EnvelopeStamp: Sendable {
             defer { start = end }
             return buffer[start..<end]
         }
-    }
-
-    /// How many bytes `value` takes as a protobuf varint.
-    static func varintLength(_ value: UInt64) -> Int {
-        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
     }
 
     /// The envelope with the stamp for `position` appended.

@@ -36,6 +36,24 @@ public struct WireWriter {
         value.withUTF8 { bytes(field, UnsafeRawBufferPointer($0)) }
     }
 
+    /// A nested message of two string fields, 1 and 2, written in place (no inner buffer).
+    /// Nothing is written if both are empty.
+    public mutating func message(_ field: UInt64, strings first: String, _ second: String) {
+        let lengths = (first.utf8.count, second.utf8.count)
+        func size(_ count: Int) -> Int { count == 0 ? 0 : 1 + Self.varintSize(UInt64(count)) + count }
+        let inner = size(lengths.0) + size(lengths.1)
+        guard inner > 0 else { return }
+        raw(field << 3 | 2)
+        raw(UInt64(inner))
+        string(1, first)
+        string(2, second)
+    }
+
+    /// How many bytes `value` takes as a varint.
+    public static func varintSize(_ value: UInt64) -> Int {
+        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+    }
+
     /// A nested message; `body` writes its fields. Nothing is written if it writes none.
     public mutating func message(_ field: UInt64, _ body: (inout WireWriter) -> Void) {
         var inner = WireWriter(capacity: 64)

@@ -40,8 +40,12 @@ public struct EventFilter: Sendable, Equatable, CustomStringConvertible {
     /// Events whose type is one of these.
     public static func types(_ names: [String]) -> EventFilter { EventFilter(prefixes: names) }
 
+    /// Whether `type` matches, compared byte by byte as the daemon compares topics (and much
+    /// faster than `String.hasPrefix`, which replays and projection folds call for every event).
     public func matches(_ type: String) -> Bool {
-        prefixes.isEmpty || prefixes.contains { type.hasPrefix($0) }
+        guard !prefixBytes.isEmpty else { return true }
+        var type = type
+        return type.withUTF8 { matches(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Which sequence of positions proves that nothing matching was missed.

@@ -50,10 +50,7 @@ public struct OutgoingEvent: Sendable, Equatable {
         var idBytes = (id.high.bigEndian, id.low.bigEndian)
         withUnsafeBytes(of: &idBytes) { writer.bytes(2, $0) }
         writer.string(3, type)
-        writer.message(5) { producer in
-            producer.string(1, process)
-            producer.string(2, module)
-        }
+        writer.message(5, strings: process, module)
         writer.varint(6, causation)
         var correlationBytes = (correlation.high.bigEndian, correlation.low.bigEndian)
         withUnsafeBytes(of: &correlationBytes) { writer.bytes(7, $0) }

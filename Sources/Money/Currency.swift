@@ -7,7 +7,9 @@ public struct Currency: Hashable, Sendable, Comparable, CustomStringConvertible,
 
     /// The currency with this code (case-insensitive), or nil if Bureau does not know it.
     public init?(_ code: String) {
-        let upper = code.uppercased()
+        // Codes nearly always come upper case (every event's do): those skip `uppercased()`,
+        // which cost more than the lookup itself in a replay meeting a currency in every event.
+        let upper = code.utf8.allSatisfy { $0 >= 0x41 && $0 <= 0x5A } ? code : code.uppercased()
         guard let units = Currency.table[upper] else { return nil }
         self.code = upper
         minorUnits = units

@@ -81,9 +81,9 @@ enum PublishAckEncoding {
             let status = UInt64(result.status.rawValue)
             let reason = Array(result.reason.utf8)
             var length = 0
-            if status != 0 { length += 1 + varintSize(status) }
-            if result.position != 0 { length += 1 + varintSize(result.position) }
-            if !reason.isEmpty { length += 1 + varintSize(UInt64(reason.count)) + reason.count }
+            if status != 0 { length += 1 + WireWriter.varintSize(status) }
+            if result.position != 0 { length += 1 + WireWriter.varintSize(result.position) }
+            if !reason.isEmpty { length += 1 + WireWriter.varintSize(UInt64(reason.count)) + reason.count }
             bytes.append(0x0A)
             appendVarint(UInt64(length), to: &bytes)
             if status != 0 {
@@ -105,16 +105,6 @@ enum PublishAckEncoding {
             appendVarint(head, to: &bytes)
         }
         return Data(bytes)
-    }
-
-    static func varintSize(_ value: UInt64) -> Int {
-        var size = 1
-        var value = value >> 7
-        while value != 0 {
-            size += 1
-            value >>= 7
-        }
-        return size
     }
 
     static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {

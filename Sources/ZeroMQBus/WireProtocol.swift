@@ -50,12 +50,21 @@ public enum WireProtocol {
     /// A publish request's argument: each envelope as its length (4 bytes, little-endian)
     /// followed by its bytes, in order.
     public static func publishBatch(_ envelopes: [Data]) -> Data {
-        var batch = Data(capacity: envelopes.reduce(0) { $0 + 4 + $1.count })
-        for envelope in envelopes {
-            withUnsafeBytes(of: UInt32(truncatingIfNeeded: envelope.count).littleEndian) {
-                batch.append(contentsOf: $0)
+        // Written in one access to the frame: appending to a Data costs an exclusivity check
+        // and a representation switch each time.
+        var batch = Data(count: envelopes.reduce(0) { $0 + 4 + $1.count })
+        batch.withUnsafeMutableBytes { target in
+            var offset = 0
+            for envelope in envelopes {
+                target.storeBytes(
+                    of: UInt32(truncatingIfNeeded: envelope.count).littleEndian, toByteOffset: offset, as: UInt32.self)
+                offset += 4
+                envelope.withUnsafeBytes { source in
+                    UnsafeMutableRawBufferPointer(rebasing: target[offset..<offset + source.count]).copyMemory(
+                        from: source)
+                }
+                offset += envelope.count
             }
-            batch.append(envelope)
         }
         return batch
     }

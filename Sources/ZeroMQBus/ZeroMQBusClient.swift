@@ -88,16 +88,37 @@ public final class ZeroMQBusClient: EventBus {
     public func publish(_ events: [OutgoingEvent]) async throws -> [PublishOutcome] {
         var outcomes: [PublishOutcome] = []
         outcomes.reserveCapacity(events.count)
-        let envelopes = try events.map { try $0.envelopeBytes(process: options.process) }
-        // A request holds at most so many envelopes and so many bytes of them.
-        for request in BusLimits.requests(envelopes) {
-            let ack = try await send(request)
-            guard ack.results.count == request.count else {
-                throw BusError.refused(
-                    code: "bad-ack",
-                    message: "the bus answered \(ack.results.count) results for \(request.count) events")
+        // One request in flight at a time, so that a request sent again after a silence can
+        // never land behind a later one: the events of a publish keep their order. Events are
+        // encoded a request's worth at a time, the next while the previous is in flight.
+        let chunk = BusLimits.maxEnvelopesPerPublish
+        func encode(_ start: Int) throws -> [[Data]] {
+            guard start < events.count else { return [] }
+            let envelopes = try events[start..<min(start + chunk, events.count)].map {
+                try $0.envelopeBytes(process: options.process)
             }
-            outcomes += ack.results.map(PublishOutcome.init)
+            // A request holds at most so many envelopes and so many bytes of them.
+            return BusLimits.requests(envelopes)
+        }
+        var start = 0
+        var requests = try encode(start)
+        while !requests.isEmpty {
+            var next: [[Data]] = []
+            for (index, request) in requests.enumerated() {
+                async let answer = send(request)
+                if index == requests.count - 1 {
+                    start += chunk
+                    next = try encode(start)
+                }
+                let ack = try await answer
+                guard ack.results.count == request.count else {
+                    throw BusError.refused(
+                        code: "bad-ack",
+                        message: "the bus answered \(ack.results.count) results for \(request.count) events")
+                }
+                outcomes += ack.results.map(PublishOutcome.init)
+            }
+            requests = next
         }
         return outcomes
     }

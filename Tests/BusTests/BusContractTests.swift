@@ -95,6 +95,26 @@ struct BusContractTests {
     }
 
     @Test(arguments: Kind.allCases)
+    func aPublishOfMoreEventsThanOneRequestHoldsKeepsTheirOrderAndReportsEach(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        _ = try await bus.publish(Self.event(0))
+        // Three requests' worth and a bit, the last few already in the log.
+        let count = 3 * BusLimits.maxEnvelopesPerPublish + 5
+        var events = (1...count).map { Self.event($0, size: 40) }
+        let already = try await bus.publish(Array(events.suffix(2)))
+        events[events.count - 2].payload = Data("changed, same id".utf8)
+
+        let outcomes = try await bus.publish(events)
+
+        #expect(outcomes.count == count)
+        #expect(Array(outcomes.prefix(count - 2)) == (0..<(count - 2)).map { .committed(UInt64(4 + $0)) })
+        #expect(Array(outcomes.suffix(2)) == already.compactMap(\.position).map { .duplicate($0) })
+        let stored = try await bus.ping().head
+        #expect(stored == UInt64(3 + count - 2))
+    }
+
+    @Test(arguments: Kind.allCases)
     func anEventSentAgainIsADuplicateAtItsFirstPositionFromAnyConnection(kind: Kind) async throws {
         let subject = try Subject(kind)
         let first = try subject.connect("one")
