@@ -102,9 +102,12 @@ struct RedisStreamsBaseline {
             failure.withLock { $0 = $0 ?? "XREAD: \(error)" }
         }
         let elapsed = (ContinuousClock.now - started).inSeconds
-        producer.shutdown()
+        // The consumer can read the last entry before the producer has read the last replies:
+        // the connection is shut only after them, unless something failed (then it wakes them).
+        if failure.withLock({ $0 }) != nil { producer.shutdown() }
         writer.join()
         replies.join()
+        producer.shutdown()
         consumer.shutdown()
         if let problem = failure.withLock({ $0 }) {
             throw CLIFailure("redis-server baseline failed: \(problem)")
