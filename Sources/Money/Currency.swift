@@ -7,15 +7,20 @@ public struct Currency: Hashable, Sendable, Comparable, CustomStringConvertible,
 
     /// The currency with this code (case-insensitive), or nil if Bureau does not know it.
     public init?(_ code: String) {
-        // Codes nearly always come upper case (every event's do): those skip `uppercased()`,
-        // which cost more than the lookup itself in a replay meeting a currency in every event.
-        let upper = code.utf8.allSatisfy { $0 >= 0x41 && $0 <= 0x5A } ? code : code.uppercased()
+        let upper = Currency.upperCased(code)
         guard let units = Currency.table[upper] else { return nil }
         self.code = upper
         minorUnits = units
     }
 
     public static let euro = Currency(code: "EUR", minorUnits: 2)
+
+    /// `code` in upper case, as codes are compared. Codes nearly always come upper case (every
+    /// event's do): those are returned as they are, since `uppercased()` cost more than the
+    /// lookup itself in a host or a replay meeting a currency in every event.
+    public static func upperCased(_ code: String) -> String {
+        code.utf8.allSatisfy { $0 >= 0x41 && $0 <= 0x5A } ? code : code.uppercased()
+    }
 
     private init(code: String, minorUnits: Int) {
         self.code = code

@@ -13,9 +13,11 @@ import SwiftProtobuf
 ///         .on(Bureau_Watchlist_PairAddRequested.self, Input.addRequested)
 ///         .on(Bureau_Rates_RatesPublished.self, Input.ratesPublished)
 public struct InputDecoder<Input: Sendable>: Sendable {
-    private var decoders: [String: @Sendable (Data) throws -> Input] = [:]
+    /// In the order declared. A reducer has a few inputs: comparing names (a length and a
+    /// memcmp) beats hashing one, which a host does for every event it reads.
+    private var decoders: [(type: String, decode: @Sendable (Data) throws -> Input)] = []
     /// In the order declared.
-    public private(set) var typeNames: [String] = []
+    public var typeNames: [String] { decoders.map(\.type) }
 
     public init() {}
 
@@ -24,14 +26,18 @@ public struct InputDecoder<Input: Sendable>: Sendable {
         _ type: Message.Type, _ make: @escaping @Sendable (Message) -> Input
     ) -> InputDecoder {
         var copy = self
-        copy.decoders[Message.protoMessageName] = { data in make(try Message(serializedBytes: data)) }
-        copy.typeNames.append(Message.protoMessageName)
+        let decode: @Sendable (Data) throws -> Input = { data in make(try Message(serializedBytes: data)) }
+        if let index = copy.decoders.firstIndex(where: { $0.type == Message.protoMessageName }) {
+            copy.decoders[index].decode = decode
+        } else {
+            copy.decoders.append((Message.protoMessageName, decode))
+        }
         return copy
     }
 
     /// The input `event` carries; nil if its type is not an input. Throws if the payload does not decode.
     public func decode(_ event: StoredEvent) throws -> Input? {
-        guard let decode = decoders[event.type] else { return nil }
+        guard let decode = decoders.first(where: { $0.type == event.type })?.decode else { return nil }
         do {
             return try decode(event.payload)
         } catch {

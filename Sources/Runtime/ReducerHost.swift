@@ -72,10 +72,7 @@ public final class ReducerHost<R: Reducer>: Service {
         // outputs published behind the last input need not be read again.
         var seen = applied
         var catchingUp = true
-        var held: [OutgoingEvent] = []
-        // Where each held output is in `held` (plus one: the table stores no 0); a million
-        // inputs behind, a Dictionary's hashing and resizing were a tenth of catching up.
-        var heldIndex = EventPositionTable(minimumCapacity: 1024)
+        var held = HeldOutputs()
         var sinceSnapshot = 0
 
         func saveSnapshot() async throws {
@@ -96,10 +93,7 @@ public final class ReducerHost<R: Reducer>: Service {
                     seen = event.position
                     statistics?.saw(event.position)
                     if reducer.isOwnOutput(event) {
-                        if catchingUp, let index = heldIndex[event.id] {
-                            heldIndex.remove(event.id)
-                            held[Int(index - 1)] = OutgoingEvent(type: "", payload: .init())
-                        }
+                        if catchingUp { held.markPublished(event.id) }
                         continue
                     }
                     let step = reducer.step(event, state: &state)
@@ -116,10 +110,7 @@ public final class ReducerHost<R: Reducer>: Service {
                     applied = event.position
                     statistics?.applied(event.position)
                     if catchingUp {
-                        for output in outputs {
-                            heldIndex.set(output.id, to: UInt64(held.count + 1))
-                            held.append(output)
-                        }
+                        held.hold(outputs)
                     } else {
                         try await outbox.enqueue(outputs)
                         sinceSnapshot += 1
@@ -129,7 +120,7 @@ public final class ReducerHost<R: Reducer>: Service {
                     seen = max(seen, head)
                     guard catchingUp else { continue }
                     catchingUp = false
-                    let missing = held.filter { !$0.type.isEmpty }
+                    let missing = held.missing
                     logger.info(
                         "caught up",
                         metadata: [
@@ -137,8 +128,7 @@ public final class ReducerHost<R: Reducer>: Service {
                             "host.republished": "\(missing.count)",
                         ])
                     try await outbox.enqueue(missing)
-                    held = []
-                    heldIndex = EventPositionTable(minimumCapacity: 16)
+                    held = HeldOutputs()
                     try await saveSnapshot()
                     statistics?.caughtUp(head: head, republished: missing.count)
                 case .connection(let connected):

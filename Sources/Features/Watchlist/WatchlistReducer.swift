@@ -58,12 +58,14 @@ public struct WatchlistReducer: Reducer {
     public func reduce(state: inout State, input: Envelope<Input>) -> [Emitted] {
         switch input.payload {
         case .ratesPublished(let rates):
-            state.currencies = Set(rates.rates.map { $0.currency.uppercased() }).union([rates.base.uppercased()])
+            state.currencies = Set(rates.rates.map { Currency.upperCased($0.currency) }).union([
+                Currency.upperCased(rates.base)
+            ])
             state.ratesAsOf = rates.asOf
             return []
 
         case .addRequested(let request):
-            let pair = Pair(base: request.base.uppercased(), quote: request.quote.uppercased())
+            let pair = Pair(base: Currency.upperCased(request.base), quote: Currency.upperCased(request.quote))
             if let rejection = check(pair, in: state) {
                 return [Emitted(rejection)]
             }
@@ -79,7 +81,7 @@ public struct WatchlistReducer: Reducer {
             return [Emitted(PairAdded(base: pair.base, quote: pair.quote))]
 
         case .removeRequested(let request):
-            let pair = Pair(base: request.base.uppercased(), quote: request.quote.uppercased())
+            let pair = Pair(base: Currency.upperCased(request.base), quote: Currency.upperCased(request.quote))
             guard let index = state.pairs.firstIndex(of: pair) else {
                 return [
                     Emitted(
