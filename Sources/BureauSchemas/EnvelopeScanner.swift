@@ -102,15 +102,37 @@ public struct EnvelopeStamp: Sendable {
     }
 
     /// Each of `envelopes` with the stamp for its position appended, positions consecutive from
-    /// `firstPosition`: all written into one allocation, of which each result is a slice (one
-    /// allocation and one exclusive access for a batch instead of one for each envelope).
-    public func stamped(_ envelopes: [Data], firstPosition: UInt64) -> [Data] {
-        var total = 0
+    /// `firstPosition`, written into shared allocations of which each result is a slice: one
+    /// allocation and one exclusive access for many small envelopes instead of one each.
+    ///
+    /// An allocation holds at most `chunkBytes` (a larger envelope has one of its own): a
+    /// buffer of a whole large batch raises malloc's thresholds so that freed memory stays in
+    /// the process, which a daemon must give back after a burst.
+    public func stamped(_ envelopes: [Data], firstPosition: UInt64, chunkBytes: Int = 64 << 10) -> [Data] {
+        var results: [Data] = []
+        results.reserveCapacity(envelopes.count)
+        var first = 0
         var position = firstPosition
-        for envelope in envelopes {
-            total += envelope.count + WireWriter.varintSize(position) + 1 + time.count
-            position &+= 1
+        while first < envelopes.count {
+            // The run of envelopes that shares the next allocation.
+            var total = 0
+            var end = first
+            var next = position
+            while end < envelopes.count {
+                let size = envelopes[end].count + WireWriter.varintSize(next) + 1 + time.count
+                if end > first && total + size > chunkBytes { break }
+                total += size
+                end += 1
+                next &+= 1
+            }
+            results += stamped(envelopes[first..<end], firstPosition: position, total: total)
+            first = end
+            position = next
         }
+        return results
+    }
+
+    private func stamped(_ envelopes: ArraySlice<Data>, firstPosition: UInt64, total: Int) -> [Data] {
         var buffer = Data(count: total)
         var ends: [Int] = []
         ends.reserveCapacity(envelopes.count)
