@@ -14,10 +14,11 @@ import SwiftProtobuf
 ///         .on(Bureau_Rates_RatesPublished.self, Input.ratesPublished)
 public struct InputDecoder<Input: Sendable>: Sendable {
     /// In the order declared. A reducer has a few inputs: comparing names (a length and a
-    /// memcmp) beats hashing one, which a host does for every event it reads.
-    private var decoders: [(type: String, decode: @Sendable (Data) throws -> Input)] = []
-    /// In the order declared.
-    public var typeNames: [String] { decoders.map(\.type) }
+    /// memcmp) beats hashing one, which a host does for every event it reads. The names are
+    /// kept apart from the decoders so that the search needs no generic type at run time.
+    public private(set) var typeNames: [String] = []
+    /// The decoder of each of ``typeNames``, at the same index.
+    private var decoders: [@Sendable (Data) throws -> Input] = []
 
     public init() {}
 
@@ -27,17 +28,19 @@ public struct InputDecoder<Input: Sendable>: Sendable {
     ) -> InputDecoder {
         var copy = self
         let decode: @Sendable (Data) throws -> Input = { data in make(try Message(serializedBytes: data)) }
-        if let index = copy.decoders.firstIndex(where: { $0.type == Message.protoMessageName }) {
-            copy.decoders[index].decode = decode
+        if let index = copy.typeNames.firstIndex(of: Message.protoMessageName) {
+            copy.decoders[index] = decode
         } else {
-            copy.decoders.append((Message.protoMessageName, decode))
+            copy.typeNames.append(Message.protoMessageName)
+            copy.decoders.append(decode)
         }
         return copy
     }
 
     /// The input `event` carries; nil if its type is not an input. Throws if the payload does not decode.
     public func decode(_ event: StoredEvent) throws -> Input? {
-        guard let decode = decoders.first(where: { $0.type == event.type })?.decode else { return nil }
+        guard let index = typeNames.firstIndex(of: event.type) else { return nil }
+        let decode = decoders[index]
         do {
             return try decode(event.payload)
         } catch {

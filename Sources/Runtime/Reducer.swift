@@ -40,11 +40,19 @@ extension Reducer {
     public func apply(_ event: StoredEvent, to state: inout State) throws -> [OutgoingEvent]? {
         guard let input = try inputs.decode(event) else { return nil }
         let envelope = Envelope(event, payload: input)
-        return try reduce(state: &state, input: envelope).enumerated().map { index, emitted in
-            try emitted.outgoing(
-                id: .derived(module: module, position: event.position, index: index), module: module,
-                causation: event.position, correlation: envelope.correlation)
+        let emitted = reduce(state: &state, input: envelope)
+        // A plain loop: this runs unspecialized (the reducer's type is known only at run time),
+        // where `enumerated().map` looks up generic type metadata for every event.
+        var outputs: [OutgoingEvent] = []
+        outputs.reserveCapacity(emitted.count)
+        let module = self.module
+        for index in emitted.indices {
+            outputs.append(
+                try emitted[index].outgoing(
+                    id: .derived(module: module, position: event.position, index: index), module: module,
+                    causation: event.position, correlation: envelope.correlation))
         }
+        return outputs
     }
 
     /// Whether `event` is one this reducer published.
