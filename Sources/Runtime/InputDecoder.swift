@@ -18,7 +18,7 @@ public struct InputDecoder<Input: Sendable>: Sendable {
     /// kept apart from the decoders so that the search needs no generic type at run time.
     public private(set) var typeNames: [String] = []
     /// The decoder of each of ``typeNames``, at the same index.
-    private var decoders: [@Sendable (Data) throws -> Input] = []
+    @usableFromInline var decoders: [@Sendable (Data) throws -> Input] = []
 
     public init() {}
 
@@ -38,6 +38,7 @@ public struct InputDecoder<Input: Sendable>: Sendable {
     }
 
     /// The input `event` carries; nil if its type is not an input. Throws if the payload does not decode.
+    @inlinable
     public func decode(_ event: StoredEvent) throws -> Input? {
         guard let index = typeNames.firstIndex(of: event.type) else { return nil }
         let decode = decoders[index]

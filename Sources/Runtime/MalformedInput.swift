@@ -13,4 +13,11 @@ public struct MalformedInput: Error, CustomStringConvertible {
     public let type: String
     public let reason: String
     public var description: String { "position \(position): the \(type) payload does not decode: \(reason)" }
+
+    @usableFromInline
+    init(position: UInt64, type: String, reason: String) {
+        self.position = position
+        self.type = type
+        self.reason = reason
+    }
 }

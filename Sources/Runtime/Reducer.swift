@@ -25,6 +25,12 @@ public protocol Reducer: Sendable {
     var outputTypes: [String] { get }
 
     func reduce(state: inout State, input: Envelope<Input>) -> [Emitted]
+
+    /// Takes ``ReducerStep`` for one committed event. Do not implement it: the default is the
+    /// one every runner shares. It is a requirement so that the module conforming compiles a
+    /// copy for its own reducer (the default is inlinable): hosts and replay run generic code
+    /// that knows the reducer's type only at run time, which costs every event dearly.
+    func step(_ event: StoredEvent, state: inout State) -> ReducerStep
 }
 
 extension Reducer {
@@ -37,6 +43,7 @@ extension Reducer {
 
     /// Applies the input carried by `event`, if it is one; returns the events to publish, ids
     /// derived, causation and correlation set.
+    @inlinable
     public func apply(_ event: StoredEvent, to state: inout State) throws -> [OutgoingEvent]? {
         guard let input = try inputs.decode(event) else { return nil }
         let envelope = Envelope(event, payload: input)
@@ -56,6 +63,7 @@ extension Reducer {
     }
 
     /// Whether `event` is one this reducer published.
+    @inlinable
     public func isOwnOutput(_ event: StoredEvent) -> Bool {
         event.producerModule == module && outputTypes.contains(event.type)
     }

@@ -26,6 +26,7 @@ public enum ReducerStep: Sendable, Equatable {
 
 extension Reducer {
     /// Takes ``ReducerStep`` for `event`: applies it to `state` if it is an input.
+    @inlinable
     public func step(_ event: StoredEvent, state: inout State) -> ReducerStep {
         guard !isOwnOutput(event) else { return .notAnInput }
         do {
@@ -39,6 +40,7 @@ extension Reducer {
 
     /// The `ErrorRaised` for an input that does not decode. Nothing in it depends on where the
     /// reducer runs (not even the process name), so replaying it computes the very same event.
+    @usableFromInline
     func malformedInputError(_ event: StoredEvent, reason: String) -> OutgoingEvent {
         ErrorReporter(module: module, process: "").event(
             code: "malformed-input", message: reason, causation: event.position,
