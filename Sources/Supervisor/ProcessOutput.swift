@@ -52,9 +52,12 @@ final class ProcessOutput: Sendable {
         }
     }
 
-    /// Reads `fd` line by line on a thread of its own until end-of-file, then closes it.
-    func follow(_ fd: Int32, name: String, index: Int) {
+    /// Reads `fd` line by line on a thread of its own until end-of-file, then closes it; the
+    /// semaphore is signalled then, when every line is in the log file.
+    func follow(_ fd: Int32, name: String, index: Int) -> DispatchSemaphore {
+        let drained = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
+            defer { drained.signal() }
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 16 << 10)
             while true {
@@ -70,5 +73,6 @@ final class ProcessOutput: Sendable {
             if !pending.isEmpty { self.line(name, String(decoding: pending, as: UTF8.self), index: index) }
             close(fd)
         }
+        return drained
     }
 }

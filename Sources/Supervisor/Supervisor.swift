@@ -220,7 +220,7 @@ public final class Supervisor: Service, Sendable {
         let pid = launched.pid
         // Queued before anything the watchers below report about this child.
         feed(.launched(process: name, pid: pid))
-        if let fd = launched.output { output.follow(fd, name: name, index: index) }
+        let drained = launched.output.map { output.follow($0, name: name, index: index) }
         if let fd = launched.readiness {
             Thread.detachNewThread {
                 guard let line = Self.firstLine(fd) else { return }
@@ -231,6 +231,9 @@ public final class Supervisor: Service, Sendable {
         Thread.detachNewThread {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            // What the child wrote before it exited is in its log before anyone acts on the exit
+            // (a failure report quotes it). Bounded: a grandchild could hold the pipe open.
+            _ = drained?.wait(timeout: .now() + .seconds(2))
             self.feed(.exited(process: name, pid: pid, status: ExitStatus(waitStatus: status)))
         }
     }
