@@ -40,8 +40,8 @@ public struct EventFilter: Sendable, Equatable, CustomStringConvertible {
     /// Events whose type is one of these.
     public static func types(_ names: [String]) -> EventFilter { EventFilter(prefixes: names) }
 
-    /// Whether `type` matches, compared byte by byte as the daemon compares topics (and much
-    /// faster than `String.hasPrefix`, which replays and projection folds call for every event).
+    /// Whether `type` matches, compared byte by byte as the daemon compares topics, so that a
+    /// fold and the daemon can never disagree on a name that Unicode would call equivalent.
     public func matches(_ type: String) -> Bool {
         guard !prefixBytes.isEmpty else { return true }
         var type = type

@@ -35,12 +35,22 @@ public struct EventPositionTable: Sendable {
 
     /// The position stored for `id`, if any.
     public subscript(id: EventID) -> UInt64? {
-        var slot = home(of: id)
+        slots.withUnsafeBufferPointer { slots in
+            let home = home(of: id)
+            return probe(slots, for: id, from: home, loaded: slots[home])
+        }
+    }
+
+    /// Walks the probe run of `id` from `slot`, whose entry is already `loaded`.
+    private func probe(
+        _ slots: UnsafeBufferPointer<Slot>, for id: EventID, from slot: Int, loaded: Slot
+    ) -> UInt64? {
+        var (slot, entry) = (slot, loaded)
         while true {
-            let entry = slots[slot]
             if entry.position == 0 { return nil }
             if entry.id == id { return entry.position }
             slot = (slot + 1) & mask
+            entry = slots[slot]
         }
     }
 
@@ -57,24 +67,7 @@ public struct EventPositionTable: Sendable {
                 let slot = home(of: id)
                 homes.append((slot, slots[slot]))
             }
-            var positions: [UInt64?] = []
-            positions.reserveCapacity(ids.count)
-            for (id, home) in zip(ids, homes) {
-                var (slot, entry) = home
-                while true {
-                    if entry.position == 0 {
-                        positions.append(nil)
-                        break
-                    }
-                    if entry.id == id {
-                        positions.append(entry.position)
-                        break
-                    }
-                    slot = (slot + 1) & mask
-                    entry = slots[slot]
-                }
-            }
-            return positions
+            return zip(ids, homes).map { id, home in probe(slots, for: id, from: home.slot, loaded: home.entry) }
         }
     }
 
