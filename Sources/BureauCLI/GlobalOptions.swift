@@ -32,13 +32,6 @@ struct GlobalOptions: ParsableArguments {
         logger.logLevel = logLevel
         return logger
     }
-
-    /// A bus client for a short-lived command.
-    func client(process: String, timeout: Duration = .seconds(10)) throws -> ZeroMQBusClient {
-        var options = ZeroMQBusClient.Options(process: process)
-        options.publishTimeout = timeout
-        return try ZeroMQBusClient(location: location, options: options, logger: logger("bureau.client"))
-    }
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}

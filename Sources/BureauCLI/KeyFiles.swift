@@ -58,20 +58,35 @@ enum KeyFiles {
         return contents
     }
 
-    /// The secret key in `path`, for `--curve-secret-file`.
-    static func readSecretKey(_ path: String) throws -> String {
+    /// The secret key in `path`, for `option` (`--curve-secret-file`, `--client-key`).
+    static func readSecretKey(_ path: String, option: String = "--curve-secret-file") throws -> String {
         let contents = try contents(of: path)
         if contents.declared.contains(.public) || (contents.declared.isEmpty && path.hasSuffix(".pub")) {
-            throw CLIError(
-                "\(path) holds a public key; --curve-secret-file takes the secret key (NAME.key from `bureau keygen`)")
+            throw CLIError("\(path) holds a public key; \(option) takes the secret key (NAME.key from `bureau keygen`)")
         }
-        guard contents.keys.count == 1, let key = contents.keys.first?.key else {
-            throw CLIError("\(path) should hold exactly one key, not \(contents.keys.count)")
-        }
+        let key = try onlyKey(in: contents, path: path)
         if let mode = OwnerOnly.mode(of: path), mode & 0o077 != 0 {
             throw CLIError(
                 "\(path) is a secret key that others may read (mode \(String(mode, radix: 8))); "
                     + "make it owner-only: chmod 600 \(path)")
+        }
+        return key
+    }
+
+    /// The public key in `path`, for `option` (`--server-key`: the daemon's .pub).
+    static func readPublicKey(_ path: String, option: String) throws -> String {
+        let contents = try contents(of: path)
+        if contents.declared.contains(.secret) || (contents.declared.isEmpty && path.hasSuffix(".key")) {
+            throw CLIError(
+                "\(path) holds a secret key; \(option) takes the daemon's public key (its .pub), "
+                    + "and a secret key must not leave its owner")
+        }
+        return try onlyKey(in: contents, path: path)
+    }
+
+    private static func onlyKey(in contents: Contents, path: String) throws -> String {
+        guard contents.keys.count == 1, let key = contents.keys.first?.key else {
+            throw CLIError("\(path) should hold exactly one key, not \(contents.keys.count)")
         }
         return key
     }

@@ -13,13 +13,14 @@ struct LogTail: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: BusConnectionOptions
     @Option(help: ArgumentHelp("Only types starting with this, e.g. bureau.watchlist.", valueName: "prefix"))
     var type: [String] = []
     @Option(help: "Start after this position instead of at the head.") var after: UInt64?
     @Flag(help: "One JSON object per line.") var json = false
 
     func run() async throws {
-        let client = try global.client(process: "log-tail")
+        let client = try connection.client(process: "log-tail", global: global)
         let start: UInt64
         if let after {
             start = after

@@ -19,6 +19,7 @@ struct PublishCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: BusConnectionOptions
     @Option(help: ArgumentHelp("The event's full type name.", valueName: "type")) var type: String?
     @Option(help: ArgumentHelp("The payload as JSON.", valueName: "json")) var json: String = "{}"
     @Option(help: ArgumentHelp("The event id (default: a new random one).", valueName: "uuid")) var id: String?
@@ -64,7 +65,8 @@ struct PublishCommand: AsyncParsableCommand {
         let event = OutgoingEvent(
             id: eventID, type: type, payload: try message.serializedData(), causation: causation,
             correlation: correlationID)
-        let client = try global.client(process: "publish", timeout: BoundedNumber.duration(seconds: timeout))
+        let client = try connection.client(
+            process: "publish", publishTimeout: BoundedNumber.duration(seconds: timeout), global: global)
         defer { client.close() }
         switch try await client.publish(event) {
         case .committed(let position):

@@ -23,6 +23,7 @@ struct RunCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: BusConnectionOptions
     @OptionGroup var readiness: ReadinessOptions
 
     @Argument(help: "The modules to host, e.g. watchlist reservations.")
@@ -82,9 +83,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         defer { locks.forEach { $0.release() } }
 
-        var options = ZeroMQBusClient.Options(process: process ?? modules.joined(separator: "+"))
-        options.publishTimeout = .seconds(60)
-        let client = try ZeroMQBusClient(location: location, options: options, logger: global.logger("bureau.client"))
+        let client = try connection.client(
+            process: process ?? modules.joined(separator: "+"), publishTimeout: .seconds(60), global: global)
         var services: [any Service] = []
         var statistics: [HostStatistics] = []
         for module in modules {

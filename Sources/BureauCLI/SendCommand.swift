@@ -25,6 +25,7 @@ struct SendCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: BusConnectionOptions
     @Argument(help: "The command URL, e.g. bureau://watchlist/add?base=EUR&quote=USD") var url: String
     @Flag(help: "Print the answer as JSON.") var json = false
     @Option(
@@ -41,7 +42,7 @@ struct SendCommand: AsyncParsableCommand {
             throw usageError(error.description)
         }
         let wait = BoundedNumber.duration(seconds: timeout)
-        let client = try global.client(process: "send", timeout: wait)
+        let client = try connection.client(process: "send", publishTimeout: wait, global: global)
         defer { client.close() }
         let request = try route.request.outgoing(id: .random(), module: "")
         let deadline = ContinuousClock.now + wait

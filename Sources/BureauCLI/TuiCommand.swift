@@ -30,6 +30,7 @@ struct TuiCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: BusConnectionOptions
     @Flag(
         help: """
             Time travel: open the log instead of the live bus; step through it event by event, \
@@ -48,9 +49,7 @@ struct TuiCommand: AsyncParsableCommand {
         }
         redirectStandardError(to: location.processLogDirectory + "/tui.log")
         global.bootstrapLogging()
-        var options = ZeroMQBusClient.Options(process: "tui")
-        options.publishTimeout = .seconds(5)
-        let client = try ZeroMQBusClient(location: location, options: options, logger: global.logger("bureau.client"))
+        let client = try connection.client(process: "tui", publishTimeout: .seconds(5), global: global)
         defer { client.close() }
         let session = LiveSession(
             client: client, router: Composition.registry().router,

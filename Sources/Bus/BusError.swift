@@ -12,6 +12,9 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
     case unusableLocation(String)
     /// A socket call failed.
     case socket(String)
+    /// The client cannot get in to the bus at `endpoint`, and why (a refused key, a bus that does
+    /// or does not speak CURVE, a host that cannot be reached).
+    case connectionFailed(endpoint: String, reason: String)
 
     public var description: String {
         switch self {
@@ -23,6 +26,7 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
         case .closed: "the bus client was closed"
         case .unusableLocation(let reason): reason
         case .socket(let reason): reason
+        case .connectionFailed(let endpoint, let reason): "cannot use the bus at \(endpoint): \(reason)"
         }
     }
 

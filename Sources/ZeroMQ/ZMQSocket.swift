@@ -46,7 +46,7 @@ public final class ZMQSocket {
     /// The raw socket, for ``ZMQPoller``.
     var rawHandle: UnsafeMutableRawPointer? { handle }
 
-    private func live(_ call: @autoclosure () -> String) throws -> UnsafeMutableRawPointer {
+    func live(_ call: @autoclosure () -> String) throws -> UnsafeMutableRawPointer {
         guard let handle else { throw ZMQError(call: call(), code: ENOTSOCK) }
         return handle
     }

@@ -23,6 +23,10 @@ final class ClientWorker {
     private let logger: Logger
     private let ingress: ZMQSocket
     private let reader: ZMQSocket
+    /// PAIR sockets receiving the ingress and read sockets' monitor events; none over ipc.
+    private var monitors: [ZMQSocket] = []
+    /// What the monitors have shown about reaching a TCP bus; nil over ipc.
+    private var diagnosis: ConnectionDiagnosis?
 
     private var publishes: [UInt64: ClientLoop.PendingPublish] = [:]
     private var pings: [UInt64: ClientLoop.PendingPing] = [:]
@@ -62,6 +66,19 @@ final class ClientWorker {
             try socket.setSendHighWaterMark(100_000)
             try socket.setReceiveHighWaterMark(100_000)
         }
+        if endpoints.ingress.hasPrefix("tcp://") {
+            // Watched before connecting, so that the first attempt is seen too.
+            diagnosis = ConnectionDiagnosis(usesCurve: options.curve != nil)
+            let tag = UInt64.random(in: 0...UInt64.max)
+            for (name, socket) in [("ingress", ingress), ("read", reader)] {
+                let address = "inproc://bureau-client-monitor-\(tag)-\(name)"
+                try socket.monitor(address)
+                let pair = try context.socket(.pair)
+                try pair.setLinger(milliseconds: 0)
+                try pair.connect(address)
+                monitors.append(pair)
+            }
+        }
         try ingress.connect(endpoints.ingress)
         try reader.connect(endpoints.read)
     }
@@ -81,6 +98,7 @@ final class ClientWorker {
             let ingressItem = poller.add(ingress)
             let readerItem = poller.add(reader)
             let wakeItem = poller.add(fileDescriptor: loop.wake.fileDescriptor)
+            let monitorItems = monitors.map { poller.add($0) }
             var subscriptionItems: [(Int, Subscription)] = []
             for id in subscriptionOrder {
                 guard let subscription = subscriptions[id] else { continue }
@@ -101,6 +119,9 @@ final class ClientWorker {
                 // Taken in even when closing, so that shutting down answers every waiter.
                 for command in commands { handle(command) }
                 if closed { return }
+            }
+            for (item, monitor) in zip(monitorItems, monitors) where poller.isReadable(item) {
+                receiveMonitorEvents(monitor)
             }
             if poller.isReadable(ingressItem) { receiveAcknowledgements() }
             if poller.isReadable(readerItem) { receiveReadReplies() }
@@ -294,6 +315,50 @@ final class ClientWorker {
         }
     }
 
+    // MARK: Connection
+
+    /// Takes in what a monitor reports; when it shows the client can never get in, fails every
+    /// waiting publish, ping and subscription with the reason instead of letting them time out.
+    private func receiveMonitorEvents(_ monitor: ZMQSocket) {
+        while let frames = try? monitor.receiveMessage(wait: false) {
+            guard let event = ZMQMonitorEvent.decode(frames),
+                let reason = diagnosis?.record(event)
+            else { continue }
+            logger.error(
+                "cannot use the bus",
+                metadata: ["bus.endpoint": "\(endpoints.ingress)", "error.description": "\(reason)"])
+            refuseEverything(BusError.connectionFailed(endpoint: endpoints.ingress, reason: reason))
+        }
+    }
+
+    private func refuseEverything(_ error: BusError) {
+        for (id, publish) in publishes {
+            timers.publishSettled(id)
+            publish.continuation.resume(throwing: error)
+        }
+        for (id, ping) in pings {
+            timers.pingSettled(id)
+            ping.continuation.resume(throwing: error)
+        }
+        publishes = [:]
+        pings = [:]
+        for id in subscriptionOrder {
+            guard let subscription = subscriptions.removeValue(forKey: id) else { continue }
+            timers.unsubscribed(id)
+            subscription.socket.close()
+            subscription.channel.push([.failure(error)])
+            subscription.channel.finish()
+        }
+        subscriptionOrder = []
+    }
+
+    /// What a request that got no answer from `endpoint` fails with: the monitor's reason when
+    /// it knows why, else ``BusError/noAnswer(endpoint:seconds:)``.
+    private func unanswered(_ endpoint: String, seconds: Double) -> BusError {
+        guard let reason = diagnosis?.explanation else { return .noAnswer(endpoint: endpoint, seconds: seconds) }
+        return .connectionFailed(endpoint: endpoint, reason: reason)
+    }
+
     // MARK: Timers
 
     /// Does what the timers say is due.
@@ -305,10 +370,10 @@ final class ClientWorker {
             _ = try? ingress.send(multipart: pending.frames, wait: false)
         case .failPublish(let id):
             publishes.removeValue(forKey: id)?.continuation.resume(
-                throwing: BusError.noAnswer(endpoint: endpoints.ingress, seconds: options.publishTimeout.inSeconds))
+                throwing: unanswered(endpoints.ingress, seconds: options.publishTimeout.inSeconds))
         case .failPing(let id):
             pings.removeValue(forKey: id)?.continuation.resume(
-                throwing: BusError.noAnswer(endpoint: endpoints.read, seconds: 0))
+                throwing: unanswered(endpoints.read, seconds: 0))
         case .readTimedOut:
             // No longer in flight: requestReads sends it again.
             break
@@ -356,5 +421,6 @@ final class ClientWorker {
         subscriptions = [:]
         ingress.close()
         reader.close()
+        for monitor in monitors { monitor.close() }
     }
 }

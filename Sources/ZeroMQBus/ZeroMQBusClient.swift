@@ -69,6 +69,13 @@ public final class ZeroMQBusClient: EventBus {
         try self.init(endpoints: location.endpoints(), options: options, logger: logger)
     }
 
+    /// A client of a bus on another machine, over TCP (CURVE when `remote` has keys).
+    public convenience init(remote: RemoteBus, options: Options, logger: Logger) throws {
+        var options = options
+        options.curve = remote.curve
+        try self.init(endpoints: remote.endpoints, options: options, logger: logger)
+    }
+
     deinit {
         loop.close()
     }

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Bus
+import Foundation
+import ZeroMQ
+import ZeroMQBus
+
+/// Where a command that talks to a bus finds it: the data directory's bus (the default), or
+/// a bus on another machine over TCP, with CURVE keys.
+struct BusConnectionOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "A bus on another machine: tcp://HOST:PORT, the address its daemon was given with --listen "
+                + "(default: $BUREAU_BUS, else the data directory's bus).",
+            valueName: "url"))
+    var bus: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's CURVE public key file, its .pub from `bureau keygen` (default: $BUREAU_SERVER_KEY).",
+            valueName: "file"))
+    var serverKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "This client's CURVE secret key file, its .key from `bureau keygen`; the daemon's --allow-keys "
+                + "must list its .pub (default: $BUREAU_CLIENT_KEY).",
+            valueName: "file"))
+    var clientKey: String?
+
+    static let busVariable = "BUREAU_BUS"
+    static let serverKeyVariable = "BUREAU_SERVER_KEY"
+    static let clientKeyVariable = "BUREAU_CLIENT_KEY"
+
+    func validate() throws {
+        if bus == nil && Self.variable(Self.busVariable) == nil && (serverKey != nil || clientKey != nil) {
+            throw ValidationError("--server-key and --client-key apply only to a bus given with --bus tcp://HOST:PORT")
+        }
+    }
+
+    /// The bus on another machine these options (or the environment) name; nil for the data
+    /// directory's. Reads the key files, so a wrong one is refused before anything connects.
+    func remote(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> RemoteBus? {
+        func value(_ option: String?, _ variable: String) -> String? {
+            option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        guard let url = value(bus, Self.busVariable) else { return nil }
+        let server = value(serverKey, Self.serverKeyVariable)
+        let client = value(clientKey, Self.clientKeyVariable)
+        switch (server, client) {
+        case (nil, nil):
+            // Plain TCP, for a bus started with --insecure; against a CURVE bus the client says so.
+            return try RemoteBus(url: url, curve: nil)
+        case (let server?, let client?):
+            let serverPublicKey = try KeyFiles.readPublicKey(server, option: "--server-key")
+            let keys = try CurveKeyPair(secretKey: try KeyFiles.readSecretKey(client, option: "--client-key"))
+            return try RemoteBus(url: url, curve: .init(serverKey: serverPublicKey, keys: keys))
+        case (nil, _?):
+            throw CLIError(
+                "--bus \(url) with --client-key needs --server-key too: the daemon's public key file (its .pub)")
+        case (_?, nil):
+            throw CLIError(
+                "--bus \(url) with --server-key needs --client-key too: this client's secret key file "
+                    + "(NAME.key from `bureau keygen`, whose .pub the daemon's --allow-keys lists)")
+        }
+    }
+
+    /// A client of the bus these options name, or of the data directory's bus.
+    func client(
+        process: String, publishTimeout: Duration = .seconds(10), global: GlobalOptions
+    ) throws -> ZeroMQBusClient {
+        var options = ZeroMQBusClient.Options(process: process)
+        options.publishTimeout = publishTimeout
+        let logger = global.logger("bureau.client")
+        if let remote = try remote() {
+            return try ZeroMQBusClient(remote: remote, options: options, logger: logger)
+        }
+        return try ZeroMQBusClient(location: global.location, options: options, logger: logger)
+    }
+
+    private static func variable(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+}

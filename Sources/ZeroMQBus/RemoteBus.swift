@@ -1,0 +1,44 @@
+import Bus
+import Guards
+
+/// A bus on another machine, as a client reaches it: `tcp://HOST:PORT` and, for CURVE, the
+/// daemon's public key and this client's key pair.
+///
+/// The address is the one `bureau bus --listen HOST:PORT` was given: PORT takes publishes,
+/// PORT+1 reads and PORT+2 publishes events.
+public struct RemoteBus: Sendable {
+    /// The address as the user gave it, for messages.
+    public let url: String
+    public let endpoints: BusEndpoints
+    /// Nil for plain TCP (a bus started with `--insecure`).
+    public let curve: ZeroMQBusClient.Options.Curve?
+
+    /// Reads `url`; throws ``BusError/unusableLocation(_:)`` naming what is wrong with it.
+    public init(url: String, curve: ZeroMQBusClient.Options.Curve?) throws {
+        let scheme = "tcp://"
+        guard url.hasPrefix(scheme) else {
+            throw BusError.unusableLocation(
+                "--bus takes tcp://HOST:PORT (the daemon's --listen address), not '\(url)'")
+        }
+        let address = url.dropFirst(scheme.count)
+        // The port follows the last colon, so a bracketed IPv6 host keeps its own.
+        guard let colon = address.lastIndex(of: ":"), colon != address.startIndex,
+            !address[..<colon].contains("/"), !address[..<colon].contains(" ")
+        else {
+            throw BusError.unusableLocation("--bus \(url): give a host and a port, as in tcp://198.51.100.1:7400")
+        }
+        let host = String(address[..<colon])
+        let port: Int
+        do {
+            // PORT+1 and PORT+2 must be ports too.
+            port = try BoundedNumber.integer(String(address[address.index(after: colon)...]), in: 1...65533)
+        } catch {
+            throw BusError.unusableLocation("--bus \(url): the port \(error)")
+        }
+        self.url = url
+        self.curve = curve
+        endpoints = BusEndpoints(
+            ingress: "tcp://\(host):\(port)", read: "tcp://\(host):\(port + 1)", events: "tcp://\(host):\(port + 2)",
+            serverKey: curve?.serverKey)
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Commands that join a bus through `--bus tcp://HOST:PORT` with CURVE keys (or `BUREAU_BUS`,
+/// `BUREAU_SERVER_KEY`, `BUREAU_CLIENT_KEY`), from a data directory of their own, and what each
+/// wrong piece gets: a message saying which, within the command's timeout, and a non-zero exit.
+@Suite(.timeLimit(.minutes(3)))
+struct RemoteBusCommandTests {
+    /// A bus listening on loopback TCP with CURVE, letting in `client.pub` only; `stranger` and
+    /// `impostor` are key pairs it does not know.
+    struct CurveBus {
+        let directory: TemporaryDirectory
+        let bus: BusProcess
+        let url: String
+        /// The client's own data directory: empty, so nothing can be found through it.
+        let clientData: String
+
+        func file(_ name: String) -> String { directory.file(name) }
+
+        static func start() async throws -> CurveBus {
+            let directory = try TemporaryDirectory("remote")
+            for stem in ["bus", "client", "stranger", "impostor"] {
+                let keygen = try ChildProcess(
+                    BureauExecutable.path, ["keygen", directory.file(stem)], directory: directory.path,
+                    name: "keygen-\(stem)")
+                #expect(await keygen.exitCode(within: .seconds(30)) == 0)
+            }
+            let port = try KeysAndTCPTests.freePort()
+            let bus = BusProcess(directory: directory.path)
+            try await bus.start([
+                "--listen", "127.0.0.1:\(port)", "--curve-secret-file", directory.file("bus.key"),
+                "--allow-keys", directory.file("client.pub"),
+            ])
+            let clientData = directory.file("client-data")
+            try FileManager.default.createDirectory(atPath: clientData, withIntermediateDirectories: true)
+            return CurveBus(directory: directory, bus: bus, url: "tcp://127.0.0.1:\(port)", clientData: clientData)
+        }
+
+        /// Runs `bureau ARGUMENTS --data <client-data>` to its end (at most 60 s).
+        func run(
+            _ arguments: [String], environment: [String: String] = [:], name: String
+        ) async throws -> (code: Int32?, out: String, err: String) {
+            let child = try ChildProcess(
+                BureauExecutable.path, arguments + ["--data", clientData], directory: directory.path, name: name,
+                environment: environment)
+            let code = await child.exitCode(within: .seconds(60))
+            if code == nil { child.signal(SIGKILL) }
+            return (code, child.standardOutput, child.standardError)
+        }
+
+        func publish(
+            _ extra: [String], environment: [String: String] = [:], name: String
+        ) async throws -> (
+            code: Int32?, out: String, err: String
+        ) {
+            try await run(
+                ["publish", "--type", "bureau.watchlist.PairAddRequested", "--json", #"{"base":"EUR","quote":"USD"}"#]
+                    + extra, environment: environment, name: name)
+        }
+    }
+
+    @Test func publishJoinsABusOnAnotherMachineOverCurveByOptionsOrEnvironment() async throws {
+        let remote = try await CurveBus.start()
+        let byOptions = try await remote.publish(
+            ["--bus", remote.url, "--server-key", remote.file("bus.pub"), "--client-key", remote.file("client.key")],
+            name: "options")
+        #expect(byOptions.code == 0, "\(byOptions.err)")
+        #expect(byOptions.out == "1\n")
+        let byEnvironment = try await remote.publish(
+            [],
+            environment: [
+                "BUREAU_BUS": remote.url, "BUREAU_SERVER_KEY": remote.file("bus.pub"),
+                "BUREAU_CLIENT_KEY": remote.file("client.key"),
+            ], name: "environment")
+        #expect(byEnvironment.code == 0, "\(byEnvironment.err)")
+        #expect(byEnvironment.out == "2\n")
+        #expect(try remote.bus.records().map(\.position) == [1, 2])
+        #expect(await remote.bus.stop() == 0)
+    }
+
+    @Test func aKeyTheBusDoesNotAllowIsRefusedAtOnceAndTheDaemonLogsIt() async throws {
+        let remote = try await CurveBus.start()
+        let started = ContinuousClock.now
+        let result = try await remote.publish(
+            [
+                "--bus", remote.url, "--server-key", remote.file("bus.pub"), "--client-key",
+                remote.file("stranger.key"), "--timeout", "20",
+            ], name: "stranger")
+        // Refused by the daemon's authenticator, not left to the 20 s timeout.
+        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(result.code == 1)
+        #expect(
+            result.err.contains("cannot use the bus at \(remote.url): the bus refused this client's key"),
+            "\(result.err)")
+        let strangerKey = try #require(Files.read(remote.file("stranger.pub"))?.split(separator: "\n").last)
+        let busLog = try #require(remote.bus.process).standardError
+        #expect(busLog.contains("refused a TCP client") && busLog.contains(String(strangerKey)), "\(busLog)")
+        #expect(busLog.contains("127.0.0.1"), "\(busLog)")
+        #expect(try remote.bus.records().isEmpty)
+        #expect(await remote.bus.stop() == 0)
+    }
+
+    @Test func eachWrongPieceIsNamedWithinTheTimeout() async throws {
+        let remote = try await CurveBus.start()
+        let nothingListens = "tcp://127.0.0.1:\(try KeysAndTCPTests.freePort())"
+        let cases: [(name: String, arguments: [String], says: String)] = [
+            (
+                "impostor-server-key",
+                [
+                    "--bus", remote.url, "--server-key", remote.file("impostor.pub"), "--client-key",
+                    remote.file("client.key"),
+                ],
+                "--server-key is probably not this daemon's public key"
+            ),
+            ("plain-tcp", ["--bus", remote.url], "the bus requires CURVE: give --server-key"),
+            (
+                "unreachable",
+                [
+                    "--bus", nothingListens, "--server-key", remote.file("bus.pub"), "--client-key",
+                    remote.file("client.key"),
+                ],
+                "cannot use the bus at \(nothingListens): could not connect"
+            ),
+            (
+                "missing-client-key", ["--bus", remote.url, "--server-key", remote.file("bus.pub")],
+                "with --server-key needs --client-key too"
+            ),
+            (
+                "public-as-client-key",
+                [
+                    "--bus", remote.url, "--server-key", remote.file("bus.pub"), "--client-key",
+                    remote.file("client.pub"),
+                ],
+                "holds a public key; --client-key takes the secret key"
+            ),
+            (
+                "secret-as-server-key",
+                [
+                    "--bus", remote.url, "--server-key", remote.file("bus.key"), "--client-key",
+                    remote.file("client.key"),
+                ],
+                "holds a secret key; --server-key takes the daemon's public key"
+            ),
+            ("not-a-url", ["--bus", "127.0.0.1:7400"], "--bus takes tcp://HOST:PORT"),
+            ("bad-port", ["--bus", "tcp://127.0.0.1:99999"], "the port '99999' is out of range"),
+        ]
+        for (name, arguments, says) in cases {
+            let result = try await remote.publish(arguments + ["--timeout", "3"], name: name)
+            #expect(result.code != 0 && result.code != nil, "\(name): exit \(String(describing: result.code))")
+            #expect(result.err.contains(says), "\(name): \(result.err)")
+        }
+        #expect(try remote.bus.records().isEmpty)
+        #expect(await remote.bus.stop() == 0)
+    }
+}
