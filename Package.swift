@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "Bus",
             dependencies: [
-                "EventLog", "BureauSchemas", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                "EventLog", "BureauSchemas", "Guards", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

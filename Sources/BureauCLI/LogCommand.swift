@@ -14,12 +14,15 @@ struct LogCommand: AsyncParsableCommand {
             show, stats, verify and export read the segment files directly: they work with or
             without a running bus, and see only records whose checksum holds. A damaged record
             stops them with an error naming its segment, byte offset and position (exit 1).
-            tail follows the live bus. import builds a new log from an export. repair moves
-            damage aside so that the bus can start again.
+            Given --bus tcp://HOST:PORT (with --server-key and --client-key), show, stats and
+            export read a bus on another machine through its catch-up reads instead, and print
+            the same; pull copies that log into a new local data directory. tail follows the
+            live bus. import builds a new log from an export. repair moves damage aside so that
+            the bus can start again.
             """),
         subcommands: [
             LogShow.self, LogTail.self, LogStats.self, LogVerify.self, LogRepairCommand.self, LogExport.self,
-            LogImport.self,
+            LogImport.self, LogPull.self,
         ]
     )
 }

@@ -28,6 +28,7 @@ struct LogExport: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: BusConnectionOptions
     @Option(help: "The first position to export.") var from: UInt64 = 1
     @Option(help: "The last position to export (default: the end of the log).") var to: UInt64?
 
@@ -39,14 +40,16 @@ struct LogExport: AsyncParsableCommand {
     func run() async throws {
         let progress = Progress(label: "exporting")
         var out = Data()
-        try LogFiles.scan(in: global.location, from: from, to: to) { event, record in
-            out.append(contentsOf: LogExchange.line(event, envelope: record.body).utf8)
+        let source = try LogSource.resolve(global, connection, process: "log-export")
+        defer { source.close() }
+        try await source.scan(from: from, to: to) { event, envelope in
+            out.append(contentsOf: LogExchange.line(event, envelope: envelope).utf8)
             out.append(UInt8(ascii: "\n"))
             if out.count >= 1 << 20 {
                 FileHandle.standardOutput.write(out)
                 out.removeAll(keepingCapacity: true)
             }
-            progress.update(record.position)
+            progress.update(event.position)
             return true
         }
         FileHandle.standardOutput.write(out)

@@ -33,15 +33,6 @@ struct LogImport: AsyncParsableCommand {
 
     func run() async throws {
         let location = global.location
-        let manager = FileManager.default
-        let existed = manager.fileExists(atPath: location.dataDirectory)
-        if existed {
-            let entries = try manager.contentsOfDirectory(atPath: location.dataDirectory)
-            guard entries.isEmpty else {
-                throw CLIError(
-                    "the data directory \(location.dataDirectory) is not empty; import into a new directory")
-            }
-        }
         let handle: FileHandle
         if file == "-" {
             handle = .standardInput
@@ -49,60 +40,39 @@ struct LogImport: AsyncParsableCommand {
             guard let opened = FileHandle(forReadingAtPath: file) else { throw CLIError("cannot read \(file)") }
             handle = opened
         }
-        try manager.createDirectory(atPath: location.dataDirectory, withIntermediateDirectories: true)
-        let staging = location.dataDirectory + "/.log-importing"
-        do {
-            let count = try importLines(from: handle, into: staging)
-            try manager.moveItem(atPath: staging, toPath: location.logDirectory)
-            print("imported \(count) events into \(location.logDirectory)")
-        } catch {
-            try? manager.removeItem(atPath: staging)
-            if !existed { try? manager.removeItem(atPath: location.dataDirectory) }
-            throw error
-        }
+        let count = try await NewLog.build(in: location) { log in try importLines(from: handle, into: log) }
+        print("imported \(count) events into \(location.logDirectory)")
     }
 
-    /// Appends every line's event to a new log in `directory`; how many.
-    private func importLines(from handle: FileHandle, into directory: String) throws -> UInt64 {
-        var options = FileEventLog.Options()
-        options.durability = .always
-        // The log's own messages (opened, recovered) mean nothing for a log being created.
-        let quiet = Logger(label: "bureau.import") { _ in SwiftLogNoOpLogHandler() }
-        let log = try FileEventLog(directory: directory, options: options, logger: quiet)
+    /// Appends every line's event to `log`; how many.
+    private func importLines(from handle: FileHandle, into log: FileEventLog) throws -> UInt64 {
         var batch: [LogRecord] = []
         var lineNumber = 0
         var next: UInt64 = 1
         let progress = Progress(label: "importing")
+        defer { progress.finish() }
         func flush() throws {
             guard !batch.isEmpty else { return }
             try log.append(batch)
             try log.commit()
             batch.removeAll(keepingCapacity: true)
         }
-        do {
-            var reader = LineReader(handle)
-            while let line = try reader.next() {
-                lineNumber += 1
-                if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
-                let record: LogRecord
-                do {
-                    record = try LogExchange.record(from: line, expecting: next)
-                } catch {
-                    throw CLIError("\(file) line \(lineNumber): \(error)")
-                }
-                batch.append(record)
-                next += 1
-                if batch.count >= 4096 { try flush() }
-                progress.update(record.position)
+        var reader = LineReader(handle)
+        while let line = try reader.next() {
+            lineNumber += 1
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
+            let record: LogRecord
+            do {
+                record = try LogExchange.record(from: line, expecting: next)
+            } catch {
+                throw CLIError("\(file) line \(lineNumber): \(error)")
             }
-            try flush()
-            try log.close()
-        } catch {
-            try? log.close()
-            progress.finish()
-            throw error
+            batch.append(record)
+            next += 1
+            if batch.count >= 4096 { try flush() }
+            progress.update(record.position)
         }
-        progress.finish()
+        try flush()
         if next == 1 { throw CLIError("\(file) has no events") }
         return next - 1
     }

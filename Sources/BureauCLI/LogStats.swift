@@ -12,6 +12,7 @@ struct LogStats: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: BusConnectionOptions
     @Flag(help: "Print the statistics as JSON.") var json = false
 
     func run() async throws {
@@ -20,15 +21,26 @@ struct LogStats: AsyncParsableCommand {
         var last: StoredEvent?
         var perType: [String: UInt64] = [:]
         let progress = Progress(label: "reading the log")
-        try LogFiles.forEach(in: global.location) { event in
+        var envelopeBytes: Int64 = 0
+        let source = try LogSource.resolve(global, connection, process: "log-stats")
+        defer { source.close() }
+        try await source.scan { event, envelope in
             count += 1
+            envelopeBytes += Int64(envelope.count)
             if first == nil { first = event }
             last = event
             perType[event.type, default: 0] += 1
             progress.update(event.position)
+            return true
         }
         progress.finish()
-        let bytes = LogFiles.bytes(in: global.location)
+        // Through a bus there are no files to measure: the envelopes' bytes stand in.
+        let bytes: Int64
+        if case .files(let location) = source {
+            bytes = LogFiles.bytes(in: location)
+        } else {
+            bytes = envelopeBytes
+        }
         if json {
             let types = perType.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }
             print(
@@ -43,7 +55,7 @@ struct LogStats: AsyncParsableCommand {
             print("first      \(first.position)  \(first.commitTime)")
             print("last       \(last.position)  \(last.commitTime)")
         }
-        print("bytes      \(bytes)")
+        print("bytes      \(bytes)" + (source.isFiles ? "" : " (of envelopes, read through \(source.name))"))
         guard !perType.isEmpty else { return }
         print("per type")
         let width = perType.keys.map(\.count).max() ?? 0

@@ -37,6 +37,7 @@ struct ReplayCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: BusConnectionOptions
     @Option(help: "Replay up to and including this position (default: the whole log).") var to: UInt64?
     @Option(
         name: .customLong("to-time"),
@@ -69,17 +70,19 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let registry = Composition.registry()
+        let source = try LogSource.resolve(global, connection, process: "replay")
+        defer { source.close() }
         if verify {
-            try runVerification(registry)
+            try await runVerification(registry, source)
         } else {
-            try runReplay(registry)
+            try await runReplay(registry, source)
         }
     }
 
-    private func runReplay(_ registry: ModuleRegistry) throws {
+    private func runReplay(_ registry: ModuleRegistry, _ source: LogSource) async throws {
         let replay = LogReplay(registry: registry, module: module)
         let progress = Progress(label: "replaying")
-        try ReplayReading.forEach(in: global.location, to: to, until: toTime.flatMap(CommitTime.init)) { event in
+        try await ReplayReading.forEach(in: source, to: to, until: toTime.flatMap(CommitTime.init)) { event in
             replay.apply(event)
             progress.update(event.position)
         }
@@ -111,13 +114,13 @@ struct ReplayCommand: AsyncParsableCommand {
         print(lines.joined(separator: "\n"))
     }
 
-    private func runVerification(_ registry: ModuleRegistry) throws {
+    private func runVerification(_ registry: ModuleRegistry, _ source: LogSource) async throws {
         let reducers = registry.modules.filter { module == nil || $0.name == module }.compactMap(\.reducer)
         let verifier = ReplayVerifier(reducers: reducers)
         let progress = Progress(label: "verifying")
         var divergence: ReplayDivergence?
         var events = 0
-        try ReplayReading.scan(in: global.location, to: to, until: toTime.flatMap(CommitTime.init)) { event in
+        try await ReplayReading.scan(in: source, to: to, until: toTime.flatMap(CommitTime.init)) { event in
             events += 1
             progress.update(event.position)
             divergence = verifier.check(event)

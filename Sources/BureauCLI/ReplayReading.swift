@@ -10,9 +10,9 @@ enum ReplayReading {
     /// Calls `body` with each event up to `to` and committed at or before `until`; `body`
     /// returns false to stop early.
     static func scan(
-        in location: BusLocation, to: UInt64?, until: CommitTime?, _ body: (StoredEvent) throws -> Bool
-    ) throws {
-        try LogFiles.scan(in: location, to: to) { event, _ in
+        in source: LogSource, to: UInt64?, until: CommitTime?, _ body: (StoredEvent) throws -> Bool
+    ) async throws {
+        try await source.scan(to: to) { event, _ in
             // Commit times never go backwards, so the first one past the limit ends the range.
             if let until, event.commitTime > until { return false }
             return try body(event)
@@ -21,9 +21,9 @@ enum ReplayReading {
 
     /// The same, for a body that always continues.
     static func forEach(
-        in location: BusLocation, to: UInt64?, until: CommitTime?, _ body: (StoredEvent) throws -> Void
-    ) throws {
-        try scan(in: location, to: to, until: until) { event in
+        in source: LogSource, to: UInt64?, until: CommitTime?, _ body: (StoredEvent) throws -> Void
+    ) async throws {
+        try await scan(in: source, to: to, until: until) { event in
             try body(event)
             return true
         }

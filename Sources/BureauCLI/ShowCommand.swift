@@ -15,6 +15,7 @@ struct ShowCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: BusConnectionOptions
     @Argument(help: "The read model, e.g. watchlist.") var name: String
     @Option(help: "Fold the log up to this position (default: all of it).") var at: UInt64?
     @Flag(help: "Print it as JSON.") var json = false
@@ -30,7 +31,9 @@ struct ShowCommand: AsyncParsableCommand {
         guard let projection = Composition.registry().projections.first(where: { $0.name == name }) else { return }
         let fold = projection.fold()
         let progress = Progress(label: "folding")
-        try LogFiles.forEach(in: global.location, to: at) { event in
+        let source = try LogSource.resolve(global, connection, process: "show")
+        defer { source.close() }
+        try await source.forEach(to: at) { event in
             fold.apply(event)
             progress.update(event.position)
         }

@@ -44,7 +44,7 @@ struct TuiCommand: AsyncParsableCommand {
         }
         let location = global.location
         if replay {
-            try await runReplay(location)
+            try await runReplay(try LogSource.resolve(global, connection, process: "tui-replay"))
             return
         }
         redirectStandardError(to: location.processLogDirectory + "/tui.log")
@@ -63,15 +63,16 @@ struct TuiCommand: AsyncParsableCommand {
     }
 
     /// Loads the log (it must fit in memory) and opens the time-travel screen at its end.
-    private func runReplay(_ location: BusLocation) async throws {
+    private func runReplay(_ source: LogSource) async throws {
+        defer { source.close() }
         var events: [StoredEvent] = []
         let progress = Progress(label: "reading the log")
-        try LogFiles.forEach(in: location, to: nil) { event in
+        try await source.forEach { event in
             events.append(event)
             progress.update(event.position)
         }
         progress.finish()
-        guard !events.isEmpty else { throw CLIError("the log in \(location.logDirectory) is empty: nothing to replay") }
+        guard !events.isEmpty else { throw CLIError("the log in \(source.name) is empty: nothing to replay") }
         var browser = ReplayBrowser(events: events) { LogReplay(registry: Composition.registry()) }
         browser.move(to: events.count)
         let session = ReplaySession(

@@ -45,6 +45,12 @@ public final class EventSubscription: AsyncSequence, Sendable {
         var index = 0
 
         public mutating func next() async throws -> SubscriptionEvent? {
+            try await nextWithEnvelope()?.item
+        }
+
+        /// The next item as ``next()`` gives it and, for an event, the envelope bytes the log
+        /// holds for it: for tools that copy or export the log as it is.
+        package mutating func nextWithEnvelope() async throws -> (item: SubscriptionEvent, envelope: Data?)? {
             if index == buffer.count {
                 guard let items = await subscription.channel.take() else { return nil }
                 buffer = items
@@ -53,9 +59,9 @@ public final class EventSubscription: AsyncSequence, Sendable {
             let item = buffer[index]
             index += 1
             switch item {
-            case .event(_, let envelope): return .event(try StoredEvent(envelopeBytes: envelope))
-            case .caughtUp(let head): return .caughtUp(head: head)
-            case .connection(let connected): return .connection(isConnected: connected)
+            case .event(_, let envelope): return (.event(try StoredEvent(envelopeBytes: envelope)), envelope)
+            case .caughtUp(let head): return (.caughtUp(head: head), nil)
+            case .connection(let connected): return (.connection(isConnected: connected), nil)
             case .failure(let error): throw error
             }
         }

@@ -115,6 +115,49 @@ struct BusContractTests {
     }
 
     @Test(arguments: Kind.allCases)
+    func theLogIsReadThroughTheBusInOrderWithTheBytesItHolds(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        let published = (1...10).map { Self.event($0) }
+        _ = try await bus.publish(published)
+        let reader = try subject.connect("reader")
+
+        var excerpt: [UInt64] = []
+        let head = try await reader.readLog(from: 3, to: 7) { event, envelope in
+            excerpt.append(event.position)
+            let decoded: StoredEvent = try StoredEvent(envelopeBytes: envelope)
+            #expect(decoded == event)
+            #expect(event.id == published[Int(event.position) - 1].id)
+            return true
+        }
+        #expect(excerpt == Array(3...7))
+        #expect(head == 10)
+
+        var all: [UInt64] = []
+        // Past the head: up to the head at the time of the call, not waiting for more.
+        try await reader.readLog(to: 99) { event, _ in
+            all.append(event.position)
+            return true
+        }
+        #expect(all == Array(1...10))
+
+        var stoppedAt: [UInt64] = []
+        try await reader.readLog { event, _ in
+            stoppedAt.append(event.position)
+            return event.position < 4
+        }
+        #expect(stoppedAt == [1, 2, 3, 4])
+
+        var beyond = 0
+        #expect(
+            try await reader.readLog(from: 11) { _, _ in
+                beyond += 1
+                return true
+            } == 10)
+        #expect(beyond == 0)
+    }
+
+    @Test(arguments: Kind.allCases)
     func anEventSentAgainIsADuplicateAtItsFirstPositionFromAnyConnection(kind: Kind) async throws {
         let subject = try Subject(kind)
         let first = try subject.connect("one")

@@ -37,13 +37,19 @@ struct RemoteBusCommandTests {
             return CurveBus(directory: directory, bus: bus, url: "tcp://127.0.0.1:\(port)", clientData: clientData)
         }
 
-        /// Runs `bureau ARGUMENTS --data <client-data>` to its end (at most 60 s).
+        /// The options that reach the bus as `client`.
+        var remoteOptions: [String] {
+            ["--bus", url, "--server-key", file("bus.pub"), "--client-key", file("client.key")]
+        }
+
+        /// Runs `bureau ARGUMENTS --data DATA` (the client's own directory unless given) to its
+        /// end (at most 60 s).
         func run(
-            _ arguments: [String], environment: [String: String] = [:], name: String
+            _ arguments: [String], environment: [String: String] = [:], data: String? = nil, name: String
         ) async throws -> (code: Int32?, out: String, err: String) {
             let child = try ChildProcess(
-                BureauExecutable.path, arguments + ["--data", clientData], directory: directory.path, name: name,
-                environment: environment)
+                BureauExecutable.path, arguments + ["--data", data ?? clientData], directory: directory.path,
+                name: name, environment: environment)
             let code = await child.exitCode(within: .seconds(60))
             if code == nil { child.signal(SIGKILL) }
             return (code, child.standardOutput, child.standardError)
@@ -151,6 +157,55 @@ struct RemoteBusCommandTests {
             #expect(result.err.contains(says), "\(name): \(result.err)")
         }
         #expect(try remote.bus.records().isEmpty)
+        #expect(await remote.bus.stop() == 0)
+    }
+
+    @Test func theLogToolsPrintTheSameThroughARemoteBusAsFromTheFiles() async throws {
+        let remote = try await CurveBus.start()
+        let requests = [
+            ("bureau.watchlist.PairAddRequested", #"{"base":"EUR","quote":"USD"}"#),
+            ("bureau.watchlist.PairAddRequested", #"{"base":"EUR","quote":"JPY"}"#),
+            ("bureau.watchlist.PairRemoveRequested", #"{"base":"EUR","quote":"USD"}"#),
+        ]
+        for (index, (type, json)) in requests.enumerated() {
+            let published = try await remote.run(
+                ["publish", "--type", type, "--json", json] + remote.remoteOptions, name: "publish-\(index)")
+            #expect(published.code == 0, "\(published.err)")
+        }
+        let busData = remote.bus.location.dataDirectory
+        let commands: [[String]] = [
+            ["log", "show"], ["log", "show", "--json", "--from", "2"], ["log", "export"], ["log", "stats", "--json"],
+            ["show", "watchlist"], ["replay"], ["replay", "--verify"],
+        ]
+        for command in commands {
+            let name = command.joined(separator: "-")
+            let local = try await remote.run(command, data: busData, name: "local-\(name)")
+            let through = try await remote.run(command + remote.remoteOptions, name: "remote-\(name)")
+            #expect(local.code == 0 && through.code == 0, "\(name): \(local.err) \(through.err)")
+            #expect(!local.out.isEmpty)
+            if command == ["log", "stats", "--json"] {
+                // On disk the size is the segment files'; through the bus, the envelopes'.
+                let withoutBytes = { (text: String) in text.replacing(/"bytes":[0-9]+,/, with: "") }
+                #expect(withoutBytes(local.out) == withoutBytes(through.out), "\(name)")
+            } else {
+                #expect(local.out == through.out, "\(name)")
+            }
+        }
+
+        let copy = remote.file("copy")
+        let pulled = try await remote.run(["log", "pull"] + remote.remoteOptions, data: copy, name: "pull")
+        #expect(pulled.code == 0, "\(pulled.err)")
+        #expect(pulled.out.contains("pulled 3 events from \(remote.url)"), "\(pulled.out)")
+        let original = try await remote.run(["log", "export"], data: busData, name: "export-original")
+        let copied = try await remote.run(["log", "export"], data: copy, name: "export-copy")
+        #expect(copied.code == 0 && copied.out == original.out)
+        #expect(try await remote.run(["log", "verify"], data: copy, name: "verify-copy").code == 0)
+
+        let again = try await remote.run(["log", "pull"] + remote.remoteOptions, data: copy, name: "pull-again")
+        #expect(again.code == 1)
+        #expect(again.err.contains("is not empty; use a new directory"), "\(again.err)")
+        let noBus = try await remote.run(["log", "pull"], data: remote.file("nowhere"), name: "pull-no-bus")
+        #expect(noBus.code == 1 && noBus.err.contains("give --bus tcp://HOST:PORT"), "\(noBus.err)")
         #expect(await remote.bus.stop() == 0)
     }
 }

@@ -1,0 +1,59 @@
+import Bus
+import EventLog
+import Foundation
+import LogTools
+import ZeroMQBus
+
+/// Where a tool that reads the log finds it: the data directory's segment files, or, given
+/// `--bus tcp://…`, a bus on another machine through its catch-up reads. Both give the same
+/// events with the same stored bytes, and both fail rather than stop early.
+enum LogSource {
+    case files(BusLocation)
+    case bus(ZeroMQBusClient)
+
+    /// The bus `connection` names, else the data directory's files.
+    static func resolve(
+        _ global: GlobalOptions, _ connection: BusConnectionOptions, process: String
+    ) throws
+        -> LogSource
+    {
+        guard try connection.remote() != nil else { return .files(global.location) }
+        return .bus(try connection.client(process: process, global: global))
+    }
+
+    /// Calls `body` with each event from `from` through `to` (the end of the log when nil) and
+    /// the envelope bytes the log holds for it; `body` returns false to stop.
+    func scan(from: UInt64 = 1, to: UInt64? = nil, _ body: (StoredEvent, Data) throws -> Bool) async throws {
+        switch self {
+        case .files(let location):
+            try LogFiles.scan(in: location, from: from, to: to) { event, record in try body(event, record.body) }
+        case .bus(let client):
+            try await client.readLog(from: from, to: to, body)
+        }
+    }
+
+    /// The same, for a body that always continues.
+    func forEach(from: UInt64 = 1, to: UInt64? = nil, _ body: (StoredEvent) throws -> Void) async throws {
+        try await scan(from: from, to: to) { event, _ in
+            try body(event)
+            return true
+        }
+    }
+
+    /// What the tool read from, for messages: the log directory or the bus's address.
+    var name: String {
+        switch self {
+        case .files(let location): location.logDirectory
+        case .bus(let client): client.endpoints.ingress
+        }
+    }
+
+    var isFiles: Bool {
+        if case .files = self { return true }
+        return false
+    }
+
+    func close() {
+        if case .bus(let client) = self { client.close() }
+    }
+}
