@@ -22,6 +22,29 @@ struct BusDaemonTests {
         #expect(more == .committed(11))
     }
 
+    @Test func aReadOfTheLogWhoseBusStopsThrowsInsteadOfEndingQuietly() async throws {
+        let bus = try TestBus()
+        let client = try bus.client()
+        let count = 30_000
+        _ = try await client.publish((1...count).map { Self.event($0) })
+        let reader = try bus.client("reader")
+        var last: UInt64 = 0
+        await #expect {
+            try await reader.readLog(idleTimeout: .seconds(1)) { event, _ in
+                // The reader holds at most a buffer's worth when the bus goes.
+                if event.position == 1 { bus.stop() }
+                last = event.position
+                return true
+            }
+        } throws: { error in
+            guard case .readStalled(let after, let seconds) = error as? BusError else { return false }
+            return after == last && seconds == 1
+        }
+        #expect(last >= 1 && last < UInt64(count))
+        reader.close()
+        client.close()
+    }
+
     @Test func aRetriedEventIsRecognisedAsADuplicate() async throws {
         let bus = try TestBus()
         let client = try bus.client()
