@@ -44,24 +44,9 @@ struct BusConnectionOptions: ParsableArguments {
             option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
         }
         guard let url = value(bus, Self.busVariable) else { return nil }
-        let server = value(serverKey, Self.serverKeyVariable)
-        let client = value(clientKey, Self.clientKeyVariable)
-        switch (server, client) {
-        case (nil, nil):
-            // Plain TCP, for a bus started with --insecure; against a CURVE bus the client says so.
-            return try RemoteBus(url: url, curve: nil)
-        case (let server?, let client?):
-            let serverPublicKey = try KeyFiles.readPublicKey(server, option: "--server-key")
-            let keys = try CurveKeyPair(secretKey: try KeyFiles.readSecretKey(client, option: "--client-key"))
-            return try RemoteBus(url: url, curve: .init(serverKey: serverPublicKey, keys: keys))
-        case (nil, _?):
-            throw CLIError(
-                "--bus \(url) with --client-key needs --server-key too: the daemon's public key file (its .pub)")
-        case (_?, nil):
-            throw CLIError(
-                "--bus \(url) with --server-key needs --client-key too: this client's secret key file "
-                    + "(NAME.key from `bureau keygen`, whose .pub the daemon's --allow-keys lists)")
-        }
+        return try RemoteBus(
+            url: url, serverKeyFile: value(serverKey, Self.serverKeyVariable),
+            clientKeyFile: value(clientKey, Self.clientKeyVariable))
     }
 
     /// A client of the bus these options name, or of the data directory's bus.

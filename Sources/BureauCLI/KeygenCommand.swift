@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ZeroMQ
+import ZeroMQBus
 
 struct KeygenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -15,6 +15,9 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
     /// The client cannot get in to the bus at `endpoint`, and why (a refused key, a bus that does
     /// or does not speak CURVE, a host that cannot be reached).
     case connectionFailed(endpoint: String, reason: String)
+    /// The bus refused this client for good (a key it does not allow, a bus that does or does
+    /// not speak CURVE): trying again will not help.
+    case connectionRefused(endpoint: String, reason: String)
     /// A read of the log through the bus heard nothing for `seconds` after `position`.
     case readStalled(after: UInt64, seconds: Double)
 
@@ -28,7 +31,8 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
         case .closed: "the bus client was closed"
         case .unusableLocation(let reason): reason
         case .socket(let reason): reason
-        case .connectionFailed(let endpoint, let reason): "cannot use the bus at \(endpoint): \(reason)"
+        case .connectionFailed(let endpoint, let reason), .connectionRefused(let endpoint, let reason):
+            "cannot use the bus at \(endpoint): \(reason)"
         case .readStalled(let position, let seconds):
             "the bus sent nothing for \(BusError.format(seconds)) s while the log was read after position "
                 + "\(position); the read is incomplete"

@@ -10,11 +10,17 @@ public struct Deployment: Sendable, Equatable {
     public var stopTimeout: Duration
     /// A process's log file is rotated when it reaches this size; three old files are kept.
     public var logMaxBytes: Int
+    /// The bus on another machine that these processes join; nil when the deployment runs its own.
+    public var remoteBus: RemoteBus?
 
-    public init(processes: [ProcessSpec], stopTimeout: Duration = .seconds(10), logMaxBytes: Int = 10 << 20) {
+    public init(
+        processes: [ProcessSpec], stopTimeout: Duration = .seconds(10), logMaxBytes: Int = 10 << 20,
+        remoteBus: RemoteBus? = nil
+    ) {
         self.processes = processes
         self.stopTimeout = stopTimeout
         self.logMaxBytes = logMaxBytes
+        self.remoteBus = remoteBus
     }
 
     /// The processes in an order that starts every dependency before what depends on it.

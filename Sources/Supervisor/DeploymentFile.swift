@@ -1,6 +1,7 @@
 import Foundation
 import YAMLFile
 import Yams
+import ZeroMQBus
 
 /// What is wrong in a deployment file, and where: the line and the field.
 public typealias DeploymentError = YAMLFileError
@@ -23,7 +24,10 @@ public enum DeploymentFile {
 
     static let processFields: Set<String> = ["command", "depends_on", "ready", "ready_timeout_s", "restart"]
     static let restartFields: Set<String> = ["initial_backoff_ms", "max_backoff_ms", "max_restarts", "reset_after_s"]
-    static let topFields: Set<String> = ["processes", "restart", "ready_timeout_s", "stop_timeout_s", "log_max_bytes"]
+    static let topFields: Set<String> = [
+        "processes", "restart", "ready_timeout_s", "stop_timeout_s", "log_max_bytes", "bus",
+    ]
+    static let busFields: Set<String> = ["url", "server_key", "client_key", "wait_s"]
 
     /// Parses the text of a deployment file; `file` names it in errors.
     public static func parse(_ text: String, file: String = "bureau.yaml") throws(DeploymentError) -> Deployment {
@@ -41,6 +45,9 @@ public enum DeploymentFile {
         }
         let logMaxBytes = try reader.optional(top["log_max_bytes"]) { node throws(DeploymentError) in
             try reader.integer(node, field: "log_max_bytes", in: Limits.logMaxBytes)
+        }
+        let remoteBus = try reader.optional(top["bus"]) { node throws(DeploymentError) in
+            try reader.remoteBus(node, file: file, maximumWait: Limits.readyTimeoutSeconds)
         }
         guard let processNode = top["processes"] else {
             throw reader.error(root.mark?.line, "processes", "is missing: a deployment needs at least one process")
@@ -61,10 +68,19 @@ public enum DeploymentFile {
                 throw reader.error(value.mark?.line, field + ".command", "is missing")
             }
             let arguments = try reader.arguments(command, field: field + ".command")
-            let dependsOn =
+            var dependsOn =
                 try reader.optional(fields["depends_on"]) { node throws(DeploymentError) in
                     try reader.strings(node, field: field + ".depends_on")
                 } ?? []
+            if let remoteBus {
+                guard arguments.first != "bus" else {
+                    throw reader.error(
+                        command.mark?.line, field + ".command",
+                        "runs a bus, but this deployment joins the bus at \(remoteBus.url) (bus.url)")
+                }
+                // The bus on another machine answers before anything here starts.
+                if !processes.contains(where: { $0.key.string == "bus" }) { dependsOn.removeAll { $0 == "bus" } }
+            }
             var spec = ProcessSpec(name: name, arguments: arguments, dependsOn: dependsOn)
             spec.reportsReadiness =
                 try reader.optional(fields["ready"]) { node throws(DeploymentError) in
@@ -82,7 +98,7 @@ public enum DeploymentFile {
             specs.append(spec)
         }
         try reader.checkGraph(specs, processes: processes)
-        var deployment = Deployment(processes: specs)
+        var deployment = Deployment(processes: specs, remoteBus: remoteBus)
         if let stopTimeout { deployment.stopTimeout = stopTimeout }
         if let logMaxBytes { deployment.logMaxBytes = logMaxBytes }
         return deployment
@@ -110,6 +126,37 @@ extension YAMLReader {
                 node.mark?.line, field, "should start with a bureau subcommand, e.g. 'bus' or 'run watchlist'")
         }
         return arguments
+    }
+
+    /// `bus:`: the bus on another machine a deployment joins. Key paths are relative to the
+    /// deployment file's directory.
+    func remoteBus(_ node: Node, file: String, maximumWait: Double) throws(DeploymentError) -> Deployment.RemoteBus {
+        let fields = try mapping(node, field: "bus")
+        try onlyKnown(fields, DeploymentFile.busFields, parent: "bus")
+        guard let urlNode = fields["url"] else {
+            throw error(node.mark?.line, "bus.url", "is missing: the tcp://HOST:PORT of the bus to join")
+        }
+        let url = try string(urlNode, field: "bus.url")
+        do {
+            _ = try ZeroMQBus.RemoteBus(url: url, curve: nil)
+        } catch {
+            throw self.error(urlNode.mark?.line, "bus.url", "\(error)")
+        }
+        let directory = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        func path(_ name: String) throws(DeploymentError) -> String? {
+            try optional(fields[name]) { node throws(DeploymentError) in
+                let path = try string(node, field: "bus.\(name)", nonEmpty: true)
+                return path.hasPrefix("/") ? path : directory + "/" + path
+            }
+        }
+        var remote = Deployment.RemoteBus(
+            url: url, serverKeyFile: try path("server_key"), clientKeyFile: try path("client_key"))
+        if let wait = try optional(fields["wait_s"], { node throws(DeploymentError) in
+            try seconds(node, field: "bus.wait_s", maximum: maximumWait)
+        }) {
+            remote.waitTimeout = wait
+        }
+        return remote
     }
 
     func restart(_ node: Node, field: String, base: RestartPolicy) throws(DeploymentError) -> RestartPolicy {

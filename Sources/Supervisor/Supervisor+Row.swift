@@ -4,6 +4,8 @@ extension Supervisor {
         case pending, starting, ready, restarting, stopping, stopped, exited
         case crashLooping = "crash-looping"
         case failed
+        /// A bus on another machine that stopped answering.
+        case unreachable
 
         init(_ phase: ProcessLifecycle.Phase) {
             switch phase {
@@ -30,6 +32,17 @@ extension Supervisor {
         /// How long the current child has run, while it is starting or ready.
         public var uptimeSeconds: Double?
         public var log: String
+
+        init(
+            name: String, pid: Int32, state: State, restarts: Int, uptimeSeconds: Double?, log: String
+        ) {
+            self.name = name
+            self.pid = pid
+            self.state = state
+            self.restarts = restarts
+            self.uptimeSeconds = uptimeSeconds
+            self.log = log
+        }
 
         init(_ process: ProcessLifecycle, now: ContinuousClock.Instant) {
             let state = State(process.phase)

@@ -6,6 +6,7 @@ import Guards
 import Logging
 import ServiceLifecycle
 import Synchronization
+import ZeroMQBus
 
 #if canImport(Glibc)
     import Glibc
@@ -51,6 +52,12 @@ public final class Supervisor: Service, Sendable {
     private let outcomes: AsyncStream<Outcome>
     private let outcome: AsyncStream<Outcome>.Continuation
     private let lifeline: (read: Int32, write: Int32)
+    /// The deployment's bus on another machine, its keys read; nil when it runs its own.
+    let remote: ZeroMQBus.RemoteBus?
+    let remoteStatus = Mutex(RemoteBusStatus())
+    let remoteWatch = Mutex<Task<Void, Never>?>(nil)
+    /// Set when the deployment is asked to stop, for waits that are not the lifecycle's.
+    let stopping = Atomic<Bool>(false)
 
     public init(configuration: Configuration, logger: Logger) throws(SupervisorError) {
         self.configuration = configuration
@@ -67,7 +74,15 @@ public final class Supervisor: Service, Sendable {
             names: configuration.deployment.processes.map(\.name), maxBytes: configuration.deployment.logMaxBytes,
             console: configuration.console)
         self.output = output
-        events = SupervisorEvents(location: configuration.location, logger: logger)
+        let remote = try configuration.deployment.remoteBus.map { settings throws(SupervisorError) in
+            try Self.resolve(settings)
+        }
+        self.remote = remote
+        let location = configuration.location
+        events = SupervisorEvents(logger: logger) { options in
+            if let remote { return try ZeroMQBusClient(remote: remote, options: options, logger: logger) }
+            return try ZeroMQBusClient(location: location, options: options, logger: logger)
+        }
         core = Mutex(Core(lifecycle: DeploymentLifecycle(deployment: configuration.deployment) { output.path(of: $0) }))
         (outcomes, outcome) = AsyncStream.makeStream(of: Outcome.self)
     }
@@ -80,7 +95,9 @@ public final class Supervisor: Service, Sendable {
     /// The processes, in start order.
     public var rows: [Row] {
         let now = ContinuousClock.now
-        return core.withLock { core in core.lifecycle.inStartOrder.map { Row($0, now: now) } }
+        let processes = core.withLock { core in core.lifecycle.inStartOrder.map { Row($0, now: now) } }
+        guard let remote else { return processes }
+        return [remoteBusRow(remote, now: now)] + processes
     }
 
     /// The file each process's output goes to.
@@ -90,8 +107,17 @@ public final class Supervisor: Service, Sendable {
         let control = try? ControlServer(location: configuration.location, supervisor: self, logger: logger)
         defer { control?.stop() }
         var failure: SupervisorError?
+        var started = false
         var outcomes = self.outcomes.makeAsyncIterator()
         await withGracefulShutdownHandler {
+            if let remote {
+                if let error = await waitForRemoteBus(remote, timeout: configuration.deployment.remoteBus?.waitTimeout ?? .seconds(60)) {
+                    failure = error
+                    return
+                }
+                events.connect()
+            }
+            started = true
             feed(.start)
             running: while let next = await outcomes.next() {
                 switch next {
@@ -110,8 +136,8 @@ public final class Supervisor: Service, Sendable {
         } onGracefulShutdown: {
             self.requestStop()
         }
-        feed(.stop)
-        stopping: while let next = await outcomes.next() {
+        if started { feed(.stop) }
+        stopping: while started, let next = await outcomes.next() {
             switch next {
             case .failed(let error):
                 // Stopped while starting.
@@ -123,12 +149,14 @@ public final class Supervisor: Service, Sendable {
             }
         }
         for timer in timers.withLock({ $0.values }) { timer.cancel() }
+        remoteWatch.withLock { $0 }?.cancel()
         await events.finish()
         if let failure { throw failure }
     }
 
     /// Asks the supervisor to stop the deployment (as `bureau down` does).
     public func requestStop() {
+        stopping.store(true, ordering: .relaxed)
         outcome.yield(.stopRequested)
     }
 
@@ -211,7 +239,7 @@ public final class Supervisor: Service, Sendable {
         do {
             launched = try ProcessLauncher.launch(
                 executable: configuration.executable, arguments: arguments,
-                environment: ["BUREAU_DATA": configuration.location.dataDirectory, "NO_COLOR": "1"],
+                environment: childEnvironment.merging(["NO_COLOR": "1"]) { _, new in new },
                 readiness: readiness, lifeline: lifeline.read)
         } catch {
             feed(.launchFailed(process: name, reason: error.description))
@@ -238,6 +266,14 @@ public final class Supervisor: Service, Sendable {
         }
     }
 
+    /// What every child is given: the data directory and, for a bus on another machine, its
+    /// address and keys.
+    private var childEnvironment: [String: String] {
+        ["BUREAU_DATA": configuration.location.dataDirectory].merging(
+            configuration.deployment.remoteBus?.environment ?? [:]
+        ) { _, remote in remote }
+    }
+
     // MARK: The front-end
 
     /// Runs the front-end on this terminal; returns when it quits.
@@ -246,7 +282,7 @@ public final class Supervisor: Service, Sendable {
         do {
             launched = try ProcessLauncher.launch(
                 executable: configuration.executable, arguments: arguments,
-                environment: ["BUREAU_DATA": configuration.location.dataDirectory], readiness: false,
+                environment: childEnvironment, readiness: false,
                 lifeline: lifeline.read, foreground: true)
         } catch {
             say("could not start the front-end: \(error)", process: nil)

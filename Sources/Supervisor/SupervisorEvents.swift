@@ -13,7 +13,7 @@ final class SupervisorEvents: Sendable {
     /// How the supervisor reports errors on the bus, as every module does.
     static let errors = ErrorReporter(module: "supervisor", process: "supervisor")
 
-    private let location: BusLocation
+    private let makeClient: @Sendable (ZeroMQBusClient.Options) throws -> ZeroMQBusClient
     private let logger: Logger
     private let queue: AsyncStream<OutgoingEvent>.Continuation
     private let stream: AsyncStream<OutgoingEvent>
@@ -22,8 +22,9 @@ final class SupervisorEvents: Sendable {
     private let pending = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>], finished: Bool)>(
         (0, [], false))
 
-    init(location: BusLocation, logger: Logger) {
-        self.location = location
+    /// - Parameter makeClient: a client of the deployment's bus, with these options.
+    init(logger: Logger, makeClient: @escaping @Sendable (ZeroMQBusClient.Options) throws -> ZeroMQBusClient) {
+        self.makeClient = makeClient
         self.logger = logger
         (stream, queue) = AsyncStream.makeStream(of: OutgoingEvent.self)
     }
@@ -53,7 +54,7 @@ final class SupervisorEvents: Sendable {
             guard state.worker == nil else { return false }
             var options = ZeroMQBusClient.Options(process: "supervisor")
             options.publishTimeout = .seconds(5)
-            state.client = try? ZeroMQBusClient(location: location, options: options, logger: self.logger)
+            state.client = try? makeClient(options)
             return state.client != nil
         }
         guard start, let client = state.withLock({ $0.client }) else { return }

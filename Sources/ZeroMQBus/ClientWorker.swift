@@ -327,7 +327,7 @@ final class ClientWorker {
             logger.error(
                 "cannot use the bus",
                 metadata: ["bus.endpoint": "\(endpoints.ingress)", "error.description": "\(reason)"])
-            refuseEverything(BusError.connectionFailed(endpoint: endpoints.ingress, reason: reason))
+            refuseEverything(BusError.connectionRefused(endpoint: endpoints.ingress, reason: reason))
         }
     }
 

@@ -33,9 +33,11 @@ final class DaemonSockets: @unchecked Sendable {
         }
         if let tcp = configuration.tcp {
             let endpoints = tcp.endpoints
+            let curve: Bool
+            if case .curve = tcp.security { curve = true } else { curve = false }
             let sockets = [
                 try DaemonSockets.router(context, .ingress), try DaemonSockets.router(context, .read),
-                try DaemonSockets.publisher(context, configuration),
+                try DaemonSockets.publisher(context, configuration, curve: curve),
             ]
             if case .curve(let server, _) = tcp.security {
                 for socket in sockets {
@@ -87,13 +89,22 @@ final class DaemonSockets: @unchecked Sendable {
 
     /// The PUB socket. Subscriptions longer than any type name are refused (libzmq drops the
     /// peer), which bounds the memory one subscriber's subscriptions can take.
-    private static func publisher(_ context: ZMQContext, _ configuration: BusDaemon.Configuration) throws -> ZMQSocket {
+    ///
+    /// Over CURVE the limit also applies to the handshake's commands (INITIATE is some 300
+    /// bytes) and to each subscription's box: a limit of a type name's length would drop every
+    /// subscriber before it could subscribe, so it has room for them.
+    private static func publisher(
+        _ context: ZMQContext, _ configuration: BusDaemon.Configuration, curve: Bool = false
+    ) throws -> ZMQSocket {
         let socket = try context.socket(.pub)
-        try socket.setMaxMessageSize(Int64(TypeName.maxLength + 1))
+        try socket.setMaxMessageSize(Int64(TypeName.maxLength + 1 + (curve ? curveAllowance : 0)))
         try socket.setLinger(milliseconds: 0)
         try socket.setSendHighWaterMark(configuration.publishHighWaterMark)
         return socket
     }
+
+    /// What CURVE adds to the largest message a subscriber sends its PUB socket.
+    static let curveAllowance = 1024
 
     func closeAll() {
         for socket in ingress + read + events { socket.close() }

@@ -1,5 +1,6 @@
 import Bus
 import Guards
+import ZeroMQ
 
 /// A bus on another machine, as a client reaches it: `tcp://HOST:PORT` and, for CURVE, the
 /// daemon's public key and this client's key pair.
@@ -40,5 +41,30 @@ public struct RemoteBus: Sendable {
         endpoints = BusEndpoints(
             ingress: "tcp://\(host):\(port)", read: "tcp://\(host):\(port + 1)", events: "tcp://\(host):\(port + 2)",
             serverKey: curve?.serverKey)
+    }
+
+    /// Reads `url` and the key files: both for CURVE, neither for plain TCP (a bus started with
+    /// `--insecure`; against a CURVE bus the client says so). `serverKeyOption` and
+    /// `clientKeyOption` name where the paths came from, for errors (`--server-key`,
+    /// `bus.server_key`).
+    public init(
+        url: String, serverKeyFile: String?, clientKeyFile: String?, serverKeyOption: String = "--server-key",
+        clientKeyOption: String = "--client-key"
+    ) throws {
+        switch (serverKeyFile, clientKeyFile) {
+        case (nil, nil):
+            try self.init(url: url, curve: nil)
+        case (let server?, let client?):
+            let serverPublicKey = try KeyFiles.readPublicKey(server, option: serverKeyOption)
+            let keys = try CurveKeyPair(secretKey: try KeyFiles.readSecretKey(client, option: clientKeyOption))
+            try self.init(url: url, curve: .init(serverKey: serverPublicKey, keys: keys))
+        case (nil, _?):
+            throw KeyFileError(
+                "\(url) with \(clientKeyOption) needs \(serverKeyOption) too: the daemon's public key file (its .pub)")
+        case (_?, nil):
+            throw KeyFileError(
+                "\(url) with \(serverKeyOption) needs \(clientKeyOption) too: this client's secret key file "
+                    + "(NAME.key from `bureau keygen`, whose .pub the daemon's --allow-keys lists)")
+        }
     }
 }

@@ -288,15 +288,32 @@ extension BusDaemonTests {
         options.curve = .init(serverKey: server.publicKey, keys: allowed)
         let remote = try ZeroMQBusClient(endpoints: endpoints, options: options)
         #expect(try await remote.publish(Self.event(1)) == .committed(1))
-        var received = remote.subscribe().events.makeAsyncIterator()
-        #expect(try await received.next()?.position == 1)
+        // Live over CURVE too: the heartbeat comes through the PUB socket (and then event 2),
+        // not only what catch-up reads fetch. A PUB that dropped CURVE subscribers never beats.
+        var received = remote.subscribe().makeAsyncIterator()
+        var heard = false
+        var published = false
+        var positions: [UInt64] = []
+        while positions.count < 2, let item = try await received.next() {
+            switch item {
+            case .event(let event): positions.append(event.position)
+            case .connection(let connected): heard = heard || connected
+            case .caughtUp: break
+            }
+            if heard, !published, positions == [1] {
+                published = true
+                #expect(try await remote.publish(Self.event(2)) == .committed(2))
+            }
+        }
+        #expect(heard)
+        #expect(positions == [1, 2])
 
         var strangerOptions = ZeroMQBusClient.Options(process: "stranger")
         strangerOptions.curve = .init(serverKey: server.publicKey, keys: stranger)
         strangerOptions.publishTimeout = .milliseconds(700)
         let intruder = try ZeroMQBusClient(endpoints: endpoints, options: strangerOptions)
-        await #expect(throws: BusError.self) { _ = try await intruder.publish(Self.event(2)) }
-        #expect(try await bus.client().ping().head == 1)
+        await #expect(throws: BusError.self) { _ = try await intruder.publish(Self.event(3)) }
+        #expect(try await bus.client().ping().head == 2)
     }
 
     /// What README's protocol text says of request shapes, through a raw DEALER.

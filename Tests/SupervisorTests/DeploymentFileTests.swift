@@ -52,6 +52,61 @@ struct DeploymentFileTests {
         #expect(deployment.logMaxBytes == 65536)
     }
 
+    @Test func aHostsDeploymentJoinsABusOnAnotherMachineWithKeysBesideTheFile() throws {
+        let deployment = try DeploymentFile.parse(
+            """
+            bus:
+              url: tcp://198.51.100.1:7400
+              server_key: keys/bus.pub
+              client_key: /etc/bureau/host-b.key
+              wait_s: 30
+            processes:
+              reducers:
+                command: run watchlist converter
+                depends_on: [bus]
+            """, file: "/srv/host-b/host-b.yaml")
+        #expect(
+            deployment.remoteBus
+                == Deployment.RemoteBus(
+                    url: "tcp://198.51.100.1:7400", serverKeyFile: "/srv/host-b/keys/bus.pub",
+                    clientKeyFile: "/etc/bureau/host-b.key", waitTimeout: .seconds(30)))
+        // The bus answers before anything here starts: nothing local to wait for.
+        #expect(deployment.processes.map(\.dependsOn) == [[]])
+        #expect(
+            deployment.remoteBus?.environment == [
+                "BUREAU_BUS": "tcp://198.51.100.1:7400", "BUREAU_SERVER_KEY": "/srv/host-b/keys/bus.pub",
+                "BUREAU_CLIENT_KEY": "/etc/bureau/host-b.key",
+            ])
+        #expect(try DeploymentFile.defaultDeployment().remoteBus == nil)
+    }
+
+    @Test(arguments: [
+        ("bus:\n  url: tcp://198.51.100.1:7400\n  sever_key: b.pub\n", "bureau.yaml:3: bus.sever_key: unknown field"),
+        ("bus:\n  server_key: b.pub\n", "bureau.yaml:2: bus.url: is missing"),
+        ("bus:\n  url: 198.51.100.1:7400\n", "bureau.yaml:2: bus.url: --bus takes tcp://HOST:PORT"),
+        ("bus:\n  url: tcp://198.51.100.1:70000\n", "bureau.yaml:2: bus.url: --bus tcp://198.51.100.1:70000: the port"),
+        ("bus:\n  url: tcp://h:7400\n  wait_s: -1\n", "bureau.yaml:3: bus.wait_s:"),
+        ("bus:\n  url: tcp://h:7400\n  client_key: ''\n", "bureau.yaml:3: bus.client_key:"),
+    ])
+    func aMistakeInTheRemoteBusNamesTheLineAndTheField(bus: String, expected: String) {
+        #expect {
+            _ = try DeploymentFile.parse(bus + "processes:\n  reducers:\n    command: run watchlist\n")
+        } throws: { error in
+            "\(error)".contains(expected)
+        }
+    }
+
+    @Test func aDeploymentThatJoinsABusCannotRunOneToo() {
+        #expect {
+            _ = try DeploymentFile.parse(
+                "bus:\n  url: tcp://198.51.100.1:7400\nprocesses:\n  bus:\n    command: bus\n")
+        } throws: { error in
+            "\(error)".contains(
+                "bureau.yaml:5: processes.bus.command: runs a bus, but this deployment joins the bus at "
+                    + "tcp://198.51.100.1:7400 (bus.url)")
+        }
+    }
+
     @Test(arguments: [
         ("processes:\n  bus:\n    comand: bus\n", "bureau.yaml:3: processes.bus.comand: unknown field"),
         ("processes:\n  bus:\n    depends_on: [x]\n", "bureau.yaml:3: processes.bus.command: is missing"),

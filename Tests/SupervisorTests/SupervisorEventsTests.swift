@@ -3,6 +3,7 @@ import Bus
 import EventLog
 import TestSupport
 import Testing
+import ZeroMQBus
 
 @testable import Supervisor
 
@@ -23,7 +24,10 @@ struct SupervisorEventsTests {
 
     @Test func aCrashLoopReportedBeforeTheBusIsUpIsPublishedInOrderOnceItIs() async throws {
         let bus = try TestBus()
-        let events = SupervisorEvents(location: bus.location, logger: TestLogging.logger("supervisor"))
+        let location = bus.location
+        let events = SupervisorEvents(logger: TestLogging.logger("supervisor")) { options in
+            try ZeroMQBusClient(location: location, options: options, logger: TestLogging.logger("supervisor"))
+        }
         var exited = Bureau_System_ProcessExited()
         exited.process = "worker"
         exited.pid = 100

@@ -19,7 +19,7 @@ import ZeroMQ
 ///
 /// A secret key file must be owner-only (keygen writes it 0600): one that the group or others
 /// may read or write is refused.
-enum KeyFiles {
+public enum KeyFiles {
     static let secretHeader = "# bureau CURVE secret key"
     static let publicHeader = "# bureau CURVE public key"
     /// The largest key file read; an allow-list of a thousand keys is about 42 KB.
@@ -39,7 +39,7 @@ enum KeyFiles {
         do {
             text = try BoundedFile.text(path, limit: maximumBytes)
         } catch {
-            throw CLIError("cannot read the key file: \(error)")
+            throw KeyFileError("cannot read the key file: \(error)")
         }
         var contents = Contents()
         // Not omitting empty lines: blank lines count, as they do in an editor.
@@ -52,21 +52,21 @@ enum KeyFiles {
             } else if CurveKeyPair.isValidKey(content) {
                 contents.keys.append((content, index + 1))
             } else if !content.isEmpty && !content.hasPrefix("#") {
-                throw CLIError("\(path):\(index + 1): not a 40-character Z85 CURVE key")
+                throw KeyFileError("\(path):\(index + 1): not a 40-character Z85 CURVE key")
             }
         }
         return contents
     }
 
     /// The secret key in `path`, for `option` (`--curve-secret-file`, `--client-key`).
-    static func readSecretKey(_ path: String, option: String = "--curve-secret-file") throws -> String {
+    public static func readSecretKey(_ path: String, option: String = "--curve-secret-file") throws -> String {
         let contents = try contents(of: path)
         if contents.declared.contains(.public) || (contents.declared.isEmpty && path.hasSuffix(".pub")) {
-            throw CLIError("\(path) holds a public key; \(option) takes the secret key (NAME.key from `bureau keygen`)")
+            throw KeyFileError("\(path) holds a public key; \(option) takes the secret key (NAME.key from `bureau keygen`)")
         }
         let key = try onlyKey(in: contents, path: path)
         if let mode = OwnerOnly.mode(of: path), mode & 0o077 != 0 {
-            throw CLIError(
+            throw KeyFileError(
                 "\(path) is a secret key that others may read (mode \(String(mode, radix: 8))); "
                     + "make it owner-only: chmod 600 \(path)")
         }
@@ -74,10 +74,10 @@ enum KeyFiles {
     }
 
     /// The public key in `path`, for `option` (`--server-key`: the daemon's .pub).
-    static func readPublicKey(_ path: String, option: String) throws -> String {
+    public static func readPublicKey(_ path: String, option: String) throws -> String {
         let contents = try contents(of: path)
         if contents.declared.contains(.secret) || (contents.declared.isEmpty && path.hasSuffix(".key")) {
-            throw CLIError(
+            throw KeyFileError(
                 "\(path) holds a secret key; \(option) takes the daemon's public key (its .pub), "
                     + "and a secret key must not leave its owner")
         }
@@ -86,21 +86,21 @@ enum KeyFiles {
 
     private static func onlyKey(in contents: Contents, path: String) throws -> String {
         guard contents.keys.count == 1, let key = contents.keys.first?.key else {
-            throw CLIError("\(path) should hold exactly one key, not \(contents.keys.count)")
+            throw KeyFileError("\(path) should hold exactly one key, not \(contents.keys.count)")
         }
         return key
     }
 
     /// The public keys in `path`, for `--allow-keys`: at least one.
-    static func readAllowList(_ path: String) throws -> Set<String> {
+    public static func readAllowList(_ path: String) throws -> Set<String> {
         let contents = try contents(of: path)
         if contents.declared.contains(.secret) || (contents.declared.isEmpty && path.hasSuffix(".key")) {
-            throw CLIError(
+            throw KeyFileError(
                 "\(path) holds a secret key; --allow-keys takes the clients' public keys (their .pub files), "
                     + "and a secret key must not leave its owner")
         }
         guard !contents.keys.isEmpty else {
-            throw CLIError(
+            throw KeyFileError(
                 "\(path) lists no keys, so no client could connect; add the clients' public keys "
                     + "(from `bureau keygen`), one per line")
         }
@@ -109,18 +109,24 @@ enum KeyFiles {
 
     /// Writes `pair` as `stem.key` (secret, 0600 whatever the umask) and `stem.pub` (public),
     /// each with its header line; returns the two paths.
-    static func write(_ pair: CurveKeyPair, stem: String) throws -> (secret: String, public: String) {
+    public static func write(_ pair: CurveKeyPair, stem: String) throws -> (secret: String, public: String) {
         let secret = stem + ".key"
         let `public` = stem + ".pub"
         do {
             try OwnerOnly.write(Array("\(secretHeader)\n\(pair.secretKey)\n".utf8), to: secret)
         } catch {
-            throw CLIError("\(error)")
+            throw KeyFileError("\(error)")
         }
         guard
             FileManager.default.createFile(
                 atPath: `public`, contents: Data("\(publicHeader)\n\(pair.publicKey)\n".utf8))
-        else { throw CLIError("cannot write \(`public`)") }
+        else { throw KeyFileError("cannot write \(`public`)") }
         return (secret, `public`)
     }
+}
+
+/// A key file that cannot be used, and why: the message names the file (and the line).
+public struct KeyFileError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 import ZeroMQ
 
-@testable import BureauCLI
+@testable import ZeroMQBus
 
 /// CURVE key files: a public key given as a secret, a secret key in an allow-list, an empty
 /// allow-list and a malformed line are refused naming the file (and the right line); a secret
@@ -116,23 +116,5 @@ struct KeyFilesTests {
         #expect(
             Self.refusal { try KeyFiles.readAllowList(path) }
                 == "cannot read the key file: \(path) is larger than 256 KiB, the limit")
-    }
-}
-
-/// `--insecure` warns at every start, and loudly when the address is not loopback.
-struct InsecureWarningTests {
-    @Test(arguments: ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "::ffff:127.0.0.1"])
-    func aLoopbackAddressGetsAWarning(host: String) {
-        #expect(BusCommand.isLoopback(host))
-        let warning = BusCommand.insecureWarning(host: host, port: 7100)
-        #expect(
-            !warning.loud && warning.text.hasPrefix("--insecure: the bus listens on \(host):7100-7102 over plain TCP"))
-    }
-
-    @Test(arguments: ["0.0.0.0", "*", "::", "10.0.0.5", "192.168.1.2", "bus.example.com", "eth0", "128.0.0.1"])
-    func anyOtherAddressGetsABannerNobodyCanMiss(host: String) {
-        #expect(!BusCommand.isLoopback(host))
-        let warning = BusCommand.insecureWarning(host: host, port: 7100)
-        #expect(warning.loud && warning.text.hasPrefix("!!! INSECURE: the bus listens on \(host):7100-7102"))
     }
 }
