@@ -151,9 +151,12 @@ extension YAMLReader {
         }
         var remote = Deployment.RemoteBus(
             url: url, serverKeyFile: try path("server_key"), clientKeyFile: try path("client_key"))
-        if let wait = try optional(fields["wait_s"], { node throws(DeploymentError) in
-            try seconds(node, field: "bus.wait_s", maximum: maximumWait)
-        }) {
+        if let wait = try optional(
+            fields["wait_s"],
+            { node throws(DeploymentError) in
+                try seconds(node, field: "bus.wait_s", maximum: maximumWait)
+            })
+        {
             remote.waitTimeout = wait
         }
         return remote

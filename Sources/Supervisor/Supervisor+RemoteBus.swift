@@ -56,8 +56,11 @@ extension Supervisor {
         }
         client.close()
         remoteStatus.withLock { $0.state = .unreachable }
-        if stopping.load(ordering: .relaxed) { return SupervisorError("stopped while waiting for the bus at \(remote.url)") }
-        return SupervisorError("the bus at \(remote.url) did not answer within \(timeout.inSeconds) s (bus.wait_s): \(lastError)")
+        if stopping.load(ordering: .relaxed) {
+            return SupervisorError("stopped while waiting for the bus at \(remote.url)")
+        }
+        return SupervisorError(
+            "the bus at \(remote.url) did not answer within \(timeout.inSeconds) s (bus.wait_s): \(lastError)")
     }
 
     /// Pings the bus every two seconds for `bureau ps` until the supervisor stops.

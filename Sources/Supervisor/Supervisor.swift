@@ -111,7 +111,9 @@ public final class Supervisor: Service, Sendable {
         var outcomes = self.outcomes.makeAsyncIterator()
         await withGracefulShutdownHandler {
             if let remote {
-                if let error = await waitForRemoteBus(remote, timeout: configuration.deployment.remoteBus?.waitTimeout ?? .seconds(60)) {
+                if let error = await waitForRemoteBus(
+                    remote, timeout: configuration.deployment.remoteBus?.waitTimeout ?? .seconds(60))
+                {
                     failure = error
                     return
                 }

@@ -62,7 +62,8 @@ public enum KeyFiles {
     public static func readSecretKey(_ path: String, option: String = "--curve-secret-file") throws -> String {
         let contents = try contents(of: path)
         if contents.declared.contains(.public) || (contents.declared.isEmpty && path.hasSuffix(".pub")) {
-            throw KeyFileError("\(path) holds a public key; \(option) takes the secret key (NAME.key from `bureau keygen`)")
+            throw KeyFileError(
+                "\(path) holds a public key; \(option) takes the secret key (NAME.key from `bureau keygen`)")
         }
         let key = try onlyKey(in: contents, path: path)
         if let mode = OwnerOnly.mode(of: path), mode & 0o077 != 0 {

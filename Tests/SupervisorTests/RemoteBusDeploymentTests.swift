@@ -72,18 +72,25 @@ struct RemoteBusDeploymentTests {
                 BureauExecutable.path, arguments + ["--data", data], directory: directory.path, name: name)
             let code = await child.exitCode(within: .seconds(60))
             if code == nil { child.signal(SIGKILL) }
+            defer {
+                // The next run of the same name starts with empty files.
+                unlink(child.stdoutPath)
+                unlink(child.stderrPath)
+            }
             return (code, child.standardOutput, child.standardError)
         }
 
         func processes() async throws -> [SupervisorProcessTests.Row] {
             let result = try await run(["ps", "--json"], name: "ps")
             try #require(result.code == 0, "bureau ps: \(result.err)")
+            try #require(result.out.hasPrefix("["), "bureau ps --json: \(result.out)")
             return try JSONDecoder().decode([SupervisorProcessTests.Row].self, from: Data(result.out.utf8))
         }
 
         /// Asks `ps` until `done` holds of its rows, at most 200 times 50 ms apart (the
         /// supervisor's state is read through its control socket; there is no event to await).
-        func processes(until done: ([SupervisorProcessTests.Row]) -> Bool) async throws -> [SupervisorProcessTests.Row] {
+        func processes(until done: ([SupervisorProcessTests.Row]) -> Bool) async throws -> [SupervisorProcessTests.Row]
+        {
             var rows = try await processes()
             for _ in 0..<200 where !done(rows) {
                 try await Task.sleep(for: .milliseconds(50))
