@@ -47,12 +47,9 @@ struct RemoteBusCommandTests {
         func run(
             _ arguments: [String], environment: [String: String] = [:], data: String? = nil, name: String
         ) async throws -> (code: Int32?, out: String, err: String) {
-            let child = try ChildProcess(
-                BureauExecutable.path, arguments + ["--data", data ?? clientData], directory: directory.path,
-                name: name, environment: environment)
-            let code = await child.exitCode(within: .seconds(60))
-            if code == nil { child.signal(SIGKILL) }
-            return (code, child.standardOutput, child.standardError)
+            try await ChildProcess.bureau(
+                arguments + ["--data", data ?? clientData], in: directory.path, name: name, environment: environment,
+                timeout: .seconds(60))
         }
 
         func publish(

@@ -51,30 +51,9 @@ struct ChaosTests {
         try await supervisor.waitUntilReady(timeout: .seconds(120))
 
         // Load: converter requests, one after another, each retried with its id until acknowledged.
-        let stop = StopFlag()
-        let acknowledged = Locked<[EventID]>([])
-        let load = Task {
-            var options = ZeroMQBusClient.Options(process: "chaos-load")
-            options.publishTimeout = .seconds(3)
-            let client = try ZeroMQBusClient(
-                location: bus.location, options: options, logger: TestLogging.logger("load"))
-            defer { client.close() }
-            var index = 0
-            while !stop.isSet {
-                index += 1
-                let amount = index % 5 == 0 ? "-\(index)" : "\(index).50"
-                let event = try OutgoingEvent(
-                    Bureau_Converter_AmountSetRequested.with {
-                        $0.value = amount
-                        $0.currency = "EUR"
-                    })
-                while !stop.isSet {
-                    if (try? await client.publish(event)) != nil {
-                        acknowledged.withLock { $0.append(event.id) }
-                        break
-                    }
-                }
-            }
+        let location = bus.location
+        let load = ConverterLoad { options in
+            try ZeroMQBusClient(location: location, options: options, logger: TestLogging.logger("load"))
         }
 
         // Chaos: every 3 s, kill -9 one process chosen at random (one that is ready), 18 times,
@@ -93,14 +72,10 @@ struct ChaosTests {
             kill(victim.pid, SIGKILL)
             kills[victim.name, default: 0] += 1
         }
-        stop.set()
-        _ = try? await load.value
+        let ids = await load.finish()
 
         // Every process back, then every acknowledged request answered (bounded).
-        let ids = acknowledged.value
-        let answers = [
-            Bureau_Converter_AmountChanged.protoMessageName, Bureau_Converter_AmountRejected.protoMessageName,
-        ]
+        let answers = ConverterLoad.answers
         let observer = try ZeroMQBusClient(
             location: bus.location, options: .init(process: "chaos-check"), logger: TestLogging.logger("c"))
         let wanted = Set(ids)
@@ -114,25 +89,18 @@ struct ChaosTests {
         #expect(await supervisor.exitCode(within: .seconds(60)) == 0)
 
         let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
-        let requests = events.filter { $0.type == Bureau_Converter_AmountSetRequested.protoMessageName }
-        let requestCounts = Dictionary(grouping: requests, by: \.id).mapValues(\.count)
-        let answerCounts = Dictionary(grouping: events.filter { answers.contains($0.type) }, by: \.correlation)
-            .mapValues(\.count)
-        let missing = ids.filter { requestCounts[$0] == nil }
-        let doubled = requestCounts.filter { $0.value > 1 }
-        let unanswered = requests.filter { answerCounts[$0.id] == nil }
-        let overAnswered = answerCounts.filter { $0.value > 1 }
+        let audit = ConverterLoad.Audit(events: events, acknowledged: ids)
         print(
             "chaos: \(kills.values.reduce(0, +)) kills \(kills.sorted { $0.key < $1.key }), "
-                + "\(ids.count) requests acknowledged, \(requests.count) in the log, \(answered.count) answered, "
+                + "\(ids.count) requests acknowledged, \(audit.requests) in the log, \(answered.count) answered, "
                 + "\(events.count) events in all")
         #expect(kills.values.reduce(0, +) >= 15)
         #expect(kills["bus", default: 0] >= 2, "the bus was killed too: \(kills)")
-        #expect(missing.isEmpty, "acknowledged but not in the log: \(missing.count)")
-        #expect(doubled.isEmpty, "in the log more than once: \(doubled.count)")
-        #expect(unanswered.isEmpty, "requests without an answer: \(unanswered.count)")
-        #expect(overAnswered.isEmpty, "requests answered more than once: \(overAnswered.count)")
-        #expect(events.map(\.position) == Array(1...UInt64(events.count)))
+        #expect(audit.missing.isEmpty, "acknowledged but not in the log: \(audit.missing.count)")
+        #expect(audit.doubled == 0, "in the log more than once: \(audit.doubled)")
+        #expect(audit.unanswered == 0, "requests without an answer: \(audit.unanswered)")
+        #expect(audit.overAnswered == 0, "requests answered more than once: \(audit.overAnswered)")
+        #expect(audit.contiguous)
         let verify = try await bus.run(["log", "verify"])
         #expect(verify.code == 0, "\(verify.out) \(verify.err)")
         let replay = try await bus.run(["replay", "--verify"])

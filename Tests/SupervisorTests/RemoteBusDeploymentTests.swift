@@ -68,16 +68,7 @@ struct RemoteBusDeploymentTests {
 
         /// `bureau ARGUMENTS --data host-b` to its end.
         func run(_ arguments: [String], name: String) async throws -> (code: Int32?, out: String, err: String) {
-            let child = try ChildProcess(
-                BureauExecutable.path, arguments + ["--data", data], directory: directory.path, name: name)
-            let code = await child.exitCode(within: .seconds(60))
-            if code == nil { child.signal(SIGKILL) }
-            defer {
-                // The next run of the same name starts with empty files.
-                unlink(child.stdoutPath)
-                unlink(child.stderrPath)
-            }
-            return (code, child.standardOutput, child.standardError)
+            try await ChildProcess.bureau(arguments + ["--data", data], in: directory.path, name: name)
         }
 
         func processes() async throws -> [SupervisorProcessTests.Row] {

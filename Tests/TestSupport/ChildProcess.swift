@@ -167,6 +167,24 @@ public final class ChildProcess: @unchecked Sendable {
     public var standardOutput: String { Files.read(stdoutPath) ?? "" }
     public var standardError: String { Files.read(stderrPath) ?? "" }
 
+    /// Runs `bureau ARGUMENTS` in `directory` to its end (killed after `timeout`: code nil);
+    /// returns its exit code and output, and removes its output files, so that the next run of
+    /// the same name starts afresh.
+    public static func bureau(
+        _ arguments: [String], in directory: String, name: String, environment: [String: String] = [:],
+        timeout: Duration = .seconds(120)
+    ) async throws -> (code: Int32?, out: String, err: String) {
+        let child = try ChildProcess(
+            BureauExecutable.path, arguments, directory: directory, name: name, environment: environment)
+        let code = await child.exitCode(within: timeout)
+        if code == nil { child.signal(SIGKILL) }
+        defer {
+            unlink(child.stdoutPath)
+            unlink(child.stderrPath)
+        }
+        return (code, child.standardOutput, child.standardError)
+    }
+
     deinit {
         if status.withLock({ $0 }) == nil { kill(pid, SIGKILL) }
     }

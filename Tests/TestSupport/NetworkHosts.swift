@@ -1,0 +1,171 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Hosts for tests: one network namespace per host, each joined by a veth pair to a bridge in
+/// this namespace, with addresses from the documentation range 198.51.100.0/24 (the bridge,
+/// which is where the test process itself stands, is .254).
+///
+/// Needs root and `ip` (iproute2); ``unavailable`` says why not otherwise, so that a test can
+/// be skipped saying so. ``remove()`` (or releasing it) deletes everything it made.
+public final class NetworkHosts: @unchecked Sendable {
+    public struct Host: Sendable {
+        public let name: String
+        /// The namespace's name.
+        public let namespace: String
+        public let address: String
+        /// The veth end on the bridge's side: taking it down partitions the host.
+        let bridgeSide: String
+    }
+
+    public private(set) var hosts: [Host] = []
+    public let bridgeAddress = "198.51.100.254"
+    private let bridge: String
+    private let tag: String
+
+    /// Why hosts cannot be made here, or nil if they can (checked once, by making a namespace).
+    public static let unavailable: String? = {
+        guard geteuid() == 0 else { return "network namespaces need root (CI runs as root)" }
+        guard FileManager.default.isExecutableFile(atPath: ip) else { return "\(ip) (iproute2) is not installed" }
+        let probe = "bureau-probe-\(getpid())"
+        guard (try? run([ip, "netns", "add", probe])) != nil else {
+            return "`ip netns add` fails here (no permission to make network namespaces)"
+        }
+        _ = try? run([ip, "netns", "del", probe])
+        return nil
+    }()
+
+    /// Whether `tc qdisc … netem` works here (the kernel's sch_netem module).
+    public static let netemUnavailable: String? = {
+        if let reason = unavailable { return reason }
+        guard let hosts = try? NetworkHosts(["probe"]) else { return "cannot make a host to probe netem" }
+        defer { hosts.remove() }
+        do {
+            try hosts.impair("probe", loss: 5, delayMilliseconds: 50)
+            return nil
+        } catch {
+            return "tc netem is not available in this kernel (sch_netem): \(error)"
+        }
+    }()
+
+    static let ip = "/usr/sbin/ip"
+    static let tc = "/usr/sbin/tc"
+
+    /// Makes a host per name, addresses .1, .2, … in order.
+    public init(_ names: [String]) throws {
+        tag = String(format: "%04x", UInt32.random(in: 0...0xFFFF))
+        bridge = "bb\(tag)"
+        try Self.run([Self.ip, "link", "add", bridge, "type", "bridge"])
+        try Self.run([Self.ip, "addr", "add", "\(bridgeAddress)/24", "dev", bridge])
+        try Self.run([Self.ip, "link", "set", bridge, "up"])
+        do {
+            for (index, name) in names.enumerated() {
+                let namespace = "bureau-\(tag)-\(name)"
+                let inside = "bi\(tag)\(index)"
+                let outside = "bo\(tag)\(index)"
+                let address = "198.51.100.\(index + 1)"
+                try Self.run([Self.ip, "netns", "add", namespace])
+                hosts.append(Host(name: name, namespace: namespace, address: address, bridgeSide: outside))
+                try Self.run([Self.ip, "link", "add", inside, "type", "veth", "peer", "name", outside])
+                try Self.run([Self.ip, "link", "set", inside, "netns", namespace])
+                try Self.run([Self.ip, "link", "set", outside, "master", bridge])
+                try Self.run([Self.ip, "link", "set", outside, "up"])
+                try Self.run([Self.ip, "-n", namespace, "addr", "add", "\(address)/24", "dev", inside])
+                try Self.run([Self.ip, "-n", namespace, "link", "set", inside, "up"])
+                try Self.run([Self.ip, "-n", namespace, "link", "set", "lo", "up"])
+            }
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    public func host(_ name: String) -> Host {
+        guard let host = hosts.first(where: { $0.name == name }) else {
+            preconditionFailure("no host \(name) among \(hosts.map(\.name))")
+        }
+        return host
+    }
+
+    /// `arguments` run in `host`'s namespace (the command as the first argument).
+    public func command(_ host: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
+        (Self.ip, ["netns", "exec", self.host(host).namespace] + arguments)
+    }
+
+    /// Cuts `host` off (its link to the bridge down), or joins it again.
+    public func partition(_ host: String, _ cut: Bool) throws {
+        try Self.run([Self.ip, "link", "set", self.host(host).bridgeSide, cut ? "down" : "up"])
+    }
+
+    /// Loss and delay on what `host` sends and receives (netem on both ends of its link).
+    public func impair(_ host: String, loss: Int, delayMilliseconds: Int) throws {
+        let target = self.host(host)
+        let netem = ["netem", "delay", "\(delayMilliseconds)ms", "loss", "\(loss)%"]
+        try Self.run([Self.tc, "qdisc", "replace", "dev", target.bridgeSide, "root"] + netem)
+        try Self.run(
+            [
+                Self.ip, "netns", "exec", target.namespace, Self.tc, "qdisc", "replace", "dev",
+                "bi\(tag)\(index(of: host))", "root",
+            ]
+                + netem)
+    }
+
+    /// Takes the loss and delay off again.
+    public func heal(_ host: String) throws {
+        let target = self.host(host)
+        try Self.run([Self.tc, "qdisc", "del", "dev", target.bridgeSide, "root"])
+        try Self.run(
+            [
+                Self.ip, "netns", "exec", target.namespace, Self.tc, "qdisc", "del", "dev",
+                "bi\(tag)\(index(of: host))", "root",
+            ])
+    }
+
+    private func index(of host: String) -> Int { hosts.firstIndex { $0.name == host } ?? 0 }
+
+    /// Deletes the namespaces and the bridge (the veth pairs go with them). Stop what runs in
+    /// the namespaces first: deleting one does not end its processes.
+    public func remove() {
+        for host in hosts { _ = try? Self.run([Self.ip, "netns", "del", host.namespace]) }
+        hosts = []
+        _ = try? Self.run([Self.ip, "link", "del", bridge])
+    }
+
+    deinit { remove() }
+
+    /// Runs a command to its end; throws with its output if it fails.
+    @discardableResult
+    static func run(_ arguments: [String]) throws -> String {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw TestSupportError("pipe: errno \(errno)") }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        close(fds[1])
+        defer { close(fds[0]) }
+        guard spawned == 0 else { throw TestSupportError("\(arguments[0]): errno \(spawned)") }
+        var output = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fds[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            output += buffer[0..<count]
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = String(decoding: output, as: UTF8.self)
+        guard status == 0 else {
+            throw TestSupportError("\(arguments.joined(separator: " ")): \(text.isEmpty ? "status \(status)" : text)")
+        }
+        return text
+    }
+}
