@@ -66,6 +66,55 @@ struct PythonClientTests {
         await bus.stop()
     }
 
+    /// The same scripts joining a bus on another machine: TCP with CURVE, by options or by the
+    /// BUREAU_* variables, as the Swift commands do.
+    @Test func aPythonClientJoinsABusOverCurveTCP() async throws {
+        let directory = try TemporaryDirectory("python-curve")
+        for stem in ["bus", "python"] {
+            let keygen = try await ChildProcess.bureau(
+                ["keygen", directory.file(stem)], in: directory.path, name: stem)
+            #expect(keygen.code == 0)
+        }
+        let port = try KeysAndTCPTests.freePort()
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start([
+            "--listen", "127.0.0.1:\(port)", "--curve-secret-file", directory.file("bus.key"), "--allow-keys",
+            directory.file("python.pub"),
+        ])
+        let reducer = try ChildProcess(
+            BureauExecutable.path, ["run", "converter", "--data", bus.location.dataDirectory],
+            directory: directory.path, name: "converter", readiness: true)
+        defer { reducer.signal(SIGKILL) }
+        try await reducer.waitUntilReady()
+        let url = "tcp://127.0.0.1:\(port)"
+
+        let accepted = try await Self.python(
+            [
+                Self.scripts + "/request.py", "--bus", url, "--server-key", directory.file("bus.pub"), "--client-key",
+                directory.file("python.key"), "bureau.converter.AmountSetRequested",
+                #"{"value": "250", "currency": "EUR"}"#,
+            ], in: directory, name: "request")
+        #expect(accepted.code == 0, "\(accepted.err)")
+        #expect(accepted.out.contains(#"bureau.converter.AmountChanged {"value": "250.00", "currency": "EUR"}"#))
+
+        let followed = try ChildProcess(
+            Self.python, [Self.scripts + "/subscribe.py", "--count", "2"], directory: directory.path,
+            name: "subscribe",
+            environment: [
+                "BUREAU_BUS": url, "BUREAU_SERVER_KEY": directory.file("bus.pub"),
+                "BUREAU_CLIENT_KEY": directory.file("python.key"),
+            ])
+        let code = await followed.exitCode(within: .seconds(60))
+        if code == nil { followed.signal(SIGKILL) }
+        #expect(code == 0, "\(followed.standardError)")
+        #expect(
+            followed.standardOutput.split(separator: "\n").map {
+                $0.split(separator: " ").prefix(2).joined(separator: " ")
+            }
+                == ["1 bureau.converter.AmountSetRequested", "2 bureau.converter.AmountChanged"])
+        await bus.stop()
+    }
+
     /// A Python subscriber that follows the text of README's algorithm, while the bus is under
     /// load and some events are too large for the live stream: every event once, in order.
     @Test func aPythonSubscriberFollowingTheTextGetsEveryEventOnceUnderLoad() async throws {

@@ -1,7 +1,8 @@
 """A minimal Bureau bus client in Python: pyzmq (Debian's python3-zmq) and protobuf code
 generated from Schemas/ by protoc (Debian's protobuf-compiler and python3-protobuf).
 
-It follows the wire protocol in README.md: find the sockets in DATA/run/bus.json, publish
+It follows the wire protocol in README.md: find the sockets in DATA/run/bus.json (or, for a
+bus on another machine, at tcp://HOST:PORT, PORT+1 and PORT+2 with CURVE keys), publish
 envelopes on the ingress socket and await the acknowledgement, read the log for catch-up,
 then follow the PUB socket. Generated code goes to tools/python/generated (not committed).
 """
@@ -58,23 +59,81 @@ class BusError(RuntimeError):
         self.code = code
 
 
+def read_key(path):
+    """The one 40-character Z85 key in a file `bureau keygen` wrote (its first line says what it
+    holds, `# bureau CURVE secret key` or `# bureau CURVE public key`; other `#` lines are
+    comments, but a line that is a whole key is a key even if it starts with `#`)."""
+    with open(path) as handle:
+        lines = [line.strip() for line in handle]
+    keys = [line for line in lines if len(line) == 40 and not line.startswith("# ")]
+    if len(keys) != 1:
+        raise ValueError(f"{path} should hold exactly one key, not {len(keys)}")
+    return keys[0].encode("ascii")
+
+
+def tcp_endpoints(url):
+    """A bus's three endpoints from the address its daemon was given with --listen:
+    tcp://HOST:PORT takes publishes, PORT+1 reads and PORT+2 publishes events."""
+    if not url.startswith("tcp://") or ":" not in url[len("tcp://") :]:
+        raise ValueError(f"--bus takes tcp://HOST:PORT, not {url!r}")
+    host, _, port = url[len("tcp://") :].rpartition(":")
+    port = int(port)
+    if not host or not 1 <= port <= 65533:
+        raise ValueError(f"--bus {url}: give a host and a port from 1 to 65533")
+    return {name: f"tcp://{host}:{port + offset}" for offset, name in enumerate(["ingress", "read", "events"])}
+
+
+def add_connection_arguments(parser):
+    """--data, or --bus with --server-key and --client-key (and their BUREAU_* variables)."""
+    environment = os.environ
+    parser.add_argument("--data", default=environment.get("BUREAU_DATA", ".bureau"))
+    parser.add_argument("--bus", default=environment.get("BUREAU_BUS") or None, help="tcp://HOST:PORT of a remote bus")
+    parser.add_argument("--server-key", default=environment.get("BUREAU_SERVER_KEY") or None, help="the daemon's .pub")
+    parser.add_argument("--client-key", default=environment.get("BUREAU_CLIENT_KEY") or None, help="this client's .key")
+
+
+def connect(arguments):
+    """The Bus the parsed arguments name."""
+    return Bus(arguments.data, url=arguments.bus, server_key=arguments.server_key, client_key=arguments.client_key)
+
+
 class Bus:
     """A client of one bus, as README's "Wire protocol" section describes it, step by step."""
 
     # How long a request waits for its answer before it is sent again.
     READ_TIMEOUT = 2.0
 
-    def __init__(self, data):
-        with open(os.path.join(data, "run", "bus.json")) as handle:
-            info = json.load(handle)
-        self.endpoints = info["endpoints"]
+    def __init__(self, data=".bureau", url=None, server_key=None, client_key=None):
+        """The bus of the data directory `data`, or the bus at `url` (tcp://HOST:PORT) over
+        CURVE with the daemon's public key file and this client's secret key file (both, or
+        neither for a bus started with --insecure)."""
+        if url is None:
+            with open(os.path.join(data, "run", "bus.json")) as handle:
+                info = json.load(handle)
+            self.endpoints = info["endpoints"]
+            self.curve = None
+        else:
+            self.endpoints = tcp_endpoints(url)
+            if (server_key is None) != (client_key is None):
+                raise ValueError("CURVE needs both --server-key (the daemon's .pub) and --client-key (this client's .key)")
+            if server_key is None:
+                self.curve = None
+            else:
+                secret = read_key(client_key)
+                self.curve = (read_key(server_key), zmq.curve_public(secret), secret)
         self.context = zmq.Context()
-        self.ingress = self.context.socket(zmq.DEALER)
-        self.ingress.setsockopt(zmq.LINGER, 0)
+        self.ingress = self._socket(zmq.DEALER)
         self.ingress.connect(self.endpoints["ingress"])
-        self.reader = self.context.socket(zmq.DEALER)
-        self.reader.setsockopt(zmq.LINGER, 0)
+        self.reader = self._socket(zmq.DEALER)
         self.reader.connect(self.endpoints["read"])
+
+    def _socket(self, kind):
+        """A socket with no linger and, for a CURVE bus, this client's keys."""
+        socket = self.context.socket(kind)
+        socket.setsockopt(zmq.LINGER, 0)
+        if self.curve is not None:
+            socket.curve_serverkey, socket.curve_publickey, socket.curve_secretkey = self.curve
+        return socket
 
     def close(self):
         self.context.destroy(linger=0)
@@ -187,8 +246,7 @@ class Bus:
           3. on a heartbeat: head past the cursor means the last publications were lost (go
              back to 1); otherwise cursor = max(cursor, head).
         """
-        sub = self.context.socket(zmq.SUB)
-        sub.setsockopt(zmq.LINGER, 0)
+        sub = self._socket(zmq.SUB)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
         sub.connect(self.endpoints["events"])
         cursor = after

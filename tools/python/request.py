@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Publishes a request event and waits for the answer correlated with it.
 
-    tools/python/request.py [--data DIR] [--timeout S] TYPE JSON
+    tools/python/request.py [--data DIR | --bus tcp://HOST:PORT --server-key F --client-key F] [--timeout S] TYPE JSON
 
     tools/python/request.py bureau.converter.AmountSetRequested '{"value": "250", "currency": "EUR"}'
 
@@ -15,19 +15,19 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bureau_bus import Bus, message_class  # noqa: E402
+from bureau_bus import add_connection_arguments, connect, message_class  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=os.environ.get("BUREAU_DATA", ".bureau"))
+    add_connection_arguments(parser)
     parser.add_argument("--timeout", type=float, default=10.0)
     parser.add_argument("type", help="the request's full protobuf name")
     parser.add_argument("json", help="the request's fields as protobuf JSON")
     arguments = parser.parse_args()
     request = json_format.Parse(arguments.json, message_class(arguments.type)())
-    bus = Bus(arguments.data)
+    bus = connect(arguments)
     _, _, head = bus.read(0, max_events=1)
     timer = threading.Timer(arguments.timeout, lambda: os._exit(2))
     timer.daemon = True

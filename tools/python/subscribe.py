@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Prints events from a Bureau bus, one per line: position, type, payload as JSON.
 
-    tools/python/subscribe.py [--data DIR] [--from POSITION] [--type PREFIX]... [--count N]
+    tools/python/subscribe.py [--data DIR | --bus tcp://HOST:PORT --server-key F --client-key F] [--from POSITION] [--type PREFIX]... [--count N]
 
 Catches up from the log, then follows live events; stops after --count events if given.
 """
@@ -11,18 +11,18 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bureau_bus import Bus, message_class  # noqa: E402
+from bureau_bus import add_connection_arguments, connect, message_class  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=os.environ.get("BUREAU_DATA", ".bureau"))
+    add_connection_arguments(parser)
     parser.add_argument("--from", dest="start", type=int, default=0, help="print events after this position")
     parser.add_argument("--type", action="append", default=[], help="only types starting with this prefix")
     parser.add_argument("--count", type=int, default=0, help="stop after this many events")
     arguments = parser.parse_args()
-    bus = Bus(arguments.data)
+    bus = connect(arguments)
     printed = 0
     try:
         for envelope in bus.events(arguments.start, arguments.type):
