@@ -260,7 +260,7 @@ let package = Package(
         .executableTarget(
             name: "bureau-bench",
             dependencies: [
-                "ZeroMQBus",
+                "ZeroMQBus", "BusTesting",
                 "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -375,6 +375,7 @@ let package = Package(
             name: "SupervisorTests",
             dependencies: [
                 "ZeroMQBus", "Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport", "YAMLFile", "Guards",
+                "BusTesting",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -10,8 +10,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
         abstract: "Bureau's benchmarks, each beside a baseline measured in the same run.",
         discussion: "Build in release mode: swift run -c release bureau-bench <benchmark>",
         subcommands: [
-            BusBenchmark.self, LogOpenBenchmark.self, ReducersBenchmark.self, ReplayBenchmark.self,
-            RendererBenchmarkCommand.self,
+            BusBenchmark.self, HostsBenchmark.self, LogOpenBenchmark.self, ReducersBenchmark.self,
+            ReplayBenchmark.self, RendererBenchmarkCommand.self, RelayCommand.self,
         ]
     )
 }

@@ -24,14 +24,7 @@ struct BusBenchmark: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "(default: 1000000)", transform: BoundedNumber.integers(in: 1...1_000_000_000)) var events = 1_000_000
-    @Option(help: "(default: 100)", transform: BoundedNumber.integers(in: 0...(1 << 20) - 1024)) var payloadBytes = 100
-    @Option(
-        help: "Events per publish request, 1 to 4096. (default: 1000)", transform: BoundedNumber.integers(in: 1...4096))
-    var batch = 1000
-    @Option(help: "(default: 8)", transform: BoundedNumber.integers(in: 1...1024)) var inFlight = 8
-    @Option(help: "(default: 10000)", transform: BoundedNumber.integers(in: 1...1_000_000)) var rate = 10_000
-    @Option(help: "(default: 5)", transform: BoundedNumber.integers(in: 1...3600)) var latencySeconds = 5
+    @OptionGroup var options: PublishLoadOptions
     @Option(help: "always, interval=<ms> or never") var durability = "always"
     @Flag(help: "Measure the bus's throughput only; print each thread's CPU time and the gaps the subscriber filled.")
     var throughputOnly = false
@@ -110,62 +103,28 @@ struct BusBenchmark: AsyncParsableCommand {
         return (daemon, producer, consumer)
     }
 
+    var load: PublishLoad { options.load }
+    var events: Int { options.events }
+    var payloadBytes: Int { options.payloadBytes }
+    var batch: Int { options.batch }
+    var inFlight: Int { options.inFlight }
+    var rate: Int { options.rate }
+
     func busThroughput(_ directory: String, durability: Durability) async throws -> Throughput {
         let (daemon, producer, consumer) = try startBus(directory, durability: durability)
         defer { daemon.stop() }
-        let payload = Data(repeating: 0x61, count: payloadBytes)
-        let total = events
-        let batchSize = batch
-        let subscription = consumer.subscribe(.all, after: 0, bufferCapacity: 16_384)
-        let started = ContinuousClock.now
-        let receiving = Task {
-            var count = 0
-            var last: UInt64 = 0
-            for try await item in subscription {
-                if case .event(let event) = item {
-                    guard event.position == last + 1 else {
-                        throw CLIFailure("out of order: \(event.position) after \(last)")
-                    }
-                    last = event.position
-                    count += 1
-                    if count == total { break }
-                }
-            }
-            return ContinuousClock.now
-        }
-        let next = Atomic<Int>(0)
-        let box = Box(next)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<inFlight {
-                group.addTask {
-                    while true {
-                        let start = box.value.add(batchSize, ordering: .relaxed).oldValue
-                        if start >= total { return }
-                        let count = min(batchSize, total - start)
-                        let events = (0..<count).map { _ in
-                            OutgoingEvent(type: "bureau.bench.Happened", payload: payload)
-                        }
-                        if let refused = try await producer.publish(events).first(where: { $0.position == nil }) {
-                            throw CLIFailure("the bus refused an event: \(refused)")
-                        }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        let finished = try await receiving.value
-        let elapsed = (finished - started).inSeconds
+        let (eventsPerSecond, gapsFilled) = try await load.throughput(producer: producer, consumer: consumer)
         let bytes = Double(try logBytes(BusLocation(dataDirectory: directory + "/data").logDirectory))
         if throughputOnly {
             printThreadTimes()
-            print("  gaps filled from the log: \(subscription.gapsFilled)")
+            print("  gaps filled from the log: \(gapsFilled)")
         }
         producer.close()
         consumer.close()
         // Group commit: each committed batch is one fdatasync with `always`.
         let committed = daemon.committed
         return Throughput(
-            eventsPerSecond: Double(total) / elapsed, megabytesPerSecond: bytes / elapsed / 1e6,
+            eventsPerSecond: eventsPerSecond, megabytesPerSecond: bytes * eventsPerSecond / Double(events) / 1e6,
             eventsPerSync: Double(committed.events) / Double(max(1, committed.batches)))
     }
 
@@ -175,116 +134,36 @@ struct BusBenchmark: AsyncParsableCommand {
         }
     }
 
-    struct Latency {
-        var p50: String
-        var p99: String
-        var max: String
-    }
-
-    func busLatency(_ directory: String, durability: Durability) async throws -> Latency {
+    func busLatency(_ directory: String, durability: Durability) async throws -> PublishLoad.Latency {
         let (daemon, producer, consumer) = try startBus(directory, durability: durability)
         defer { daemon.stop() }
-        let clock = ContinuousClock()
-        let origin = clock.now
-        let total = rate * latencySeconds
-        let perTick = max(1, rate / 1000)
-        let subscription = consumer.subscribe()
-        let receiving = Task {
-            var samples: [Double] = []
-            samples.reserveCapacity(total)
-            for try await item in subscription {
-                guard case .event(let event) = item else { continue }
-                let sent = event.payload.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-                let now = Int64((clock.now - origin).inSeconds * 1e9)
-                samples.append(Double(now - sent) / 1e6)
-                if samples.count == total { break }
-            }
-            return samples.sorted()
+        defer {
+            producer.close()
+            consumer.close()
         }
-        var sentCount = 0
-        var tick = clock.now
-        var publishes: [Task<Void, any Error>] = []
-        while sentCount < total {
-            tick = tick + .milliseconds(1)
-            try await clock.sleep(until: tick)
-            let stamp = Int64((clock.now - origin).inSeconds * 1e9)
-            var payload = Data(count: payloadBytes)
-            payload.withUnsafeMutableBytes { $0.storeBytes(of: stamp, as: Int64.self) }
-            let events = (0..<min(perTick, total - sentCount)).map { _ in
-                OutgoingEvent(type: "bureau.bench.Latency", payload: payload)
-            }
-            sentCount += events.count
-            publishes.append(Task { _ = try await producer.publish(events) })
-        }
-        for publish in publishes { try await publish.value }
-        let samples = try await receiving.value
-        producer.close()
-        consumer.close()
-        func at(_ fraction: Double) -> String {
-            String(format: "%.2f ms", samples[min(samples.count - 1, Int(Double(samples.count) * fraction))])
-        }
-        return Latency(p50: at(0.5), p99: at(0.99), max: String(format: "%.2f ms", samples.last ?? 0))
+        return try await load.latency(producer: producer, consumer: consumer)
     }
 
     /// Messages per second through PUSH → relay thread (PULL → PUB) → SUB, over ipc.
     func rawRelay(_ directory: String, messageSize: Int) throws -> Double {
         let context = try ZMQContext()
-        let total = events
         let ingress = "ipc://\(directory)/relay-in.sock"
         let egress = "ipc://\(directory)/relay-out.sock"
-        let stop = Data([0xFE])
         let ready = DispatchSemaphore(value: 0)
         let relay = try SocketThread(name: "relay") {
-            guard let pull = try? context.socket(.pull), let pub = try? context.socket(.pub) else { return }
-            defer {
-                pull.close()
-                pub.close()
-            }
-            _ = try? pub.setSendHighWaterMark(0)
-            _ = try? pull.bind(ingress)
-            _ = try? pub.bind(egress)
-            ready.signal()
-            while let frame = try? pull.receiveFrame() {
-                _ = try? pub.send(frame.bytes)
-                if frame.bytes == stop { return }
+            do {
+                try RawRelay.serve(context: context, ingress: ingress, egress: egress, curveSecretKey: nil) {
+                    ready.signal()
+                }
+            } catch {
+                FileHandle.standardError.write(Data("the relay failed: \(error)\n".utf8))
+                ready.signal()
             }
         }
         ready.wait()
-        let sub = try context.socket(.sub)
-        try sub.setReceiveHighWaterMark(0)
-        try sub.subscribe("")
-        try sub.connect(egress)
-        // Wait until the subscription has reached the PUB (the slow joiner), with probes.
-        let probe = try context.socket(.push)
-        try probe.connect(ingress)
-        try sub.setReceiveTimeout(milliseconds: 100)
-        var joined = false
-        for _ in 0..<100 where !joined {
-            try probe.send(Data([0xFF]))
-            joined = (try? sub.receiveFrame()) != nil
-        }
-        probe.close()
-        try sub.setReceiveTimeout(milliseconds: -1)
-        let message = Data(repeating: 0x61, count: messageSize)
-        let started = ContinuousClock.now
-        let sender = try SocketThread(name: "push") {
-            guard let push = try? context.socket(.push) else { return }
-            _ = try? push.setSendHighWaterMark(0)
-            _ = try? push.connect(ingress)
-            for _ in 0..<total { _ = try? push.send(message) }
-            _ = try? push.send(stop)
-            push.close()
-        }
-        var received = 0
-        while let frame = try sub.receiveFrame() {
-            if frame.bytes == stop { break }
-            if frame.bytes.count == messageSize { received += 1 }
-        }
-        let elapsed = (ContinuousClock.now - started).inSeconds
-        sender.join()
-        relay.join()
-        sub.close()
-        return Double(received) / elapsed
+        defer { relay.join() }
+        return try RawRelay.measure(
+            context: context, ingress: ingress, egress: egress, messageSize: messageSize, total: events, curve: nil)
     }
 
     struct Disk {

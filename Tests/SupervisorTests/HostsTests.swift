@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import Foundation
 import TestSupport
@@ -98,7 +99,7 @@ struct HostsTests {
 
         /// `bureau up` on `host`, in its namespace; returns once every process there is ready.
         func up(_ host: String) async throws {
-            let (executable, arguments) = network.command(
+            let (executable, arguments) = try network.command(
                 host,
                 [
                     BureauExecutable.path, "up", "--no-tui", "--file", directory.file("\(host).yaml"), "--data",

@@ -4,7 +4,7 @@ import Foundation
     import Glibc
 #endif
 
-/// Hosts for tests: one network namespace per host, each joined by a veth pair to a bridge in
+/// Hosts for tests and benchmarks: one network namespace per host, each joined by a veth pair to a bridge in
 /// this namespace, with addresses from the documentation range 198.51.100.0/24 (the bridge,
 /// which is where the test process itself stands, is .254).
 ///
@@ -82,26 +82,26 @@ public final class NetworkHosts: @unchecked Sendable {
         }
     }
 
-    public func host(_ name: String) -> Host {
+    public func host(_ name: String) throws -> Host {
         guard let host = hosts.first(where: { $0.name == name }) else {
-            preconditionFailure("no host \(name) among \(hosts.map(\.name))")
+            throw BusTestingError("no host \(name) among \(hosts.map(\.name))")
         }
         return host
     }
 
     /// `arguments` run in `host`'s namespace (the command as the first argument).
-    public func command(_ host: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
-        (Self.ip, ["netns", "exec", self.host(host).namespace] + arguments)
+    public func command(_ host: String, _ arguments: [String]) throws -> (executable: String, arguments: [String]) {
+        (Self.ip, ["netns", "exec", try self.host(host).namespace] + arguments)
     }
 
     /// Cuts `host` off (its link to the bridge down), or joins it again.
     public func partition(_ host: String, _ cut: Bool) throws {
-        try Self.run([Self.ip, "link", "set", self.host(host).bridgeSide, cut ? "down" : "up"])
+        try Self.run([Self.ip, "link", "set", try self.host(host).bridgeSide, cut ? "down" : "up"])
     }
 
     /// Loss and delay on what `host` sends and receives (netem on both ends of its link).
     public func impair(_ host: String, loss: Int, delayMilliseconds: Int) throws {
-        let target = self.host(host)
+        let target = try self.host(host)
         let netem = ["netem", "delay", "\(delayMilliseconds)ms", "loss", "\(loss)%"]
         try Self.run([Self.tc, "qdisc", "replace", "dev", target.bridgeSide, "root"] + netem)
         try Self.run(
@@ -114,7 +114,7 @@ public final class NetworkHosts: @unchecked Sendable {
 
     /// Takes the loss and delay off again.
     public func heal(_ host: String) throws {
-        let target = self.host(host)
+        let target = try self.host(host)
         try Self.run([Self.tc, "qdisc", "del", "dev", target.bridgeSide, "root"])
         try Self.run(
             [
@@ -142,7 +142,7 @@ public final class NetworkHosts: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw TestSupportError("pipe: errno \(errno)") }
+        guard pipe(&fds) == 0 else { throw BusTestingError("pipe: errno \(errno)") }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
         posix_spawn_file_actions_addclose(&actions, fds[0])
@@ -152,7 +152,7 @@ public final class NetworkHosts: @unchecked Sendable {
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
         close(fds[1])
         defer { close(fds[0]) }
-        guard spawned == 0 else { throw TestSupportError("\(arguments[0]): errno \(spawned)") }
+        guard spawned == 0 else { throw BusTestingError("\(arguments[0]): errno \(spawned)") }
         var output = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -164,7 +164,7 @@ public final class NetworkHosts: @unchecked Sendable {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = String(decoding: output, as: UTF8.self)
         guard status == 0 else {
-            throw TestSupportError("\(arguments.joined(separator: " ")): \(text.isEmpty ? "status \(status)" : text)")
+            throw BusTestingError("\(arguments.joined(separator: " ")): \(text.isEmpty ? "status \(status)" : text)")
         }
         return text
     }
