@@ -17,7 +17,8 @@ struct TestCommand: AsyncParsableCommand {
             Each file runs against a fresh multi-process deployment on a temporary directory
             (the bus, the reducers, the booking server and adapter; no rates adapter, so that the rates
             are the ones the scenarios give), or, with --data, against a deployment that is already
-            running. Its scenarios run in order and share that deployment.
+            running, or, with --bus tcp://HOST:PORT (and --server-key, --client-key), against one
+            whose bus is on another machine. Its scenarios run in order and share that deployment.
 
             Prints one line per scenario and a summary `N passed, N failed`; exits 1 when a scenario
             failed, 64 when a file is not a valid scenario file. The format is in
@@ -27,6 +28,7 @@ struct TestCommand: AsyncParsableCommand {
               bureau test Tests/Scenarios/*.yaml
               bureau test Tests/Scenarios/watchlist.yaml --junit report.xml
               bureau test my.yaml --data .bureau     # against `bureau up`'s deployment
+              bureau test my.yaml --bus tcp://198.51.100.1:7400 --server-key bus.pub --client-key me.key
             """)
     )
 
@@ -51,6 +53,7 @@ struct TestCommand: AsyncParsableCommand {
         """
 
     @Argument(help: ArgumentHelp("Scenario files (YAML).", valueName: "file")) var files: [String]
+    @OptionGroup var connection: BusConnectionOptions
     @Option(help: ArgumentHelp("Run against the deployment already running on this data directory.", valueName: "dir"))
     var data: String?
     @Option(
@@ -69,6 +72,9 @@ struct TestCommand: AsyncParsableCommand {
         guard data == nil || deploymentPath == nil else {
             throw ValidationError("--data runs against a deployment that is already up; --file starts one: pick one")
         }
+        guard connection.bus == nil || deploymentPath == nil else {
+            throw ValidationError("--bus runs against a deployment that is already up; --file starts one: pick one")
+        }
     }
 
     func run() async throws {
@@ -80,6 +86,7 @@ struct TestCommand: AsyncParsableCommand {
             throw usageError(error.description)
         }
         let deployment = try loadDeployment()
+        let remote = try connection.remote()
         // The deployment's own messages would mix with the report: they are not printed.
         let logger = Logger(label: "bureau.test", factory: { _ in SwiftLogNoOpLogHandler() })
         var options = BusFixture.Options()
@@ -88,7 +95,9 @@ struct TestCommand: AsyncParsableCommand {
         for suite in suites {
             let running: TestDeployment
             do {
-                if let data {
+                if let remote {
+                    running = try TestDeployment.existing(remote: remote, logger: logger)
+                } else if let data {
                     running = try TestDeployment.existing(dataDirectory: data, logger: logger)
                 } else {
                     FileHandle.standardError.write(Data("starting a deployment for \(suite.file)…\n".utf8))

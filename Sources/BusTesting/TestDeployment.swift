@@ -170,6 +170,17 @@ public final class TestDeployment: Sendable {
             daemon: nil, group: nil, running: nil)
     }
 
+    /// A deployment already running whose bus is on another machine (`bureau test --bus`):
+    /// reached over TCP, with CURVE when `remote` has keys.
+    public static func existing(remote: RemoteBus, logger: Logger) throws -> TestDeployment {
+        var options = ZeroMQBusClient.Options(process: "bus-test")
+        options.publishTimeout = .seconds(20)
+        return TestDeployment(
+            location: BusLocation(dataDirectory: BusLocation.defaultDataDirectory),
+            client: try ZeroMQBusClient(remote: remote, options: options, logger: logger), directory: nil, daemon: nil,
+            group: nil, running: nil)
+    }
+
     /// A fixture on this deployment's bus.
     public func fixture(router: CommandRouter, options: BusFixture.Options = BusFixture.Options()) -> BusFixture {
         BusFixture(client: client, router: router, options: options)

@@ -205,4 +205,21 @@ struct RemoteBusCommandTests {
         #expect(noBus.code == 1 && noBus.err.contains("give --bus tcp://HOST:PORT"), "\(noBus.err)")
         #expect(await remote.bus.stop() == 0)
     }
+
+    @Test func scenarioFilesRunAgainstADeploymentWhoseBusIsOnAnotherMachine() async throws {
+        let remote = try await CurveBus.start()
+        let converter = try ChildProcess(
+            BureauExecutable.path, ["run", "converter", "--data", remote.bus.location.dataDirectory],
+            directory: remote.directory.path, name: "converter", readiness: true)
+        defer { converter.signal(SIGKILL) }
+        try await converter.waitUntilReady()
+        let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scenarios/converter.yaml").path
+        let result = try await remote.run(["test", scenarios] + remote.remoteOptions, name: "test")
+        #expect(result.code == 0, "\(result.out) \(result.err)")
+        #expect(result.out.contains(" passed, 0 failed"), "\(result.out)")
+        let both = try await remote.run(["test", scenarios, "--file", "x.yaml"] + remote.remoteOptions, name: "both")
+        #expect(both.code != 0 && both.err.contains("runs against a deployment that is already up"), "\(both.err)")
+        #expect(await remote.bus.stop() == 0)
+    }
 }
