@@ -114,7 +114,8 @@ public final class Supervisor: Service, Sendable {
                 if let error = await waitForRemoteBus(
                     remote, timeout: configuration.deployment.remoteBus?.waitTimeout ?? .seconds(60))
                 {
-                    failure = error
+                    // Asked to stop while waiting: nothing started, nothing failed.
+                    if !stopping.load(ordering: .relaxed) { failure = error }
                     return
                 }
                 events.connect()

@@ -141,4 +141,14 @@ struct RemoteBusDeploymentTests {
         #expect(!supervisor.standardOutput.contains("reducers"), "\(supervisor.standardOutput)")
         #expect(await host.bus.stop() == 0)
     }
+
+    @Test func upStoppedWhileItWaitsForTheBusEndsCleanly() async throws {
+        let host = try await Host.make("host-b-stopped")
+        let supervisor = try host.up()
+        defer { supervisor.signal(SIGKILL) }
+        try await SupervisorProcessTests.watch(supervisor) { $0.contains("waiting for the bus at \(host.url)") }
+        supervisor.signal(SIGTERM)
+        #expect(await supervisor.exitCode(within: .seconds(30)) == 0, "\(supervisor.standardError)")
+        #expect(!supervisor.standardOutput.contains("reducers"), "\(supervisor.standardOutput)")
+    }
 }
