@@ -21,6 +21,8 @@ public final class NetworkHosts: @unchecked Sendable {
     }
 
     public private(set) var hosts: [Host] = []
+    private var netemHosts: Set<String> = []
+    private var links: [String: (link: ImpairedLink, bridge: String)] = [:]
     public let bridgeAddress = "198.51.100.254"
     private let bridge: String
     private let tag: String
@@ -35,19 +37,6 @@ public final class NetworkHosts: @unchecked Sendable {
         }
         _ = try? run([ip, "netns", "del", probe])
         return nil
-    }()
-
-    /// Whether `tc qdisc … netem` works here (the kernel's sch_netem module).
-    public static let netemUnavailable: String? = {
-        if let reason = unavailable { return reason }
-        guard let hosts = try? NetworkHosts(["probe"]) else { return "cannot make a host to probe netem" }
-        defer { hosts.remove() }
-        do {
-            try hosts.impair("probe", loss: 5, delayMilliseconds: 50)
-            return nil
-        } catch {
-            return "tc netem is not available in this kernel (sch_netem): \(error)"
-        }
     }()
 
     static let ip = "/usr/sbin/ip"
@@ -99,28 +88,59 @@ public final class NetworkHosts: @unchecked Sendable {
         try Self.run([Self.ip, "link", "set", try self.host(host).bridgeSide, cut ? "down" : "up"])
     }
 
-    /// Loss and delay on what `host` sends and receives (netem on both ends of its link).
-    public func impair(_ host: String, loss: Int, delayMilliseconds: Int) throws {
+    /// Loss (a percentage) and delay on every frame `host` sends and receives; returns how:
+    /// `tc netem` on both ends of its link where the kernel has it, else an ``ImpairedLink`` in
+    /// this process between the host's link and the bridge.
+    @discardableResult
+    public func impair(_ host: String, loss: Int, delayMilliseconds: Int) throws -> String {
         let target = try self.host(host)
+        let index = index(of: host)
         let netem = ["netem", "delay", "\(delayMilliseconds)ms", "loss", "\(loss)%"]
-        try Self.run([Self.tc, "qdisc", "replace", "dev", target.bridgeSide, "root"] + netem)
-        try Self.run(
-            [
-                Self.ip, "netns", "exec", target.namespace, Self.tc, "qdisc", "replace", "dev",
-                "bi\(tag)\(index(of: host))", "root",
-            ]
-                + netem)
+        if (try? Self.run([Self.tc, "qdisc", "replace", "dev", target.bridgeSide, "root"] + netem)) != nil {
+            try Self.run(
+                [
+                    Self.ip, "netns", "exec", target.namespace, Self.tc, "qdisc", "replace", "dev", "bi\(tag)\(index)",
+                    "root",
+                ]
+                    + netem)
+            netemHosts.insert(host)
+            return "tc netem"
+        }
+        // The host's link joins a bridge of its own with one TAP device; the other joins the
+        // main bridge; this process copies frames between the two, losing and holding them.
+        let (own, first, second) = ("bx\(tag)\(index)", "ta\(tag)\(index)", "tb\(tag)\(index)")
+        let link = try ImpairedLink(names: (first, second), lossPercent: loss, delay: .milliseconds(delayMilliseconds))
+        links[host] = (link, own)
+        try Self.run([Self.ip, "link", "add", own, "type", "bridge"])
+        try Self.run([Self.ip, "link", "set", target.bridgeSide, "nomaster"])
+        try Self.run([Self.ip, "link", "set", target.bridgeSide, "master", own])
+        try Self.run([Self.ip, "link", "set", first, "master", own])
+        try Self.run([Self.ip, "link", "set", second, "master", bridge])
+        for device in [own, first, second] { try Self.run([Self.ip, "link", "set", device, "up"]) }
+        return "a user-space link (this kernel has no tc netem)"
     }
 
-    /// Takes the loss and delay off again.
-    public func heal(_ host: String) throws {
+    /// Takes the loss and delay off again; returns how many frames a user-space link passed on
+    /// and lost (nil for netem, which does not count them).
+    @discardableResult
+    public func heal(_ host: String) throws -> (forwarded: Int, dropped: Int)? {
         let target = try self.host(host)
-        try Self.run([Self.tc, "qdisc", "del", "dev", target.bridgeSide, "root"])
-        try Self.run(
-            [
-                Self.ip, "netns", "exec", target.namespace, Self.tc, "qdisc", "del", "dev",
-                "bi\(tag)\(index(of: host))", "root",
-            ])
+        if netemHosts.remove(host) != nil {
+            try Self.run([Self.tc, "qdisc", "del", "dev", target.bridgeSide, "root"])
+            try Self.run(
+                [
+                    Self.ip, "netns", "exec", target.namespace, Self.tc, "qdisc", "del", "dev",
+                    "bi\(tag)\(index(of: host))", "root",
+                ])
+        }
+        if let (link, own) = links.removeValue(forKey: host) {
+            try Self.run([Self.ip, "link", "set", target.bridgeSide, "nomaster"])
+            try Self.run([Self.ip, "link", "set", target.bridgeSide, "master", bridge])
+            try Self.run([Self.ip, "link", "del", own])
+            link.stop()
+            return (link.forwarded.load(ordering: .relaxed), link.dropped.load(ordering: .relaxed))
+        }
+        return nil
     }
 
     private func index(of host: String) -> Int { hosts.firstIndex { $0.name == host } ?? 0 }
@@ -128,6 +148,7 @@ public final class NetworkHosts: @unchecked Sendable {
     /// Deletes the namespaces and the bridge (the veth pairs go with them). Stop what runs in
     /// the namespaces first: deleting one does not end its processes.
     public func remove() {
+        for host in links.keys { _ = try? heal(host) }
         for host in hosts { _ = try? Self.run([Self.ip, "netns", "del", host.namespace]) }
         hosts = []
         _ = try? Self.run([Self.ip, "link", "del", bridge])
