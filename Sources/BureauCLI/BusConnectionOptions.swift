@@ -1,6 +1,8 @@
 import ArgumentParser
 import Bus
 import Foundation
+import Supervisor
+import YAMLFile
 import ZeroMQ
 import ZeroMQBus
 
@@ -9,8 +11,9 @@ import ZeroMQBus
 struct BusConnectionOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "A bus on another machine: tcp://HOST:PORT, the address its daemon was given with --listen "
-                + "(default: $BUREAU_BUS, else the data directory's bus).",
+            "A bus on another machine: tcp://HOST:PORT, the address its daemon was given with --listen, or a "
+                + "file that says where it is and which keys to use (a connection file, or a deployment file with "
+                + "a bus: section) (default: $BUREAU_BUS, else the data directory's bus).",
             valueName: "url"))
     var bus: String?
 
@@ -44,6 +47,18 @@ struct BusConnectionOptions: ParsableArguments {
             option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
         }
         guard let url = value(bus, Self.busVariable) else { return nil }
+        if !url.hasPrefix("tcp://"), FileManager.default.fileExists(atPath: url) {
+            // A connection file: its keys unless the options name others.
+            let file: Deployment.RemoteBus
+            do {
+                file = try ConnectionFile.parse(try YAMLReader.text(ofFile: url), file: url)
+            } catch {
+                throw CLIError("\(error)")
+            }
+            return try RemoteBus(
+                url: file.url, serverKeyFile: serverKey ?? file.serverKeyFile,
+                clientKeyFile: clientKey ?? file.clientKeyFile)
+        }
         return try RemoteBus(
             url: url, serverKeyFile: value(serverKey, Self.serverKeyVariable),
             clientKeyFile: value(clientKey, Self.clientKeyVariable))

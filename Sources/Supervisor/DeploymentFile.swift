@@ -130,22 +130,25 @@ extension YAMLReader {
 
     /// `bus:`: the bus on another machine a deployment joins. Key paths are relative to the
     /// deployment file's directory.
-    func remoteBus(_ node: Node, file: String, maximumWait: Double) throws(DeploymentError) -> Deployment.RemoteBus {
-        let fields = try mapping(node, field: "bus")
-        try onlyKnown(fields, DeploymentFile.busFields, parent: "bus")
+    func remoteBus(
+        _ node: Node, file: String, maximumWait: Double, field: String? = "bus"
+    ) throws(DeploymentError) -> Deployment.RemoteBus {
+        let name = { (child: String) in field.map { "\($0).\(child)" } ?? child }
+        let fields = try mapping(node, field: field)
+        try onlyKnown(fields, DeploymentFile.busFields, parent: field)
         guard let urlNode = fields["url"] else {
-            throw error(node.mark?.line, "bus.url", "is missing: the tcp://HOST:PORT of the bus to join")
+            throw error(node.mark?.line, name("url"), "is missing: the tcp://HOST:PORT of the bus to join")
         }
-        let url = try string(urlNode, field: "bus.url")
+        let url = try string(urlNode, field: name("url"))
         do {
             _ = try ZeroMQBus.RemoteBus(url: url, curve: nil)
         } catch {
-            throw self.error(urlNode.mark?.line, "bus.url", "\(error)")
+            throw self.error(urlNode.mark?.line, name("url"), "\(error)")
         }
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        func path(_ name: String) throws(DeploymentError) -> String? {
-            try optional(fields[name]) { node throws(DeploymentError) in
-                let path = try string(node, field: "bus.\(name)", nonEmpty: true)
+        func path(_ key: String) throws(DeploymentError) -> String? {
+            try optional(fields[key]) { node throws(DeploymentError) in
+                let path = try string(node, field: name(key), nonEmpty: true)
                 return path.hasPrefix("/") ? path : directory + "/" + path
             }
         }
@@ -154,7 +157,7 @@ extension YAMLReader {
         if let wait = try optional(
             fields["wait_s"],
             { node throws(DeploymentError) in
-                try seconds(node, field: "bus.wait_s", maximum: maximumWait)
+                try seconds(node, field: name("wait_s"), maximum: maximumWait)
             })
         {
             remote.waitTimeout = wait

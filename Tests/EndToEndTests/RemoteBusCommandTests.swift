@@ -82,6 +82,31 @@ struct RemoteBusCommandTests {
         #expect(await remote.bus.stop() == 0)
     }
 
+    @Test func aConnectionFileOrAHostsDeploymentFileSaysWhereTheBusIsAndWithWhichKeys() async throws {
+        let remote = try await CurveBus.start()
+        try Files.write(
+            remote.file("laptop.yaml"), "url: \(remote.url)\nserver_key: bus.pub\nclient_key: client.key\n")
+        try Files.write(
+            remote.file("host-b.yaml"),
+            "bus:\n  url: \(remote.url)\n  server_key: bus.pub\n  client_key: client.key\n"
+                + "processes:\n  reducers:\n    command: run converter\n")
+        try Files.write(remote.file("typo.yaml"), "url: \(remote.url)\nserver-key: bus.pub\n")
+        let byConnection = try await remote.publish(["--bus", remote.file("laptop.yaml")], name: "connection")
+        #expect(byConnection.code == 0 && byConnection.out == "1\n", "\(byConnection.err)")
+        let byDeployment = try await remote.publish(
+            [], environment: ["BUREAU_BUS": remote.file("host-b.yaml")], name: "deployment")
+        #expect(byDeployment.code == 0 && byDeployment.out == "2\n", "\(byDeployment.err)")
+        // An option still names another key than the file's.
+        let stranger = try await remote.publish(
+            ["--bus", remote.file("laptop.yaml"), "--client-key", remote.file("stranger.key"), "--timeout", "20"],
+            name: "override")
+        #expect(stranger.code == 1 && stranger.err.contains("the bus refused this client's key"), "\(stranger.err)")
+        let typo = try await remote.publish(["--bus", remote.file("typo.yaml")], name: "typo")
+        #expect(
+            typo.code == 1 && typo.err.contains("typo.yaml:2: server-key: unknown field"), "\(typo.err)")
+        #expect(await remote.bus.stop() == 0)
+    }
+
     @Test func aKeyTheBusDoesNotAllowIsRefusedAtOnceAndTheDaemonLogsIt() async throws {
         let remote = try await CurveBus.start()
         let started = ContinuousClock.now
