@@ -309,4 +309,43 @@ struct HostsTests {
         #expect(audit.overAnswered == 0, "requests answered more than once: \(audit.overAnswered)")
         #expect(audit.contiguous)
     }
+
+    /// The impairment itself, at the bus's level: through it every ping takes at least the
+    /// delay twice (there and back); after healing, the same bus answers as before.
+    @Test func anImpairedLinkHoldsEveryFrameForItsDelayBothWays() async throws {
+        let directory = try TemporaryDirectory("impaired")
+        let network = try NetworkHosts(["bus"])
+        defer { network.remove() }
+        let (executable, arguments) = try network.command(
+            "bus",
+            [
+                BureauExecutable.path, "bus", "--data", directory.file("data"), "--listen", "198.51.100.1:7400",
+                "--insecure",
+            ])
+        let daemon = try ChildProcess(executable, arguments, directory: directory.path, name: "bus")
+        defer { daemon.signal(SIGKILL) }
+        let client = try ZeroMQBusClient(
+            remote: try RemoteBus(url: "tcp://198.51.100.1:7400", curve: nil), options: .init(process: "pinger"),
+            logger: TestLogging.logger("pinger"))
+        defer { client.close() }
+        _ = try await client.ping(timeout: .seconds(30))
+        func medianPing() async throws -> Duration {
+            var times: [Duration] = []
+            for _ in 0..<9 {
+                let started = ContinuousClock.now
+                _ = try await client.ping(timeout: .seconds(10))
+                times.append(ContinuousClock.now - started)
+            }
+            return times.sorted()[times.count / 2]
+        }
+        let how = try network.impair("bus", loss: 0, delayMilliseconds: 50)
+        let impaired = try await medianPing()
+        _ = try network.heal("bus")
+        print("impaired link (\(how)): median ping \(impaired)")
+        // A lower bound only: a slow machine makes it longer, never shorter.
+        #expect(impaired >= .milliseconds(100), "\(impaired)")
+        _ = try await client.ping(timeout: .seconds(10))
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exitCode(within: .seconds(30)) == 0)
+    }
 }
