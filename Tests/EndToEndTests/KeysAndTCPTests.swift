@@ -16,11 +16,9 @@ struct KeysAndTCPTests {
         return code
     }
 
-    /// A TCP port free now on every address (the bus takes it and the next two).
+    /// A TCP port free now on every address, with the next two (the bus takes all three).
     static func freePort() throws -> Int {
-        let probe = try HangingServer()
-        defer { probe.stop() }
-        return probe.port
+        try TCPPorts.freeTriple()
     }
 
     @Test func keygenWritesAnOwnerOnlySecretKeyWhateverTheUmask() async throws {

@@ -18,9 +18,7 @@ struct RemoteReplayTerminalTests {
                 ["keygen", directory.file(stem)], in: directory.path, name: stem)
             #expect(keygen.code == 0)
         }
-        let probe = try HangingServer()
-        let port = probe.port
-        probe.stop()
+        let port = try TCPPorts.freeTriple()
         let bus = BusProcess(directory: directory.path)
         try await bus.start([
             "--listen", "127.0.0.1:\(port)", "--curve-secret-file", directory.file("bus.key"), "--allow-keys",

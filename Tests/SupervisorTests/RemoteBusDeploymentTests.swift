@@ -32,9 +32,7 @@ struct RemoteBusDeploymentTests {
                     name: "keygen-\(stem)")
                 #expect(await keygen.exitCode(within: .seconds(30)) == 0)
             }
-            let probe = try HangingServer()
-            let port = probe.port
-            probe.stop()
+            let port = try TCPPorts.freeTriple()
             try Files.write(
                 directory.file("host-b.yaml"),
                 """
