@@ -37,8 +37,7 @@ struct ConnectionDiagnosis: Sendable, Equatable {
             return usesCurve
                 ? "the bus does not use CURVE (it was started with --insecure); "
                     + "connect without --server-key and --client-key"
-                : "the bus requires CURVE: give --server-key (the daemon's .pub) "
-                    + "and --client-key (this client's .key from `bureau keygen`)"
+                : "the bus requires CURVE: " + Self.giveKeys
         case .handshakeFailedProtocol, .handshakeFailedNoDetail:
             cutInHandshake += 1
         case .disconnected where connections > 0 && handshakes == 0:
@@ -49,6 +48,9 @@ struct ConnectionDiagnosis: Sendable, Equatable {
         return nil
     }
 
+    private static let giveKeys =
+        "give --server-key (the daemon's .pub) and --client-key (this client's .key from `bureau keygen`)"
+
     /// Why nothing answered, as far as the monitor can tell; nil when the connection was made
     /// (the daemon is there but did not answer in time) or nothing is known yet.
     var explanation: String? {
@@ -57,7 +59,10 @@ struct ConnectionDiagnosis: Sendable, Equatable {
             return usesCurve
                 ? "the daemon ended every connection during the CURVE handshake: "
                     + "--server-key is probably not this daemon's public key"
-                : "the daemon ended every connection during the handshake"
+                    // The daemon closes a plain connection as soon as it reads the greeting, which
+                    // can be before this side reads the daemon's and reports the mismatch itself.
+                : "the daemon ended every connection during the handshake, so it probably requires CURVE: "
+                    + Self.giveKeys
         }
         if connections == 0 {
             return "could not connect: nothing listens there, or the host cannot be reached"

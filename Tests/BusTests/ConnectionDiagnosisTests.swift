@@ -58,6 +58,15 @@ struct ConnectionDiagnosisTests {
                 + "--server-key is probably not this daemon's public key")
     }
 
+    @Test func aPlainClientCutInTheHandshakeIsToldTheBusProbablyRequiresCurve() {
+        let (diagnosis, verdicts) = Self.diagnosis(curve: false, after: [.connected, .disconnected, .connected])
+        #expect(verdicts.isEmpty)
+        #expect(
+            diagnosis.explanation
+                == "the daemon ended every connection during the handshake, so it probably requires CURVE: "
+                + "give --server-key (the daemon's .pub) and --client-key (this client's .key from `bureau keygen`)")
+    }
+
     @Test func aDisconnectBeforeAnyHandshakeCountsAsCutToo() {
         let (diagnosis, _) = Self.diagnosis(curve: true, after: [.connected, .disconnected])
         #expect(diagnosis.explanation?.contains("--server-key is probably not") == true)
