@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev.
@@ -194,6 +195,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The event log on PostgreSQL (postgres-nio): the same EventLog, one writer under an advisory lock.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "EventLog", "BureauSchemas", "Guards",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // YAML files people write (bureau.yaml, scenario files): errors that name the line and the field.
         .target(
             name: "YAMLFile",
@@ -249,7 +260,7 @@ let package = Package(
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 "RatesAdapter", "BookingAdapter", "RatesServer", "BookingServer", "FrontEnd", "TerminalUI",
-                "Supervisor", "BusTesting", "Guards", "ZeroMQ", "YAMLFile", "LogTools",
+                "Supervisor", "BusTesting", "Guards", "ZeroMQ", "YAMLFile", "LogTools", "PostgresStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -406,7 +417,9 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "EventLogTests", dependencies: ["EventLog", "PostgresStore", "BureauSchemas", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "LogToolsTests",
             dependencies: ["LogTools", "Bus", "EventLog", "BureauSchemas", "TestSupport"],

@@ -16,8 +16,12 @@ public struct EnvelopeHeader: Equatable, Sendable {
     public var idRange: Range<Int>?
     /// Byte range of field 3 (the type name).
     public var typeRange: Range<Int>?
+    /// Byte range of field 4 (the commit time, a `google.protobuf.Timestamp`).
+    public var commitTimeRange: Range<Int>?
     /// Whether field 4 (commit time) is present.
-    public var hasCommitTime = false
+    public var hasCommitTime: Bool { commitTimeRange != nil }
+    /// Field 6 (the causing event's position), if present.
+    public var causation: UInt64?
     /// Byte range of field 7 (the correlation id).
     public var correlationRange: Range<Int>?
 }
@@ -46,9 +50,10 @@ public enum EnvelopeScanner {
             case (1, .varint(let position)): header.position = position
             case (2, .bytes(let range)): header.idRange = range
             case (3, .bytes(let range)): header.typeRange = range
-            case (4, .bytes): header.hasCommitTime = true
+            case (4, .bytes(let range)): header.commitTimeRange = range
+            case (6, .varint(let causation)): header.causation = causation
             case (7, .bytes(let range)): header.correlationRange = range
-            case (5, .bytes), (8, .bytes), (6, .varint): break
+            case (5, .bytes), (8, .bytes): break
             case (1, _), (6, _):
                 throw EnvelopeScanError(offset: start, reason: "field \(field) should be a varint")
             case (2, _), (3, _), (4, _), (5, _), (7, _), (8, _):
@@ -67,6 +72,29 @@ public enum EnvelopeScanner {
         } catch {
             throw EnvelopeScanError(offset: 0, reason: "\(error)")
         }
+    }
+
+    /// The seconds and nanoseconds of the `google.protobuf.Timestamp` at `range` of `bytes`.
+    public static func timestamp(
+        in bytes: UnsafeRawBufferPointer, at range: Range<Int>
+    ) throws(EnvelopeScanError) -> (seconds: Int64, nanos: Int32) {
+        var reader = WireReader(bytes, range: range)
+        var time: (seconds: Int64, nanos: Int32) = (0, 0)
+        while !reader.isAtEnd {
+            let start = reader.offset
+            switch try reader.next() {
+            case (1, .varint(let seconds)): time.seconds = Int64(bitPattern: seconds)
+            case (2, .varint(let nanos)):
+                guard let nanos = Int32(exactly: Int64(bitPattern: nanos)), (0..<1_000_000_000).contains(nanos) else {
+                    throw EnvelopeScanError(offset: start, reason: "the commit time's nanoseconds are out of range")
+                }
+                time.nanos = nanos
+            case (1, _), (2, _):
+                throw EnvelopeScanError(offset: start, reason: "a timestamp field should be a varint")
+            default: break
+            }
+        }
+        return time
     }
 
     /// The type name in `data`, if it has one.

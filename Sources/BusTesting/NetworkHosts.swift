@@ -32,10 +32,10 @@ public final class NetworkHosts: @unchecked Sendable {
         guard geteuid() == 0 else { return "network namespaces need root (CI runs as root)" }
         guard FileManager.default.isExecutableFile(atPath: ip) else { return "\(ip) (iproute2) is not installed" }
         let probe = "bureau-probe-\(getpid())"
-        guard (try? run([ip, "netns", "add", probe])) != nil else {
+        guard (try? SystemCommand.run([ip, "netns", "add", probe])) != nil else {
             return "`ip netns add` fails here (no permission to make network namespaces)"
         }
-        _ = try? run([ip, "netns", "del", probe])
+        _ = try? SystemCommand.run([ip, "netns", "del", probe])
         return nil
     }()
 
@@ -46,24 +46,24 @@ public final class NetworkHosts: @unchecked Sendable {
     public init(_ names: [String]) throws {
         tag = String(format: "%04x", UInt32.random(in: 0...0xFFFF))
         bridge = "bb\(tag)"
-        try Self.run([Self.ip, "link", "add", bridge, "type", "bridge"])
-        try Self.run([Self.ip, "addr", "add", "\(bridgeAddress)/24", "dev", bridge])
-        try Self.run([Self.ip, "link", "set", bridge, "up"])
+        try SystemCommand.run([Self.ip, "link", "add", bridge, "type", "bridge"])
+        try SystemCommand.run([Self.ip, "addr", "add", "\(bridgeAddress)/24", "dev", bridge])
+        try SystemCommand.run([Self.ip, "link", "set", bridge, "up"])
         do {
             for (index, name) in names.enumerated() {
                 let namespace = "bureau-\(tag)-\(name)"
                 let inside = "bi\(tag)\(index)"
                 let outside = "bo\(tag)\(index)"
                 let address = "198.51.100.\(index + 1)"
-                try Self.run([Self.ip, "netns", "add", namespace])
+                try SystemCommand.run([Self.ip, "netns", "add", namespace])
                 hosts.append(Host(name: name, namespace: namespace, address: address, bridgeSide: outside))
-                try Self.run([Self.ip, "link", "add", inside, "type", "veth", "peer", "name", outside])
-                try Self.run([Self.ip, "link", "set", inside, "netns", namespace])
-                try Self.run([Self.ip, "link", "set", outside, "master", bridge])
-                try Self.run([Self.ip, "link", "set", outside, "up"])
-                try Self.run([Self.ip, "-n", namespace, "addr", "add", "\(address)/24", "dev", inside])
-                try Self.run([Self.ip, "-n", namespace, "link", "set", inside, "up"])
-                try Self.run([Self.ip, "-n", namespace, "link", "set", "lo", "up"])
+                try SystemCommand.run([Self.ip, "link", "add", inside, "type", "veth", "peer", "name", outside])
+                try SystemCommand.run([Self.ip, "link", "set", inside, "netns", namespace])
+                try SystemCommand.run([Self.ip, "link", "set", outside, "master", bridge])
+                try SystemCommand.run([Self.ip, "link", "set", outside, "up"])
+                try SystemCommand.run([Self.ip, "-n", namespace, "addr", "add", "\(address)/24", "dev", inside])
+                try SystemCommand.run([Self.ip, "-n", namespace, "link", "set", inside, "up"])
+                try SystemCommand.run([Self.ip, "-n", namespace, "link", "set", "lo", "up"])
             }
         } catch {
             remove()
@@ -85,7 +85,7 @@ public final class NetworkHosts: @unchecked Sendable {
 
     /// Cuts `host` off (its link to the bridge down), or joins it again.
     public func partition(_ host: String, _ cut: Bool) throws {
-        try Self.run([Self.ip, "link", "set", try self.host(host).bridgeSide, cut ? "down" : "up"])
+        try SystemCommand.run([Self.ip, "link", "set", try self.host(host).bridgeSide, cut ? "down" : "up"])
     }
 
     /// Loss (a percentage) and delay on every frame `host` sends and receives; returns how:
@@ -96,8 +96,8 @@ public final class NetworkHosts: @unchecked Sendable {
         let target = try self.host(host)
         let index = index(of: host)
         let netem = ["netem", "delay", "\(delayMilliseconds)ms", "loss", "\(loss)%"]
-        if (try? Self.run([Self.tc, "qdisc", "replace", "dev", target.bridgeSide, "root"] + netem)) != nil {
-            try Self.run(
+        if (try? SystemCommand.run([Self.tc, "qdisc", "replace", "dev", target.bridgeSide, "root"] + netem)) != nil {
+            try SystemCommand.run(
                 [
                     Self.ip, "netns", "exec", target.namespace, Self.tc, "qdisc", "replace", "dev", "bi\(tag)\(index)",
                     "root",
@@ -111,12 +111,12 @@ public final class NetworkHosts: @unchecked Sendable {
         let (own, first, second) = ("bx\(tag)\(index)", "ta\(tag)\(index)", "tb\(tag)\(index)")
         let link = try ImpairedLink(names: (first, second), lossPercent: loss, delay: .milliseconds(delayMilliseconds))
         links[host] = (link, own)
-        try Self.run([Self.ip, "link", "add", own, "type", "bridge"])
-        try Self.run([Self.ip, "link", "set", target.bridgeSide, "nomaster"])
-        try Self.run([Self.ip, "link", "set", target.bridgeSide, "master", own])
-        try Self.run([Self.ip, "link", "set", first, "master", own])
-        try Self.run([Self.ip, "link", "set", second, "master", bridge])
-        for device in [own, first, second] { try Self.run([Self.ip, "link", "set", device, "up"]) }
+        try SystemCommand.run([Self.ip, "link", "add", own, "type", "bridge"])
+        try SystemCommand.run([Self.ip, "link", "set", target.bridgeSide, "nomaster"])
+        try SystemCommand.run([Self.ip, "link", "set", target.bridgeSide, "master", own])
+        try SystemCommand.run([Self.ip, "link", "set", first, "master", own])
+        try SystemCommand.run([Self.ip, "link", "set", second, "master", bridge])
+        for device in [own, first, second] { try SystemCommand.run([Self.ip, "link", "set", device, "up"]) }
         return "a user-space link (this kernel has no tc netem)"
     }
 
@@ -126,17 +126,17 @@ public final class NetworkHosts: @unchecked Sendable {
     public func heal(_ host: String) throws -> (forwarded: Int, dropped: Int)? {
         let target = try self.host(host)
         if netemHosts.remove(host) != nil {
-            try Self.run([Self.tc, "qdisc", "del", "dev", target.bridgeSide, "root"])
-            try Self.run(
+            try SystemCommand.run([Self.tc, "qdisc", "del", "dev", target.bridgeSide, "root"])
+            try SystemCommand.run(
                 [
                     Self.ip, "netns", "exec", target.namespace, Self.tc, "qdisc", "del", "dev",
                     "bi\(tag)\(index(of: host))", "root",
                 ])
         }
         if let (link, own) = links.removeValue(forKey: host) {
-            try Self.run([Self.ip, "link", "set", target.bridgeSide, "nomaster"])
-            try Self.run([Self.ip, "link", "set", target.bridgeSide, "master", bridge])
-            try Self.run([Self.ip, "link", "del", own])
+            try SystemCommand.run([Self.ip, "link", "set", target.bridgeSide, "nomaster"])
+            try SystemCommand.run([Self.ip, "link", "set", target.bridgeSide, "master", bridge])
+            try SystemCommand.run([Self.ip, "link", "del", own])
             link.stop()
             return (link.forwarded.load(ordering: .relaxed), link.dropped.load(ordering: .relaxed))
         }
@@ -149,44 +149,10 @@ public final class NetworkHosts: @unchecked Sendable {
     /// the namespaces first: deleting one does not end its processes.
     public func remove() {
         for host in links.keys { _ = try? heal(host) }
-        for host in hosts { _ = try? Self.run([Self.ip, "netns", "del", host.namespace]) }
+        for host in hosts { _ = try? SystemCommand.run([Self.ip, "netns", "del", host.namespace]) }
         hosts = []
-        _ = try? Self.run([Self.ip, "link", "del", bridge])
+        _ = try? SystemCommand.run([Self.ip, "link", "del", bridge])
     }
 
     deinit { remove() }
-
-    /// Runs a command to its end; throws with its output if it fails.
-    @discardableResult
-    static func run(_ arguments: [String]) throws -> String {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw BusTestingError("pipe: errno \(errno)") }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        close(fds[1])
-        defer { close(fds[0]) }
-        guard spawned == 0 else { throw BusTestingError("\(arguments[0]): errno \(spawned)") }
-        var output = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(fds[0], &buffer, buffer.count)
-            if count <= 0 { break }
-            output += buffer[0..<count]
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = String(decoding: output, as: UTF8.self)
-        guard status == 0 else {
-            throw BusTestingError("\(arguments.joined(separator: " ")): \(text.isEmpty ? "status \(status)" : text)")
-        }
-        return text
-    }
 }

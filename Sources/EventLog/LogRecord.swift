@@ -10,6 +10,9 @@ public struct LogRecord: Sendable, Equatable {
     public let id: EventID
     public let body: Data
 
+    /// The largest body any log stores: 16 MiB.
+    public static let maxBodyBytes = RecordFormat.maxBodySize
+
     public init(position: UInt64, id: EventID, body: Data) {
         self.position = position
         self.id = id

@@ -1,13 +1,20 @@
 import EventLog
 import Foundation
+import PostgresStore
 import TestSupport
 import Testing
 
-/// The behaviour every ``EventLog`` must have, run against the file log and its in-memory twin.
+/// The behaviour every ``EventLog`` must have, run against the file log, its in-memory twin and
+/// the PostgreSQL store (where a server can be started: ``PostgresStoreTests`` says when not).
 struct EventLogContractTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case file, memory
+        case file, memory, postgres
         var testDescription: String { rawValue }
+
+        /// The kinds this machine can run.
+        static var available: [Kind] {
+            TestPostgres.unavailable == nil ? allCases : [.file, .memory]
+        }
     }
 
     /// A log of the given kind, with what keeps it alive.
@@ -23,6 +30,11 @@ struct EventLogContractTests {
             case .memory:
                 directory = nil
                 log = InMemoryEventLog()
+            case .postgres:
+                directory = nil
+                log = try PostgresEventLog(
+                    url: PostgresStoreURL(parsing: try TestPostgres.database()),
+                    logger: TestLogging.logger("bureau.log"))
             }
         }
     }
@@ -31,7 +43,7 @@ struct EventLogContractTests {
         positions.map { LogRecord(position: $0, id: EventID.random(), body: Data("event \($0)".utf8)) }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func aNewLogIsEmpty(kind: Kind) throws {
         let subject = try Subject(kind)
         #expect(subject.log.head == 0)
@@ -39,7 +51,7 @@ struct EventLogContractTests {
         #expect(try subject.log.makeReader().read(after: 0, through: 100, limit: 10, maxBytes: 1000).isEmpty)
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func appendedRecordsAreReadBackInOrder(kind: Kind) throws {
         let subject = try Subject(kind)
         let records = Self.records(1...50)
@@ -54,7 +66,7 @@ struct EventLogContractTests {
         #expect(try reader.read(after: 40, through: 45, limit: 100, maxBytes: 1 << 20) == Array(records[40..<45]))
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func readsStopAtTheByteBudget(kind: Kind) throws {
         let subject = try Subject(kind)
         try subject.log.append(Self.records(1...10))
@@ -62,7 +74,7 @@ struct EventLogContractTests {
         #expect(read.count == 1)
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func anAppendThatDoesNotContinueThePositionsIsRefused(kind: Kind) throws {
         let subject = try Subject(kind)
         try subject.log.append(Self.records(1...3))
@@ -72,7 +84,7 @@ struct EventLogContractTests {
         #expect(subject.log.head == 3)
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func recentIDsAreRememberedWithTheirPositions(kind: Kind) throws {
         let subject = try Subject(kind)
         let records = Self.records(1...5)
@@ -81,7 +93,7 @@ struct EventLogContractTests {
         #expect(subject.log.position(of: EventID.random()) == nil)
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func aReaderSeesRecordsAppendedAfterItWasMade(kind: Kind) throws {
         let subject = try Subject(kind)
         let reader = try subject.log.makeReader()
@@ -91,7 +103,7 @@ struct EventLogContractTests {
         #expect(try reader.read(after: 3, through: 6, limit: 10, maxBytes: 1 << 20).map(\.position) == [4, 5, 6])
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func anOversizedRecordIsRefused(kind: Kind) throws {
         let subject = try Subject(kind)
         let big = LogRecord(position: 1, id: .random(), body: Data(count: (16 << 20) + 1))

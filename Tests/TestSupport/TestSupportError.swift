@@ -2,6 +2,8 @@ import BusTesting
 
 /// The kit's temporary directory, under the name the tests have always used.
 public typealias TemporaryDirectory = BusTesting.TemporaryDirectory
+/// Ports for tests' TCP listeners, which BusTesting's servers take too.
+public typealias TCPPorts = BusTesting.TCPPorts
 
 /// Something a test helper could not do.
 public struct TestSupportError: Error, CustomStringConvertible {

@@ -16,7 +16,16 @@ public enum TCPPorts {
             let port = Int.random(in: range)
             if (port...(port + 2)).allSatisfy(isFree) { return port }
         }
-        throw TestSupportError("no three free TCP ports in a row in \(range)")
+        throw BusTestingError("no three free TCP ports in a row in \(range)")
+    }
+
+    /// One free port from the same range.
+    public static func free() throws -> Int {
+        for _ in 0..<200 {
+            let port = Int.random(in: range)
+            if isFree(port) { return port }
+        }
+        throw BusTestingError("no free TCP port in \(range)")
     }
 
     static func isFree(_ port: Int) -> Bool {

@@ -1,0 +1,157 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A PostgreSQL server from Debian's packages, made for tests and benchmarks in a directory of
+/// its own (`initdb`, then `pg_ctl` on a free port, its socket in that directory) and stopped by
+/// ``stop()``.
+///
+/// initdb refuses root, so as root the server runs as the `postgres` user (`runuser`), in a
+/// directory under /tmp that user owns. TCP clients log in as `postgres` with ``password``
+/// (SCRAM); the socket trusts local users. ``unavailable`` says why a server cannot be made
+/// here, so that a test is skipped saying so.
+public final class PostgresServer: @unchecked Sendable {
+    public let directory: String
+    public let port: Int
+    public let password = "bureau-test-password"
+    private let binaries: String
+    private let stopped = Mutex(false)
+
+    /// Where initdb and pg_ctl are, newest version first.
+    static let binaryDirectory: String? = {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return versions.compactMap(Int.init).sorted(by: >).map { "\(root)/\($0)/bin" }
+            .first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }
+    }()
+
+    /// Why a server cannot be started here; nil when it can.
+    public static let unavailable: String? = {
+        guard binaryDirectory != nil else {
+            return "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): run tools/setup"
+        }
+        if geteuid() == 0 {
+            guard getpwnam("postgres") != nil else { return "running as root and there is no postgres user for initdb" }
+            guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") else {
+                return "running as root without /usr/sbin/runuser to start PostgreSQL as postgres"
+            }
+        }
+        return nil
+    }()
+
+    private init(directory: String, port: Int, binaries: String) {
+        self.directory = directory
+        self.port = port
+        self.binaries = binaries
+    }
+
+    /// Makes a cluster and starts it; waits until it accepts connections.
+    ///
+    /// - Parameter settings: extra `postgresql.conf` lines (`name = value`).
+    public static func start(settings: [String] = []) throws -> PostgresServer {
+        if let unavailable { throw BusTestingError(unavailable) }
+        guard let binaries = binaryDirectory else { throw BusTestingError("no PostgreSQL binaries") }
+        let directory = "/tmp/bureau-pg-\(UUID().uuidString.prefix(8).lowercased())"
+        guard mkdir(directory, 0o700) == 0 else { throw BusTestingError("mkdir \(directory): errno \(errno)") }
+        if geteuid() == 0, let user = getpwnam("postgres") {
+            guard chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+                throw BusTestingError("chown \(directory): errno \(errno)")
+            }
+        }
+        let server = PostgresServer(directory: directory, port: try TCPPorts.free(), binaries: binaries)
+        do {
+            try server.write(server.password + "\n", to: "password")
+            try server.asServerUser([
+                binaries + "/initdb", "-D", server.data, "-U", "postgres", "--auth-local=trust",
+                "--auth-host=scram-sha-256", "--pwfile=\(directory)/password", "-E", "UTF8", "--no-sync",
+                "--no-instructions",
+            ])
+            let conf =
+                [
+                    "port = \(server.port)", "listen_addresses = '127.0.0.1'",
+                    "unix_socket_directories = '\(directory)'",
+                    "max_connections = 100", "shared_buffers = 64MB", "fsync = on", "synchronous_commit = on",
+                ] + settings
+            try server.append(conf.joined(separator: "\n") + "\n", to: "data/postgresql.conf")
+            try server.asServerUser([
+                binaries + "/pg_ctl", "-D", server.data, "-l", "\(directory)/server.log", "-w", "-t", "60", "start",
+            ])
+        } catch {
+            server.stop()
+            throw error
+        }
+        return server
+    }
+
+    var data: String { directory + "/data" }
+
+    /// A store URL for `database` on this server, with the password.
+    public func url(database: String, user: String = "postgres", password: String? = nil) -> String {
+        "postgres://\(user):\(password ?? self.password)@127.0.0.1:\(port)/\(database)"
+    }
+
+    /// Creates an empty database with a fresh name and returns its name.
+    public func createDatabase(prefix: String = "test") throws -> String {
+        let name = "\(prefix)_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
+        try sql("CREATE DATABASE \(name)")
+        return name
+    }
+
+    /// Runs one statement through `psql` over the server's socket, as `postgres`; returns its output.
+    @discardableResult
+    public func sql(_ statement: String, database: String = "postgres") throws -> String {
+        guard let binaries = Self.binaryDirectory else { throw BusTestingError("no PostgreSQL binaries") }
+        return try SystemCommand.run([
+            binaries + "/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", "\(port)",
+            "-U", "postgres", "-d", database, "-c", statement,
+        ])
+    }
+
+    /// The postmaster's process id, from its pid file.
+    public var pid: pid_t? {
+        guard let text = try? String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8),
+            let first = text.split(separator: "\n").first
+        else { return nil }
+        return pid_t(first)
+    }
+
+    /// Stops the server (fast: connections are ended, then a clean shutdown) and deletes its directory.
+    public func stop() {
+        let already = stopped.withLock { stopped in
+            defer { stopped = true }
+            return stopped
+        }
+        guard !already else { return }
+        if FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
+            _ = try? asServerUser([binaries + "/pg_ctl", "-D", data, "-m", "fast", "-w", "-t", "30", "stop"])
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { stop() }
+
+    private func asServerUser(_ arguments: [String]) throws {
+        if geteuid() == 0 {
+            try SystemCommand.run(["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments)
+        } else {
+            try SystemCommand.run(arguments)
+        }
+    }
+
+    private func write(_ text: String, to name: String) throws {
+        try text.write(toFile: directory + "/" + name, atomically: false, encoding: .utf8)
+        if geteuid() == 0, let user = getpwnam("postgres") {
+            _ = chown(directory + "/" + name, user.pointee.pw_uid, user.pointee.pw_gid)
+        }
+    }
+
+    private func append(_ text: String, to name: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/" + name))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(text.utf8))
+    }
+}

@@ -1,0 +1,68 @@
+import EventLog
+import Logging
+import NIOCore
+import PostgresNIO
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Reads a ``PostgresEventLog``'s events in position order, on a connection of its own.
+public final class PostgresLogReader: EventLogReader, @unchecked Sendable {
+    private let session: PostgresSession
+
+    /// - Parameter wait: how long to keep trying a server that does not answer.
+    public init(url: PostgresStoreURL, wait: Duration = .zero, logger: Logger) throws {
+        session = try PostgresSession.connect(url, wait: wait, logger: logger)
+    }
+
+    deinit {
+        session.close()
+    }
+
+    /// The position of the newest event; 0 when there is none.
+    public func head() throws -> UInt64 {
+        let rows = try session.query("SELECT coalesce(max(position), 0) FROM bureau_events", what: "reading the head")
+        return UInt64(try rows.first?.decode(Int64.self) ?? 0)
+    }
+
+    /// Records in position order; the byte budget counts whole bodies and always lets the first through.
+    public func read(after position: UInt64, through: UInt64, limit: Int, maxBytes: Int) throws -> [LogRecord] {
+        guard through > position, limit > 0 else { return [] }
+        let after = Int64(clamping: position)
+        let last = Int64(clamping: through)
+        // The running total is computed by the server, so that a budget of a few bytes never
+        // brings a thousand large bodies over the network.
+        let rows = try session.query(
+            """
+            SELECT position, id, body FROM (
+                SELECT position, id, body, sum(octet_length(body)) OVER (ORDER BY position) AS total
+                FROM bureau_events WHERE position > \(after) AND position <= \(last)
+                ORDER BY position LIMIT \(min(limit, 100_000))) AS page
+            WHERE total - octet_length(body) < \(Int64(max(maxBytes, 1))) OR position = \(after + 1)
+            ORDER BY position
+            """, what: "reading events after position \(position)")
+        var records: [LogRecord] = []
+        records.reserveCapacity(rows.count)
+        var expected = position + 1
+        for row in rows {
+            let record = try Self.record(row)
+            // Positions are the primary key and the one writer leaves no holes; a hole means
+            // rows were deleted by hand, which a reader must not hide.
+            guard record.position == expected else {
+                throw EventLogError.missingPositions(
+                    after: expected - 1, segment: "bureau_events", startsAt: record.position)
+            }
+            records.append(record)
+            expected += 1
+        }
+        return records
+    }
+
+    static func record(_ row: PostgresRow) throws -> LogRecord {
+        let (position, id, body) = try row.decode((Int64, UUID, ByteBuffer).self)
+        return LogRecord(position: UInt64(position), id: EventID(id), body: Data(buffer: body))
+    }
+}

@@ -1,0 +1,69 @@
+import PostgresNIO
+
+/// What went wrong with a PostgreSQL store, said so that a person can act on it.
+public enum PostgresStoreError: Error, Equatable, CustomStringConvertible {
+    /// The store URL could not be parsed; the URL is shown without its password.
+    case badURL(String, reason: String)
+    /// No host of the URL could be reached, or none accepted writes, within the attempts made.
+    case unreachable(String, reason: String)
+    /// The server refused the user, the password or the database.
+    case refused(String, reason: String)
+    /// The database holds a schema newer than this version of Bureau knows.
+    case newerSchema(found: Int, known: Int)
+    /// The database holds tables named like Bureau's that are not a Bureau store.
+    case foreignSchema(String)
+    /// Another process holds the store's writer lock.
+    case writerLockHeld(String)
+    /// A standby was asked to stop before the writer lock came free.
+    case stoppedWaiting
+    /// A statement failed; the server's SQLSTATE and message, if any.
+    case statement(String, sqlState: String?, message: String)
+
+    public var description: String {
+        switch self {
+        case .badURL(let url, let reason):
+            return "bad store URL \(url): \(reason)"
+        case .unreachable(let url, let reason):
+            return "cannot reach the store \(url): \(reason)"
+        case .refused(let url, let reason):
+            return "the store \(url) refused the connection: \(reason)"
+        case .newerSchema(let found, let known):
+            return
+                "the store's schema is version \(found), newer than this bureau knows (\(known)): "
+                + "run a newer bureau, or use another database"
+        case .foreignSchema(let reason):
+            return "the database is not a Bureau store: \(reason)"
+        case .writerLockHeld(let url):
+            return
+                "another bus daemon writes to the store \(url); stop it, or start this one with --standby "
+                + "to take over when it ends"
+        case .stoppedWaiting:
+            return "stopped while waiting as a standby for the store's writer lock"
+        case .statement(let what, let sqlState, let message):
+            return "\(what) failed: \(message)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "")
+        }
+    }
+
+    /// SQLSTATE classes that mean the server refused who we are: invalid authorization (28),
+    /// invalid catalog name (3D000: no such database).
+    static func isRefusal(_ sqlState: String?) -> Bool {
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("28") || sqlState == "3D000"
+    }
+
+    /// The server's SQLSTATE of `error`, if it came from the server.
+    static func sqlState(of error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// A message for `error` that names what happened without the query's parameters.
+    static func message(of error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            if let detail = error.serverInfo?[.detail] { return "\(message): \(detail)" }
+            return message
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}

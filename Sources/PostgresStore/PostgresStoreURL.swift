@@ -1,0 +1,158 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Where a PostgreSQL store is: `postgres://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]…]/DATABASE`.
+///
+/// Several hosts name a primary and its standbys: a connection tries them in order and keeps
+/// the first that accepts writes, so a daemon finds a promoted standby by itself (libpq's
+/// `target_session_attrs=read-write`). The password may instead come from `PGPASSWORD`, so that
+/// it stays out of `ps` and shell history. ``description`` never shows the password.
+public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
+    public struct Host: Sendable, Equatable, CustomStringConvertible {
+        public var name: String
+        public var port: Int
+
+        public init(name: String, port: Int = 5432) {
+            self.name = name
+            self.port = port
+        }
+
+        public var description: String { name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)" }
+    }
+
+    public var hosts: [Host]
+    public var user: String
+    public var password: String?
+    public var database: String
+    /// How long one connection attempt to one host may take.
+    public var connectTimeout: Duration = .seconds(5)
+
+    public init(hosts: [Host], user: String, password: String?, database: String) {
+        self.hosts = hosts
+        self.user = user
+        self.password = password
+        self.database = database
+    }
+
+    /// Whether `text` is meant as a PostgreSQL URL (it may still be malformed).
+    public static func isPostgres(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
+
+    /// Parses a store URL; the error says which part is wrong.
+    ///
+    /// - Parameter environment: where `PGPASSWORD` is looked up when the URL has no password.
+    public init(parsing text: String, environment: [String: String] = [:]) throws(PostgresStoreError) {
+        func bad(_ reason: String) -> PostgresStoreError {
+            .badURL(Self.redacted(text), reason: reason)
+        }
+        guard let schemeEnd = text.range(of: "://"),
+            ["postgres", "postgresql"].contains(String(text[..<schemeEnd.lowerBound]))
+        else {
+            throw bad("a store URL starts with postgres://")
+        }
+        var rest = Substring(text[schemeEnd.upperBound...])
+        var query: Substring = ""
+        if let mark = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: mark)...]
+            rest = rest[..<mark]
+        }
+        guard let slash = rest.firstIndex(of: "/") else {
+            throw bad("name the database after the hosts: postgres://USER@HOST:PORT/DATABASE")
+        }
+        let authority = rest[..<slash]
+        guard let database = String(rest[rest.index(after: slash)...]).removingPercentEncoding, !database.isEmpty,
+            !database.contains("/")
+        else {
+            throw bad("name the database after the hosts: postgres://USER@HOST:PORT/DATABASE")
+        }
+        guard let at = authority.lastIndex(of: "@") else {
+            throw bad("name the user before the hosts: postgres://USER@HOST:PORT/DATABASE")
+        }
+        let userInfo = authority[..<at]
+        let (userPart, passwordPart): (Substring, Substring?) =
+            if let colon = userInfo.firstIndex(of: ":") {
+                (userInfo[..<colon], userInfo[userInfo.index(after: colon)...])
+            } else {
+                (userInfo, nil)
+            }
+        guard let user = String(userPart).removingPercentEncoding, !user.isEmpty else {
+            throw bad("the user is empty")
+        }
+        var password: String?
+        if let passwordPart {
+            guard let decoded = String(passwordPart).removingPercentEncoding else {
+                throw bad("the password's percent-encoding is malformed")
+            }
+            password = decoded
+        }
+        var hosts: [Host] = []
+        for entry in authority[authority.index(after: at)...].split(separator: ",", omittingEmptySubsequences: false) {
+            hosts.append(try Self.host(entry, bad: bad))
+        }
+        guard hosts.count <= 8 else { throw bad("at most 8 hosts, not \(hosts.count)") }
+        self.init(
+            hosts: hosts, user: user, password: password ?? environment["PGPASSWORD"], database: database)
+        for parameter in query.split(separator: "&") where !parameter.isEmpty {
+            let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
+            switch (parts[0], parts.count == 2 ? parts[1] : nil) {
+            case ("sslmode", "disable"?): break
+            case ("sslmode", let mode):
+                throw bad("sslmode=\(mode ?? "") is not supported; use sslmode=disable on a trusted network")
+            case ("connect_timeout", let seconds?):
+                guard let seconds = Int(seconds), (1...600).contains(seconds) else {
+                    throw bad("connect_timeout takes whole seconds from 1 to 600, not '\(seconds)'")
+                }
+                connectTimeout = .seconds(seconds)
+            default:
+                throw bad("unknown parameter '\(parts[0])': known are sslmode=disable and connect_timeout=SECONDS")
+            }
+        }
+    }
+
+    private static func host(
+        _ entry: Substring, bad: (String) -> PostgresStoreError
+    ) throws(PostgresStoreError) -> Host {
+        var name: Substring
+        var port: Substring?
+        if entry.hasPrefix("[") {
+            guard let close = entry.firstIndex(of: "]") else { throw bad("the IPv6 address '\(entry)' lacks its ]") }
+            name = entry[entry.index(after: entry.startIndex)..<close]
+            let after = entry[entry.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw bad("'\(entry)' is not HOST:PORT") }
+                port = after.dropFirst()
+            }
+        } else if let colon = entry.lastIndex(of: ":") {
+            name = entry[..<colon]
+            port = entry[entry.index(after: colon)...]
+        } else {
+            name = entry
+        }
+        guard !name.isEmpty else { throw bad("a host is empty") }
+        guard let port else { return Host(name: String(name)) }
+        guard let number = Int(port), (1...65535).contains(number) else {
+            throw bad("the port '\(port)' of \(name) is not a number from 1 to 65535")
+        }
+        return Host(name: String(name), port: number)
+    }
+
+    /// The URL with its password replaced, for messages.
+    public var description: String {
+        let credentials = password == nil ? user : "\(user):***"
+        return "postgres://\(credentials)@\(hosts.map(\.description).joined(separator: ","))/\(database)"
+    }
+
+    /// `text` with whatever stands between `:` and `@` of its user part replaced, for messages about a URL that did not parse.
+    static func redacted(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://"), let at = text[schemeEnd.upperBound...].lastIndex(of: "@") else {
+            return text
+        }
+        let userInfo = text[schemeEnd.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return text }
+        return String(text[..<colon]) + ":***" + String(text[at...])
+    }
+}

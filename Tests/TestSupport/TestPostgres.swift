@@ -1,0 +1,44 @@
+import BusTesting
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One PostgreSQL server for the whole test process, started on first use and stopped when the
+/// process exits; each test takes a database of its own with ``database(prefix:)``.
+public enum TestPostgres {
+    /// Why there is no server: PostgreSQL cannot be started here, or starting it failed.
+    public static var unavailable: String? {
+        if let reason = PostgresServer.unavailable { return reason }
+        if case .failure(let error) = shared { return "PostgreSQL did not start: \(error)" }
+        return nil
+    }
+
+    static let shared: Result<PostgresServer, BusTestingError> = {
+        guard PostgresServer.unavailable == nil else {
+            return .failure(BusTestingError(PostgresServer.unavailable ?? ""))
+        }
+        do {
+            let server = try PostgresServer.start()
+            atexit { TestPostgres.stopShared() }
+            return .success(server)
+        } catch {
+            return .failure(BusTestingError("\(error)"))
+        }
+    }()
+
+    static func stopShared() {
+        if case .success(let server) = shared { server.stop() }
+    }
+
+    public static func server() throws -> PostgresServer {
+        try shared.get()
+    }
+
+    /// A new, empty database on the shared server, as a store URL.
+    public static func database(prefix: String = "test") throws -> String {
+        let server = try server()
+        return server.url(database: try server.createDatabase(prefix: prefix))
+    }
+}
