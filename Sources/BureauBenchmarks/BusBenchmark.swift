@@ -92,8 +92,16 @@ struct BusBenchmark: AsyncParsableCommand {
     func startBus(
         _ directory: String, durability: Durability
     ) throws -> (RunningBusDaemon, ZeroMQBusClient, ZeroMQBusClient) {
+        try Self.startBus(directory, durability: durability)
+    }
+
+    /// A daemon on `directory` (its log in `store` if given) with a producer and a consumer, all logging nothing.
+    static func startBus(
+        _ directory: String, durability: Durability, store: BusDaemon.Store? = nil
+    ) throws -> (RunningBusDaemon, ZeroMQBusClient, ZeroMQBusClient) {
         var configuration = BusDaemon.Configuration(location: BusLocation(dataDirectory: directory + "/data"))
         configuration.durability = durability
+        configuration.store = store
         let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         let daemon = try BusDaemon(configuration: configuration, logger: quiet).start()
         var options = ZeroMQBusClient.Options(process: "bench")

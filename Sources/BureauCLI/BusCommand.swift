@@ -4,6 +4,7 @@ import EventLog
 import Foundation
 import Guards
 import Logging
+import PostgresStore
 import ServiceLifecycle
 import ZeroMQ
 import ZeroMQBus
@@ -25,6 +26,12 @@ struct BusCommand: AsyncParsableCommand {
               interval=MS   acknowledge once written; fdatasync at most every
                             MS milliseconds.
               never         leave writing back to the operating system.
+
+            With --store postgres://…, the log is kept in PostgreSQL instead of <data>/log
+            (the data directory still holds the sockets): each batch is one transaction,
+            committed before it is acknowledged (`always`; `interval` and `never` turn the
+            writer's synchronous_commit off). One daemon writes at a time, holding a lock in
+            the database; with --standby a second one waits and takes over when the first ends.
             """)
     )
 
@@ -59,6 +66,17 @@ struct BusCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Public keys of the TCP clients to let in, one per line.", valueName: "file"))
     var allowKeys: String?
 
+    @OptionGroup var store: StoreOptions
+
+    @Flag(help: "With --store: wait while another daemon writes to the store, and take over when it ends.")
+    var standby = false
+
+    @Option(
+        help:
+            "With --store: seconds to keep trying a PostgreSQL server that does not answer at start, 0 to 3600. (default: 30)",
+        transform: BoundedNumber.integers(in: 0...3600))
+    var storeWaitS: Int = 30
+
     @Flag(
         help: "Allow plain TCP without CURVE: anyone who reaches the port can publish. Warned about at every start.")
     var insecure = false
@@ -80,6 +98,10 @@ struct BusCommand: AsyncParsableCommand {
             throw ValidationError("--curve-secret-file, --allow-keys and --insecure apply only with --listen")
         }
         _ = try listenAddress()
+        if try store.url() == nil, standby {
+            throw ValidationError(
+                "--standby applies only with --store: a daemon on files takes the data directory's lock")
+        }
     }
 
     /// `--listen` as host and port, nil without it.
@@ -107,6 +129,18 @@ struct BusCommand: AsyncParsableCommand {
         configuration.publishHighWaterMark = publishHwm
         configuration.tcp = try tcpListener()
         configuration.fileSystem = try FaultInjection.fileSystem()
+        if let url = try store.url() {
+            var options = PostgresEventLog.Options()
+            options.durability = configuration.durability
+            options.standby = standby
+            options.connectWait = .seconds(storeWaitS)
+            let fixed = options
+            configuration.store = .init(name: "\(url)") { logger, shouldStop in
+                var options = fixed
+                options.shouldStopWaiting = shouldStop
+                return try PostgresEventLog(url: url, options: options, logger: logger)
+            }
+        }
         if insecure, let (host, port) = try listenAddress() {
             let warning = Self.insecureWarning(host: host, port: port)
             if warning.loud {

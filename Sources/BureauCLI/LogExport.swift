@@ -29,6 +29,7 @@ struct LogExport: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var connection: BusConnectionOptions
+    @OptionGroup var store: StoreOptions
     @Option(help: "The first position to export.") var from: UInt64 = 1
     @Option(help: "The last position to export (default: the end of the log).") var to: UInt64?
 
@@ -40,7 +41,7 @@ struct LogExport: AsyncParsableCommand {
     func run() async throws {
         let progress = Progress(label: "exporting")
         var out = Data()
-        let source = try LogSource.resolve(global, connection, process: "log-export")
+        let source = try LogSource.resolve(global, connection, store, process: "log-export")
         defer { source.close() }
         try await source.scan(from: from, to: to) { event, envelope in
             out.append(contentsOf: LogExchange.line(event, envelope: envelope).utf8)

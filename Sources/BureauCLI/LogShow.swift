@@ -28,6 +28,7 @@ struct LogShow: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var connection: BusConnectionOptions
+    @OptionGroup var store: StoreOptions
     @Option(help: "The first position to show.") var from: UInt64 = 1
     @Option(help: "The last position to show.") var to: UInt64?
     @Option(help: ArgumentHelp("Only types starting with this, e.g. bureau.watchlist.", valueName: "prefix"))
@@ -47,7 +48,7 @@ struct LogShow: AsyncParsableCommand {
     func run() async throws {
         let filter = EventFilter(prefixes: type)
         var chain = correlation.flatMap(EventID.init).map(CorrelationChain.init)
-        let source = try LogSource.resolve(global, connection, process: "log-show")
+        let source = try LogSource.resolve(global, connection, store, process: "log-show")
         defer { source.close() }
         try await source.forEach(from: from, to: to) { event in
             var depth = 0

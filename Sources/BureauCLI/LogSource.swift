@@ -2,21 +2,30 @@ import Bus
 import EventLog
 import Foundation
 import LogTools
+import PostgresStore
 import ZeroMQBus
 
-/// Where a tool that reads the log finds it: the data directory's segment files, or, given
-/// `--bus tcp://…`, a bus on another machine through its catch-up reads. Both give the same
-/// events with the same stored bytes, and both fail rather than stop early.
+/// Where a tool that reads the log finds it: the data directory's segment files; given
+/// `--bus tcp://…`, a bus on another machine through its catch-up reads; given `--store
+/// postgres://…`, the PostgreSQL store. All give the same events with the same stored bytes,
+/// and all fail rather than stop early.
 enum LogSource {
     case files(BusLocation)
     case bus(ZeroMQBusClient)
+    case store(PostgresLogReader, PostgresStoreURL)
 
-    /// The bus `connection` names, else the data directory's files.
+    /// The store `store` names, else the bus `connection` names, else the data directory's files.
     static func resolve(
-        _ global: GlobalOptions, _ connection: BusConnectionOptions, process: String
+        _ global: GlobalOptions, _ connection: BusConnectionOptions, _ store: StoreOptions, process: String
     ) throws
         -> LogSource
     {
+        if let url = try store.url() {
+            guard try connection.remote() == nil else {
+                throw CLIError("give --store or --bus, not both: both say where the log is")
+            }
+            return .store(try PostgresLogReader(url: url, logger: global.logger("bureau.store")), url)
+        }
         guard try connection.remote() != nil else { return .files(global.location) }
         return .bus(try connection.client(process: process, global: global))
     }
@@ -29,6 +38,10 @@ enum LogSource {
             try LogFiles.scan(in: location, from: from, to: to) { event, record in try body(event, record.body) }
         case .bus(let client):
             try await client.readLog(from: from, to: to, body)
+        case .store(let reader, _):
+            try reader.scan(from: from, through: try to ?? reader.head()) { event, record in
+                try body(event, record.body)
+            }
         }
     }
 
@@ -45,6 +58,7 @@ enum LogSource {
         switch self {
         case .files(let location): location.logDirectory
         case .bus(let client): client.endpoints.ingress
+        case .store(_, let url): "\(url)"
         }
     }
 

@@ -13,6 +13,7 @@ struct LogStats: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var connection: BusConnectionOptions
+    @OptionGroup var store: StoreOptions
     @Flag(help: "Print the statistics as JSON.") var json = false
 
     func run() async throws {
@@ -22,7 +23,7 @@ struct LogStats: AsyncParsableCommand {
         var perType: [String: UInt64] = [:]
         let progress = Progress(label: "reading the log")
         var envelopeBytes: Int64 = 0
-        let source = try LogSource.resolve(global, connection, process: "log-stats")
+        let source = try LogSource.resolve(global, connection, store, process: "log-stats")
         defer { source.close() }
         try await source.scan { event, envelope in
             count += 1

@@ -38,6 +38,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var connection: BusConnectionOptions
+    @OptionGroup var store: StoreOptions
     @Option(help: "Replay up to and including this position (default: the whole log).") var to: UInt64?
     @Option(
         name: .customLong("to-time"),
@@ -70,7 +71,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let registry = Composition.registry()
-        let source = try LogSource.resolve(global, connection, process: "replay")
+        let source = try LogSource.resolve(global, connection, store, process: "replay")
         defer { source.close() }
         if verify {
             try await runVerification(registry, source)

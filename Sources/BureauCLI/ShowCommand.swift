@@ -16,6 +16,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var connection: BusConnectionOptions
+    @OptionGroup var store: StoreOptions
     @Argument(help: "The read model, e.g. watchlist.") var name: String
     @Option(help: "Fold the log up to this position (default: all of it).") var at: UInt64?
     @Flag(help: "Print it as JSON.") var json = false
@@ -31,7 +32,7 @@ struct ShowCommand: AsyncParsableCommand {
         guard let projection = Composition.registry().projections.first(where: { $0.name == name }) else { return }
         let fold = projection.fold()
         let progress = Progress(label: "folding")
-        let source = try LogSource.resolve(global, connection, process: "show")
+        let source = try LogSource.resolve(global, connection, store, process: "show")
         defer { source.close() }
         try await source.forEach(to: at) { event in
             fold.apply(event)

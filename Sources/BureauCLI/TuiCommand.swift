@@ -31,6 +31,7 @@ struct TuiCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var connection: BusConnectionOptions
+    @OptionGroup var store: StoreOptions
     @Flag(
         help: """
             Time travel: open the log instead of the live bus; step through it event by event, \
@@ -44,7 +45,7 @@ struct TuiCommand: AsyncParsableCommand {
         }
         let location = global.location
         if replay {
-            try await runReplay(try LogSource.resolve(global, connection, process: "tui-replay"))
+            try await runReplay(try LogSource.resolve(global, connection, store, process: "tui-replay"))
             return
         }
         redirectStandardError(to: location.processLogDirectory + "/tui.log")

@@ -91,13 +91,13 @@ package struct Sequencer {
         // The committed envelopes and what each becomes, stamped together once all are decided.
         var committed: [Data] = []
         var decided: [(id: EventID, topic: Data, previousInPackage: UInt64)] = []
-        for envelopes in requests {
+        // Checked first, so that the log is asked for every id of the batch at once: one
+        // query for a log in a database, however many requests the batch holds.
+        let checks = requests.map { $0.map { check($0) } }
+        var known = log.positions(of: checks.flatMap { $0.compactMap { try? $0.get().id } }).makeIterator()
+        for (envelopes, checks) in zip(requests, checks) {
             var results: [Bureau_Bus_PublishResult] = []
             results.reserveCapacity(envelopes.count)
-            // Checked first, so that the log is asked for every id of the request at once.
-            let checks = envelopes.map { check($0) }
-            let ids = checks.compactMap { try? $0.get().id }
-            var known = log.positions(of: ids).makeIterator()
             for (envelope, checked) in zip(envelopes, checks) {
                 guard case .success(let accepted) = checked else {
                     if case .failure(let reason) = checked { results.append(.rejected(reason.text)) }

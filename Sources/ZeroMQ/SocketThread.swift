@@ -35,6 +35,29 @@ public final class SocketThread: @unchecked Sendable {
         thread = handle
     }
 
+    /// Runs `body` on a thread of its own and returns what it returns: for blocking work (a
+    /// standby waiting for a lock) that an async caller must not do on the cooperative pool.
+    public static func run<Value: Sendable>(
+        name: String, _ body: @escaping @Sendable () throws -> Value
+    ) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            do {
+                let thread = try SocketThread(name: name) { continuation.resume(with: Result { try body() }) }
+                thread.detach()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Lets the thread end by itself, never joined.
+    private func detach() {
+        if let thread {
+            pthread_detach(thread)
+            self.thread = nil
+        }
+    }
+
     /// Waits for the thread's body to return. Call it once.
     public func join() {
         if let thread {

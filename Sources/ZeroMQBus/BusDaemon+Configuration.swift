@@ -1,5 +1,6 @@
 import Bus
 import EventLog
+import Logging
 import ZeroMQ
 
 extension BusDaemon {
@@ -20,9 +21,26 @@ extension BusDaemon {
         public var tcp: TCPListener?
         /// Every file system call of the log goes through it: tests inject faults here.
         public var fileSystem: any FileSystem = PosixFileSystem()
+        /// Where the log is kept instead of the data directory's files (a PostgreSQL store);
+        /// nil for the files. The data directory still holds the sockets and bus.json.
+        public var store: Store?
 
         public init(location: BusLocation) {
             self.location = location
+        }
+    }
+
+    /// A log kept elsewhere than the data directory: how to open it, and its name for messages.
+    public struct Store: Sendable {
+        public let name: String
+        /// Opens the log; may wait (a standby), polling the second argument to give up when it says stop.
+        public let open: @Sendable (Logger, @escaping @Sendable () -> Bool) throws -> any EventLog
+
+        public init(
+            name: String, open: @escaping @Sendable (Logger, @escaping @Sendable () -> Bool) throws -> any EventLog
+        ) {
+            self.name = name
+            self.open = open
         }
     }
 

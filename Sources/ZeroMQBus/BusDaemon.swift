@@ -3,6 +3,7 @@ import Bus
 import EventLog
 import Logging
 import ServiceLifecycle
+import Synchronization
 import ZeroMQ
 
 #if canImport(FoundationEssentials)
@@ -25,6 +26,8 @@ public struct BusDaemon: Service {
     public let configuration: Configuration
     private let logger: Logger
     private let onReady: @Sendable () -> Void
+    /// Set when shutdown is asked for before the daemon is up.
+    private let stopRequested = StopRequest()
 
     /// - Parameter onReady: called once the daemon is serving (sockets bound, threads running).
     public init(configuration: Configuration, logger: Logger, onReady: @escaping @Sendable () -> Void = {}) {
@@ -34,7 +37,20 @@ public struct BusDaemon: Service {
     }
 
     public func run() async throws {
-        let running = try start()
+        // Opening a store may wait (a standby waits for the writer lock): off the cooperative
+        // pool, and given up when shutdown is asked for meanwhile.
+        let running: RunningBusDaemon
+        do {
+            running = try await withGracefulShutdownHandler {
+                try await SocketThread.run(name: "bureau-open") { try self.start() }
+            } onGracefulShutdown: {
+                stopRequested.set()
+            }
+        } catch  where stopRequested.isSet {
+            // Asked to stop while it waited (a standby): nothing was started, nothing is lost.
+            logger.notice("stopped before the log was open", metadata: ["bus.reason": "\(error)"])
+            return
+        }
         onReady()
         try await withGracefulShutdownHandler {
             try await running.waitUntilStopped()
@@ -50,6 +66,15 @@ public struct BusDaemon: Service {
         if let problem = location.socketPathProblem { throw BusError.unusableLocation(problem) }
         try Self.prepareDirectories(location)
 
+        if let store = configuration.store {
+            let log = try store.open(logger, { stopRequested.isSet })
+            do {
+                return try RunningBusDaemon(configuration: configuration, log: log, recovery: nil, logger: logger)
+            } catch {
+                try? log.close()
+                throw error
+            }
+        }
         var options = FileEventLog.Options()
         options.durability = configuration.durability
         options.segmentSize = configuration.segmentSize
@@ -57,11 +82,18 @@ public struct BusDaemon: Service {
         options.fileSystem = configuration.fileSystem
         let log = try FileEventLog(directory: location.logDirectory, options: options, logger: logger)
         do {
-            return try RunningBusDaemon(configuration: configuration, log: log, logger: logger)
+            return try RunningBusDaemon(configuration: configuration, log: log, recovery: log.recovery, logger: logger)
         } catch {
             try? log.close()
             throw error
         }
+    }
+
+    /// Whether shutdown was asked for, shared by the copies of a daemon value.
+    final class StopRequest: Sendable {
+        private let flag = Atomic(false)
+        var isSet: Bool { flag.load(ordering: .acquiring) }
+        func set() { flag.store(true, ordering: .releasing) }
     }
 
     /// Creates the data directory and the run directory, owner-only (0700) whatever the umask;

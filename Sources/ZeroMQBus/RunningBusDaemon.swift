@@ -17,7 +17,8 @@ import ZeroMQ
 /// A started bus daemon: its threads, sockets and log.
 public final class RunningBusDaemon: Sendable {
     public let info: BusInfo
-    public let recovery: RecoveryReport
+    /// What opening the file log found and repaired; nil for a log elsewhere (a PostgreSQL store).
+    public let recovery: RecoveryReport?
     private let state: DaemonState
     private let stopSignal: WakeSignal
     private let threads: [SocketThread]
@@ -26,9 +27,9 @@ public final class RunningBusDaemon: Sendable {
     private let infoFile: String
     private let logger: Logger
 
-    init(configuration: BusDaemon.Configuration, log: FileEventLog, logger: Logger) throws {
+    init(configuration: BusDaemon.Configuration, log: any EventLog, recovery: RecoveryReport?, logger: Logger) throws {
         self.logger = logger
-        recovery = log.recovery
+        self.recovery = recovery
         let context = try ZMQContext(ioThreads: 1)
         self.context = context
         var zap: ZAPHandler?
@@ -74,7 +75,7 @@ public final class RunningBusDaemon: Sendable {
         let ingress = ReaderBox(
             IngressLoop(
                 ingress: sockets.ingress, events: sockets.events, log: log, sequencer: sequencer, state: state,
-                stop: stopSignal, configuration: configuration, reports: Self.reports(of: log.recovery),
+                stop: stopSignal, configuration: configuration, reports: Self.reports(of: recovery),
                 logger: logger))
         let logBox = ReaderBox(log)
         let loopLogger = logger
@@ -103,10 +104,11 @@ public final class RunningBusDaemon: Sendable {
             "the bus is up",
             metadata: [
                 "bus.data": "\(configuration.location.dataDirectory)", "bus.head": "\(log.head)",
+                "bus.store": "\(configuration.store?.name ?? "files")",
                 "bus.durability": "\(configuration.durability)", "bus.pid": "\(getpid())",
                 "bus.ingress": "\(info.endpoints.ingress)",
             ])
-        if recovery.truncatedSegment != nil {
+        if let recovery, recovery.truncatedSegment != nil {
             logger.warning("the log's tail was repaired", metadata: ["log.recovery": "\(recovery)"])
         }
     }
@@ -159,8 +161,8 @@ public final class RunningBusDaemon: Sendable {
 
     /// What the daemon reports on the bus about opening the log: a cut tail (a write that was
     /// never acknowledged) is worth an `ErrorRaised` that `bureau show errors` lists.
-    static func reports(of recovery: RecoveryReport) -> [OutgoingEvent] {
-        guard recovery.truncatedSegment != nil else { return [] }
+    static func reports(of recovery: RecoveryReport?) -> [OutgoingEvent] {
+        guard let recovery, recovery.truncatedSegment != nil else { return [] }
         return [ErrorReporter(module: "bus", process: "bus").event(code: "log-recovered", message: "\(recovery)")]
     }
 

@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+import PostgresStore
+
+/// `--store URL`: the log in a PostgreSQL database instead of the data directory's files.
+struct StoreOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Keep (or read) the log in PostgreSQL instead of <data>/log: "
+                + "postgres://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]…]/DATABASE; several hosts are a "
+                + "primary and its standbys, the writable one is used. The password may come from PGPASSWORD. "
+                + "(env: BUREAU_STORE)",
+            valueName: "url"))
+    var store: String?
+
+    /// The store's URL, or nil for the files.
+    func url() throws -> PostgresStoreURL? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let text = store ?? environment["BUREAU_STORE"], !text.isEmpty else { return nil }
+        do {
+            return try PostgresStoreURL(parsing: text, environment: environment)
+        } catch {
+            throw ValidationError("--store: \(error)")
+        }
+    }
+}
