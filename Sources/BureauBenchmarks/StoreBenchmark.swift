@@ -38,7 +38,9 @@ struct StoreBenchmark: AsyncParsableCommand {
         defer { started?.stop() }
         let base = server ?? started.map { $0.url(database: "postgres") } ?? ""
         let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
-        print("# store benchmark: \(formatted(Double(options.events))) events, \(options.payloadBytes)-byte payloads, durability always")
+        print(
+            "# store benchmark: \(formatted(Double(options.events))) events, \(options.payloadBytes)-byte payloads, durability always"
+        )
 
         let files = try await withScratchDirectory { directory in
             let (daemon, producer, consumer) = try BusBenchmark.startBus(directory, durability: .always)
@@ -62,7 +64,8 @@ struct StoreBenchmark: AsyncParsableCommand {
                 consumer.close()
             }
             let rate = try await load.throughput(producer: producer, consumer: consumer).eventsPerSecond
-            let sample = try PostgresLogReader(url: busURL, logger: quiet).read(after: 0, through: 1, limit: 1, maxBytes: 1 << 20)
+            let sample = try PostgresLogReader(url: busURL, logger: quiet).read(
+                after: 0, through: 1, limit: 1, maxBytes: 1 << 20)
             return (rate, sample.first?.body.count ?? 0)
         }
 
