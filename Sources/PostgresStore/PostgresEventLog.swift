@@ -189,7 +189,13 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
 
     public func syncIfDue() throws {}
 
+    /// Releases the writer lock before the connection goes, so that a daemon opened right
+    /// after this returns finds it free (a server ends a closed session a moment later).
     public func close() throws {
+        if failure == nil {
+            _ = try? session.query(
+                "SELECT pg_advisory_unlock(\(PostgresSchema.writerLockKey))", what: "releasing the writer lock")
+        }
         session.close()
     }
 

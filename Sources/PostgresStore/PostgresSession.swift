@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import Synchronization
 
 /// One connection to the writable server of a store, used from a thread of its own: every call
 /// blocks until PostgreSQL answers.
@@ -15,11 +16,13 @@ import PostgresNIO
 final class PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     let host: PostgresStoreURL.Host
+    private let url: PostgresStoreURL
     private let logger: Logger
 
-    private init(connection: PostgresConnection, host: PostgresStoreURL.Host, logger: Logger) {
+    private init(connection: PostgresConnection, host: PostgresStoreURL.Host, url: PostgresStoreURL, logger: Logger) {
         self.connection = connection
         self.host = host
+        self.url = url
         self.logger = logger
     }
 
@@ -79,7 +82,7 @@ final class PostgresSession: @unchecked Sendable {
                 reasons.append("\(host): \(message)")
                 continue
             }
-            let session = PostgresSession(connection: connection, host: host, logger: logger)
+            let session = PostgresSession(connection: connection, host: host, url: url, logger: logger)
             if writable {
                 do {
                     let rows = try session.query(
@@ -102,20 +105,55 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// Runs `query` and returns its rows; a failure names `what` was being done.
+    ///
+    /// Waits at most the URL's query timeout: a server that went away without a word (a host
+    /// that died, a partition) would otherwise hold the caller for ever. The connection is then
+    /// of no further use, and closed.
     @discardableResult
     func query(_ query: PostgresQuery, what: String) throws -> [PostgresRow] {
+        let result: PostgresQueryResult
         do {
-            return Array(try connection.query(query, logger: logger).wait().rows)
+            result = try Self.wait(
+                for: connection.query(query, logger: logger), orUntil: connection.closeFuture, atMost: url.queryTimeout)
+        } catch let error as PostgresStoreError {
+            close()
+            throw PostgresStoreError.statement(what, sqlState: nil, message: "\(error)")
         } catch {
             throw PostgresStoreError.statement(
                 what, sqlState: PostgresStoreError.sqlState(of: error), message: PostgresStoreError.message(of: error))
         }
+        return Array(result.rows)
+    }
+
+    /// The value of `future`; an error as soon as `closed` completes first (the connection
+    /// ended: a statement in flight may never be answered), or once `limit` has passed.
+    static func wait<Value: Sendable>(
+        for future: EventLoopFuture<Value>, orUntil closed: EventLoopFuture<Void>? = nil, atMost limit: Duration
+    ) throws -> Value {
+        let outcome = Mutex<Result<Value, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        future.whenComplete { result in
+            outcome.withLock { $0 = $0 ?? result }
+            done.signal()
+        }
+        closed?.whenComplete { _ in
+            outcome.withLock { $0 = $0 ?? .failure(PostgresStoreError.connectionClosed) }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + .milliseconds(Int(limit.inMilliseconds))) == .success,
+            let result = outcome.withLock({ $0 })
+        else {
+            throw PostgresStoreError.timedOut(seconds: limit.inSeconds)
+        }
+        return try result.get()
     }
 
     /// Whether the connection is gone (the server or the network ended it).
     var isClosed: Bool { connection.isClosed }
 
+    /// Closes the connection, waiting a little for a clean goodbye; a server that does not
+    /// answer is left to notice the socket closing.
     func close() {
-        try? connection.close().wait()
+        _ = try? Self.wait(for: connection.close(), atMost: .seconds(2))
     }
 }

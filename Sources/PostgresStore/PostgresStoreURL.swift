@@ -29,6 +29,8 @@ public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
     public var database: String
     /// How long one connection attempt to one host may take.
     public var connectTimeout: Duration = .seconds(5)
+    /// How long one statement may take before its connection is given up as dead.
+    public var queryTimeout: Duration = .seconds(30)
 
     public init(hosts: [Host], user: String, password: String?, database: String) {
         self.hosts = hosts
@@ -107,8 +109,15 @@ public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
                     throw bad("connect_timeout takes whole seconds from 1 to 600, not '\(seconds)'")
                 }
                 connectTimeout = .seconds(seconds)
+            case ("query_timeout", let seconds?):
+                guard let seconds = Int(seconds), (1...3600).contains(seconds) else {
+                    throw bad("query_timeout takes whole seconds from 1 to 3600, not '\(seconds)'")
+                }
+                queryTimeout = .seconds(seconds)
             default:
-                throw bad("unknown parameter '\(parts[0])': known are sslmode=disable and connect_timeout=SECONDS")
+                throw bad(
+                    "unknown parameter '\(parts[0])': known are sslmode=disable, connect_timeout=SECONDS "
+                        + "and query_timeout=SECONDS")
             }
         }
     }

@@ -25,7 +25,7 @@ public enum DeploymentFile {
     static let processFields: Set<String> = ["command", "depends_on", "ready", "ready_timeout_s", "restart"]
     static let restartFields: Set<String> = ["initial_backoff_ms", "max_backoff_ms", "max_restarts", "reset_after_s"]
     static let topFields: Set<String> = [
-        "processes", "restart", "ready_timeout_s", "stop_timeout_s", "log_max_bytes", "bus",
+        "processes", "restart", "ready_timeout_s", "stop_timeout_s", "log_max_bytes", "bus", "store",
     ]
     static let busFields: Set<String> = ["url", "server_key", "client_key", "wait_s"]
 
@@ -48,6 +48,18 @@ public enum DeploymentFile {
         }
         let remoteBus = try reader.optional(top["bus"]) { node throws(DeploymentError) in
             try reader.remoteBus(node, file: file, maximumWait: Limits.readyTimeoutSeconds)
+        }
+        let store = try reader.optional(top["store"]) { node throws(DeploymentError) in
+            let url = try reader.string(node, field: "store", nonEmpty: true)
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw reader.error(node.mark?.line, "store", "takes postgres://USER@HOST:PORT/DATABASE, not '\(url)'")
+            }
+            guard remoteBus == nil else {
+                throw reader.error(
+                    node.mark?.line, "store",
+                    "is where this host's bus keeps its log, but this deployment joins a bus elsewhere (bus.url)")
+            }
+            return url
         }
         guard let processNode = top["processes"] else {
             throw reader.error(root.mark?.line, "processes", "is missing: a deployment needs at least one process")
@@ -99,6 +111,7 @@ public enum DeploymentFile {
         }
         try reader.checkGraph(specs, processes: processes)
         var deployment = Deployment(processes: specs, remoteBus: remoteBus)
+        deployment.store = store
         if let stopTimeout { deployment.stopTimeout = stopTimeout }
         if let logMaxBytes { deployment.logMaxBytes = logMaxBytes }
         return deployment

@@ -269,12 +269,12 @@ public final class Supervisor: Service, Sendable {
         }
     }
 
-    /// What every child is given: the data directory and, for a bus on another machine, its
-    /// address and keys.
+    /// What every child is given: the data directory, the store the bus keeps its log in, and,
+    /// for a bus on another machine, its address and keys.
     private var childEnvironment: [String: String] {
-        ["BUREAU_DATA": configuration.location.dataDirectory].merging(
-            configuration.deployment.remoteBus?.environment ?? [:]
-        ) { _, remote in remote }
+        var environment = ["BUREAU_DATA": configuration.location.dataDirectory]
+        environment["BUREAU_STORE"] = configuration.deployment.store
+        return environment.merging(configuration.deployment.remoteBus?.environment ?? [:]) { _, remote in remote }
     }
 
     // MARK: The front-end

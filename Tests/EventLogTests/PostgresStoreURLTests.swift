@@ -33,6 +33,7 @@ struct PostgresStoreURLTests {
         ("postgres://u@h/d?sslmode=require", "sslmode=require is not supported"),
         ("postgres://u@h/d?connect_timeout=nan", "connect_timeout takes whole seconds"),
         ("postgres://u@h/d?pool=5", "unknown parameter 'pool'"),
+        ("postgres://u@h/d?query_timeout=0", "query_timeout takes whole seconds from 1 to 3600"),
     ])
     func eachMistakeIsNamed(text: String, says: String) {
         let error = #expect(throws: PostgresStoreError.self) { try PostgresStoreURL(parsing: text) }

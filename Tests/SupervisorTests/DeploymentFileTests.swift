@@ -96,6 +96,32 @@ struct DeploymentFileTests {
         }
     }
 
+    @Test func aStoreIsWhereTheBusKeepsItsLogAndEveryChildIsToldOfIt() throws {
+        let deployment = try DeploymentFile.parse(
+            "store: postgres://bureau@db:5432/events\nprocesses:\n  bus:\n    command: bus\n")
+        #expect(deployment.store == "postgres://bureau@db:5432/events")
+        #expect(try DeploymentFile.defaultDeployment().store == nil)
+    }
+
+    @Test(arguments: [
+        (
+            "store: mysql://db/events\n",
+            "bureau.yaml:1: store: takes postgres://USER@HOST:PORT/DATABASE, not 'mysql://db/events'"
+        ),
+        ("store: ''\n", "bureau.yaml:1: store:"),
+        (
+            "bus:\n  url: tcp://h:7400\nstore: postgres://u@db/e\n",
+            "bureau.yaml:3: store: is where this host's bus keeps its log, but this deployment joins a bus elsewhere"
+        ),
+    ])
+    func aMistakeInTheStoreNamesTheLine(text: String, expected: String) {
+        #expect {
+            _ = try DeploymentFile.parse(text + "processes:\n  reducers:\n    command: run watchlist\n")
+        } throws: { error in
+            "\(error)".contains(expected)
+        }
+    }
+
     @Test func aDeploymentThatJoinsABusCannotRunOneToo() {
         #expect {
             _ = try DeploymentFile.parse(
