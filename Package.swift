@@ -195,11 +195,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The event log on PostgreSQL (postgres-nio): the same EventLog, one writer under an advisory lock.
+        // The event log on PostgreSQL (postgres-nio): the same EventLog, one writer under an
+        // advisory lock; and reducer snapshots in the same database.
         .target(
             name: "PostgresStore",
             dependencies: [
-                "EventLog", "BureauSchemas", "Guards",
+                "EventLog", "BureauSchemas", "Guards", "Runtime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -346,7 +347,7 @@ let package = Package(
             name: "RuntimeTests",
             dependencies: [
                 "FeatureTestSupport",
-                "InMemoryBus", "ZeroMQBus",
+                "InMemoryBus", "ZeroMQBus", "PostgresStore",
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -4,6 +4,7 @@ import EventLog
 import Foundation
 import Guards
 import Logging
+import PostgresStore
 import Runtime
 import ServiceLifecycle
 import ZeroMQBus
@@ -24,6 +25,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var connection: BusConnectionOptions
+    @OptionGroup var store: StoreOptions
     @OptionGroup var readiness: ReadinessOptions
 
     @Argument(help: "The modules to host, e.g. watchlist reservations.")
@@ -85,12 +87,19 @@ struct RunCommand: AsyncParsableCommand {
 
         let client = try connection.client(
             process: process ?? modules.joined(separator: "+"), publishTimeout: .seconds(60), global: global)
+        // With a store, snapshots live in its database, so that a host restarted elsewhere resumes from them.
+        let snapshots: any SnapshotStore =
+            if let url = try store.url() {
+                try PostgresSnapshotStore(url: url, logger: global.logger("bureau.snapshots"))
+            } else {
+                FileSnapshotStore(directory: location.snapshotDirectory)
+            }
         var services: [any Service] = []
         var statistics: [HostStatistics] = []
         for module in modules {
             let hostStatistics = HostStatistics()
             let environment = HostEnvironment(
-                client: client, snapshots: FileSnapshotStore(directory: location.snapshotDirectory),
+                client: client, snapshots: snapshots,
                 snapshotEvery: snapshotEvery, logger: logger, statistics: hostStatistics, settings: settingValues)
             let host: (any Service)?
             do {

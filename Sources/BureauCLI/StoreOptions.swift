@@ -6,7 +6,8 @@ import PostgresStore
 struct StoreOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Keep (or read) the log in PostgreSQL instead of <data>/log: "
+            "A PostgreSQL store, instead of the data directory: the bus keeps its log there, the log tools read "
+                + "it there, reducer hosts keep their snapshots there. "
                 + "postgres://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]…]/DATABASE; several hosts are a "
                 + "primary and its standbys, the writable one is used. The password may come from PGPASSWORD. "
                 + "(env: BUREAU_STORE)",

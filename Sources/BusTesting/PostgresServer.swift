@@ -54,13 +54,7 @@ public final class PostgresServer: @unchecked Sendable {
     public static func start(settings: [String] = []) throws -> PostgresServer {
         if let unavailable { throw BusTestingError(unavailable) }
         guard let binaries = binaryDirectory else { throw BusTestingError("no PostgreSQL binaries") }
-        let directory = "/tmp/bureau-pg-\(UUID().uuidString.prefix(8).lowercased())"
-        guard mkdir(directory, 0o700) == 0 else { throw BusTestingError("mkdir \(directory): errno \(errno)") }
-        if geteuid() == 0, let user = getpwnam("postgres") {
-            guard chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
-                throw BusTestingError("chown \(directory): errno \(errno)")
-            }
-        }
+        let directory = try makeDirectory()
         let server = PostgresServer(directory: directory, port: try TCPPorts.free(), binaries: binaries)
         do {
             try server.write(server.password + "\n", to: "password")
@@ -86,7 +80,72 @@ public final class PostgresServer: @unchecked Sendable {
         return server
     }
 
+    /// Settings for a primary whose commits wait for a synchronous streaming standby.
+    public static let synchronousPrimarySettings = [
+        "wal_level = replica", "max_wal_senders = 4", "synchronous_standby_names = '*'", "wal_keep_size = 64MB",
+    ]
+
+    /// A streaming standby of this server (`pg_basebackup -R` over TCP, as the postgres user), on
+    /// a port of its own, started and caught up. With ``synchronousPrimarySettings`` on this
+    /// server, its commits wait for the standby.
+    public func startStandby() throws -> PostgresServer {
+        let standby = try Self.makeDirectory()
+        let server = PostgresServer(directory: standby, port: try TCPPorts.free(), binaries: binaries)
+        do {
+            try server.asServerUser([
+                "/usr/bin/env", "PGPASSWORD=\(password)", binaries + "/pg_basebackup", "-h", "127.0.0.1", "-p",
+                "\(port)",
+                "-U", "postgres", "-D", server.data, "-R", "-X", "stream", "--no-sync",
+            ])
+            // The copy's settings name the primary's port and socket: this one has its own. And
+            // once promoted it has no standby of its own to wait for: as an operator would, it
+            // commits without one (else every commit waits until a standby joins).
+            try server.append(
+                "port = \(server.port)\nunix_socket_directories = '\(standby)'\nsynchronous_standby_names = ''\n",
+                to: "data/postgresql.conf")
+            try server.asServerUser([
+                binaries + "/pg_ctl", "-D", server.data, "-l", "\(standby)/server.log", "-w", "-t", "60", "start",
+            ])
+        } catch {
+            server.stop()
+            throw error
+        }
+        return server
+    }
+
+    /// Makes a standby the primary (`pg_ctl promote`), waiting until it accepts writes.
+    public func promote() throws {
+        try asServerUser([binaries + "/pg_ctl", "-D", data, "-w", "-t", "60", "promote"])
+    }
+
+    /// Kills the server and every process of it with SIGKILL, as a machine that dies would end it.
+    public func kill9() {
+        guard let postmaster = pid else { return }
+        kill(postmaster, SIGKILL)
+        // Backends notice a dead postmaster only now and then: end them too, by parent.
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { kill(child, SIGKILL) }
+        }
+    }
+
     var data: String { directory + "/data" }
+
+    /// A directory under /tmp that the server's user owns.
+    static func makeDirectory() throws -> String {
+        let directory = "/tmp/bureau-pg-\(UUID().uuidString.prefix(8).lowercased())"
+        guard mkdir(directory, 0o700) == 0 else { throw BusTestingError("mkdir \(directory): errno \(errno)") }
+        if geteuid() == 0, let user = getpwnam("postgres") {
+            guard chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+                throw BusTestingError("chown \(directory): errno \(errno)")
+            }
+        }
+        return directory
+    }
 
     /// A store URL for `database` on this server, with the password.
     public func url(database: String, user: String = "postgres", password: String? = nil) -> String {

@@ -117,7 +117,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
             }
             return ids.map { found[$0] }
         } catch {
-            fail("looking up event ids failed: \(error)")
+            fail("\(error)")
             return ids.map { _ in nil }
         }
     }

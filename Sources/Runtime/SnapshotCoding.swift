@@ -9,11 +9,11 @@ import EventLog
 /// A snapshot file: a first line `bureau-snapshot 2 crc32=<8 hex digits> length=<bytes>`, then
 /// the document as JSON, so that any damage to the file is detected and the snapshot ignored
 /// (the host then rebuilds the state from the log). Files of format 1 are the JSON alone.
-enum SnapshotCoding {
+public enum SnapshotCoding {
     static let magic = "bureau-snapshot"
     static let fileFormat = 2
 
-    static func encode<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws -> Data {
+    public static func encode<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let document = try encoder.encode(
@@ -52,7 +52,7 @@ enum SnapshotCoding {
     }
 
     /// Decodes a snapshot, or says why it cannot be used.
-    static func decode<State: Codable & Sendable>(
+    public static func decode<State: Codable & Sendable>(
         _ data: Data, as type: State.Type, module: String, stateVersion: Int
     ) -> Result<Snapshot<State>, SnapshotRejection> {
         let json: Data

@@ -6,7 +6,7 @@ import EventLog
     import Foundation
 #endif
 
-struct SnapshotRejection: Error {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
+public struct SnapshotRejection: Error {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
 }

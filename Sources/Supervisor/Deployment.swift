@@ -12,8 +12,9 @@ public struct Deployment: Sendable, Equatable {
     public var logMaxBytes: Int
     /// The bus on another machine that these processes join; nil when the deployment runs its own.
     public var remoteBus: RemoteBus?
-    /// Where the bus keeps its log instead of the data directory (`store: postgres://…`), given
-    /// to every child as `BUREAU_STORE`: the bus stores there, the log tools read there.
+    /// The PostgreSQL store (`store: postgres://…`), given to every child as `BUREAU_STORE`: the
+    /// bus keeps its log there and reducer hosts their snapshots, also on a host that joins a
+    /// bus elsewhere, so that a reducer can move between hosts.
     public var store: String?
 
     public init(

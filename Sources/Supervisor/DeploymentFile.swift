@@ -54,11 +54,6 @@ public enum DeploymentFile {
             guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
                 throw reader.error(node.mark?.line, "store", "takes postgres://USER@HOST:PORT/DATABASE, not '\(url)'")
             }
-            guard remoteBus == nil else {
-                throw reader.error(
-                    node.mark?.line, "store",
-                    "is where this host's bus keeps its log, but this deployment joins a bus elsewhere (bus.url)")
-            }
             return url
         }
         guard let processNode = top["processes"] else {

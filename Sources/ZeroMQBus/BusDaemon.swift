@@ -37,27 +37,47 @@ public struct BusDaemon: Service {
     }
 
     public func run() async throws {
-        // Opening a store may wait (a standby waits for the writer lock): off the cooperative
-        // pool, and given up when shutdown is asked for meanwhile.
-        let running: RunningBusDaemon
-        do {
-            running = try await withGracefulShutdownHandler {
-                try await SocketThread.run(name: "bureau-open") { try self.start() }
-            } onGracefulShutdown: {
-                stopRequested.set()
+        var ready = false
+        while true {
+            // Opening a store may wait (a standby waits for the writer lock, a store retries a
+            // server that does not answer): off the cooperative pool, and given up when
+            // shutdown is asked for meanwhile.
+            let running: RunningBusDaemon
+            do {
+                running = try await withGracefulShutdownHandler {
+                    try await SocketThread.run(name: "bureau-open") { try self.start() }
+                } onGracefulShutdown: {
+                    stopRequested.set()
+                }
+            } catch  where stopRequested.isSet {
+                // Asked to stop while it waited: nothing was started, nothing is lost.
+                logger.notice("stopped before the log was open", metadata: ["bus.reason": "\(error)"])
+                return
             }
-        } catch  where stopRequested.isSet {
-            // Asked to stop while it waited (a standby): nothing was started, nothing is lost.
-            logger.notice("stopped before the log was open", metadata: ["bus.reason": "\(error)"])
-            return
+            if !ready {
+                ready = true
+                onReady()
+            }
+            do {
+                try await withGracefulShutdownHandler {
+                    try await running.waitUntilStopped()
+                } onGracefulShutdown: {
+                    stopRequested.set()
+                    running.requestStop()
+                }
+                running.stop()
+                return
+            } catch EventLogError.failed(let reason) where configuration.store != nil && !stopRequested.isSet {
+                // A store whose connection failed may have a promoted standby behind the same
+                // URL: recover from what the store holds, as a restart would, in this process.
+                running.stop()
+                logger.error(
+                    "the store failed; reopening it from what it holds", metadata: ["bus.reason": "\(reason)"])
+            } catch {
+                running.stop()
+                throw error
+            }
         }
-        onReady()
-        try await withGracefulShutdownHandler {
-            try await running.waitUntilStopped()
-        } onGracefulShutdown: {
-            running.requestStop()
-        }
-        running.stop()
     }
 
     /// Takes the log, binds the sockets, writes bus.json and starts the loop threads.

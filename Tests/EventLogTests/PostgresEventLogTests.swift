@@ -29,19 +29,6 @@ struct PostgresEventLogTests {
         positions.map { LogRecord(position: $0, id: EventID.random(), body: Data("event \($0)".utf8)) }
     }
 
-    /// `id` as PostgreSQL prints a uuid.
-    static func uuidText(_ id: EventID) -> String {
-        let hex = id.bytes.map { String(format: "%02x", $0) }.joined()
-        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
-            String(
-                hex[
-                    hex.index(
-                        hex.startIndex, offsetBy: range.lowerBound)..<hex.index(
-                            hex.startIndex, offsetBy: range.upperBound)])
-        }
-        return parts.joined(separator: "-")
-    }
-
     @Test func idsAreRecognisedForEverAndTheHeadContinuesAfterAReopen() throws {
         let url = try TestPostgres.database()
         let first = Self.records(1...300)
@@ -145,7 +132,7 @@ struct PostgresEventLogTests {
             database: database)
         #expect(
             row.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "bureau.watchlist.PairAdded|1700000000|41|t|\(Self.uuidText(id))")
+                == "bureau.watchlist.PairAdded|1700000000|41|t|\(id)")
     }
 
     @Test func aWrongPasswordAndAMissingDatabaseAreRefusedAndANoServerPortIsUnreachable() throws {

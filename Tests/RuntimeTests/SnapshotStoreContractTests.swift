@@ -1,10 +1,12 @@
 import EventLog
 import Foundation
+import PostgresStore
 import Runtime
 import TestSupport
 import Testing
 
-/// What every ``SnapshotStore`` must do, run against the file store and its in-memory twin.
+/// What every ``SnapshotStore`` must do, run against the file store, its in-memory twin and the
+/// PostgreSQL store (where a server can be started).
 struct SnapshotStoreContractTests {
     struct Counter: Codable, Equatable, Sendable {
         var count: Int
@@ -12,8 +14,13 @@ struct SnapshotStoreContractTests {
     }
 
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case file, memory
+        case file, memory, postgres
         var testDescription: String { rawValue }
+
+        /// The kinds this machine can run.
+        static var available: [Kind] {
+            TestPostgres.unavailable == nil ? allCases : [.file, .memory]
+        }
     }
 
     final class Subject: @unchecked Sendable {
@@ -28,19 +35,32 @@ struct SnapshotStoreContractTests {
             case .memory:
                 directory = nil
                 store = InMemorySnapshotStore()
+            case .postgres:
+                directory = nil
+                let url = try TestPostgres.database()
+                self.url = url
+                store = try PostgresSnapshotStore(
+                    url: PostgresStoreURL(parsing: url), logger: TestLogging.logger("bureau.snapshots"))
             }
         }
+
+        /// The database of a PostgreSQL subject.
+        private(set) var url: String?
 
         func corrupt(_ module: String) throws {
             if let store = store as? FileSnapshotStore {
                 try Files.write(store.path(of: module), "{ not json")
             } else if let store = store as? InMemorySnapshotStore {
                 store.corrupt(module, with: Data("{ not json".utf8))
+            } else if let url, let database = url.split(separator: "/").last {
+                try TestPostgres.server().sql(
+                    "UPDATE bureau_snapshots SET state = '\\x7b206e6f74206a736f6e'::bytea WHERE module = '\(module)'",
+                    database: String(database))
             }
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func aSavedSnapshotLoadsBack(kind: Kind) throws {
         let subject = try Subject(kind)
         #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in }) == nil)
@@ -53,7 +73,7 @@ struct SnapshotStoreContractTests {
         #expect(loaded?.state == Counter(count: 4, names: ["b"]))
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func aSnapshotOfAnotherStateVersionIsIgnoredWithAReason(kind: Kind) throws {
         let subject = try Subject(kind)
         try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 5, state: Counter(count: 1, names: [])))
@@ -62,7 +82,7 @@ struct SnapshotStoreContractTests {
         #expect(reasons.count == 1 && reasons[0].contains("state version is 1; this build uses 2"))
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func anUnreadableSnapshotIsIgnoredWithAReason(kind: Kind) throws {
         let subject = try Subject(kind)
         try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 5, state: Counter(count: 1, names: [])))
@@ -72,7 +92,7 @@ struct SnapshotStoreContractTests {
         #expect(reasons.first?.contains("not readable JSON") == true)
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func aStateThatNoLongerDecodesIsIgnored(kind: Kind) throws {
         struct Other: Codable, Sendable { var text: String }
         let subject = try Subject(kind)

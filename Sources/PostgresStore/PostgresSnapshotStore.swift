@@ -1,0 +1,80 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import Runtime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Reducer snapshots in the store's database (`bureau_snapshots`, one row per module), so
+/// that a reducer restarted on another host resumes from its snapshot instead of the log's
+/// start. The bytes are those a snapshot file holds (header with checksum, then JSON): a row
+/// damaged by hand is refused with a reason and the state rebuilt from the log.
+public final class PostgresSnapshotStore: SnapshotStore, @unchecked Sendable {
+    /// The largest snapshot read; a larger one is ignored with a reason.
+    public static let maxBytes = 256 << 20
+    private let session: PostgresSession
+
+    /// Connects (retrying a server that does not answer for `wait`) and creates the tables if missing.
+    public init(url: PostgresStoreURL, wait: Duration = .seconds(30), logger: Logger) throws {
+        session = try PostgresSession.connect(url, wait: wait, logger: logger)
+        do {
+            try PostgresSchema.prepare(session)
+        } catch {
+            session.close()
+            throw error
+        }
+    }
+
+    deinit {
+        session.close()
+    }
+
+    public func load<State: Codable & Sendable>(
+        _ type: State.Type, module: String, stateVersion: Int, rejected: (String) -> Void
+    ) -> Snapshot<State>? {
+        let rows: [PostgresRow]
+        do {
+            rows = try session.query(
+                """
+                SELECT CASE WHEN octet_length(state) <= \(Self.maxBytes) THEN state END, octet_length(state)
+                FROM bureau_snapshots WHERE module = \(module)
+                """, what: "reading the snapshot of \(module)")
+        } catch {
+            rejected("\(error)")
+            return nil
+        }
+        guard let row = rows.first else { return nil }
+        let bytes: ByteBuffer?
+        let length: Int64
+        do {
+            (bytes, length) = try row.decode((ByteBuffer?, Int64).self)
+        } catch {
+            rejected("the snapshot row of \(module) is not readable: \(error)")
+            return nil
+        }
+        guard let bytes else {
+            rejected("the snapshot of \(module) is \(length) bytes, over the limit of \(Self.maxBytes)")
+            return nil
+        }
+        switch SnapshotCoding.decode(Data(buffer: bytes), as: type, module: module, stateVersion: stateVersion) {
+        case .success(let snapshot): return snapshot
+        case .failure(let rejection):
+            rejected("bureau_snapshots, module \(module): \(rejection.reason)")
+            return nil
+        }
+    }
+
+    /// One statement: the row is replaced whole or not at all.
+    public func save<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws {
+        let bytes = ByteBuffer(bytes: try SnapshotCoding.encode(snapshot))
+        try session.query(
+            """
+            INSERT INTO bureau_snapshots (module, position, state) VALUES (\(snapshot.module), \(Int64(clamping: snapshot.position)), \(bytes))
+            ON CONFLICT (module) DO UPDATE SET position = excluded.position, state = excluded.state, written_at = now()
+            """, what: "saving the snapshot of \(snapshot.module)")
+    }
+}
