@@ -16,7 +16,9 @@ import Synchronization
 public final class PostgresServer: @unchecked Sendable {
     public let directory: String
     public let port: Int
-    public let password = "bureau-test-password"
+    public let password = PostgresServer.defaultPassword
+    /// The password of the `postgres` user of every server made here.
+    public static let defaultPassword = "bureau-test-password"
     private let binaries: String
     private let stopped = Mutex(false)
 
@@ -50,12 +52,14 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Makes a cluster and starts it; waits until it accepts connections.
     ///
-    /// - Parameter settings: extra `postgresql.conf` lines (`name = value`).
-    public static func start(settings: [String] = []) throws -> PostgresServer {
+    /// - Parameters:
+    ///   - port: the TCP port; a free one when nil.
+    ///   - settings: extra `postgresql.conf` lines (`name = value`).
+    public static func start(port: Int? = nil, settings: [String] = []) throws -> PostgresServer {
         if let unavailable { throw BusTestingError(unavailable) }
         guard let binaries = binaryDirectory else { throw BusTestingError("no PostgreSQL binaries") }
         let directory = try makeDirectory()
-        let server = PostgresServer(directory: directory, port: try TCPPorts.free(), binaries: binaries)
+        let server = PostgresServer(directory: directory, port: try port ?? TCPPorts.free(), binaries: binaries)
         do {
             try server.write(server.password + "\n", to: "password")
             try server.asServerUser([

@@ -164,6 +164,21 @@ public final class ChildProcess: @unchecked Sendable {
         return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
     }
 
+    /// Returns once the process has written `text` to stdout or stderr; throws if it exits
+    /// first or `timeout` passes. For what a process only says in its log (a retry it makes),
+    /// which nothing else announces; it reads the files every 50 ms.
+    public func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if standardError.contains(text) || standardOutput.contains(text) { return }
+            guard isRunning else {
+                throw TestSupportError("the process exited before it said '\(text)': \(standardError)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestSupportError("the process did not say '\(text)' within \(timeout): \(standardError)")
+    }
+
     public var standardOutput: String { Files.read(stdoutPath) ?? "" }
     public var standardError: String { Files.read(stderrPath) ?? "" }
 
