@@ -11,7 +11,8 @@ import ZeroMQBus
 struct BusConnectionOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "A bus on another machine: tcp://HOST:PORT, the address its daemon was given with --listen, or a "
+            "A bus on another machine: tcp://HOST:PORT, the address its daemon was given with --listen "
+                + "(several, separated by commas, for an active daemon and its standbys on a shared store), or a "
                 + "file that says where it is and which keys to use (a connection file, or a deployment file with "
                 + "a bus: section) (default: $BUREAU_BUS, else the data directory's bus).",
             valueName: "url"))

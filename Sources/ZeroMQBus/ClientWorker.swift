@@ -79,8 +79,16 @@ final class ClientWorker {
                 monitors.append(pair)
             }
         }
-        try ingress.connect(endpoints.ingress)
-        try reader.connect(endpoints.read)
+        if endpoints.alternates?.isEmpty == false {
+            // Requests only to daemons that are there: a standby binds nothing until it takes
+            // over, and a request queued for it would wait until then.
+            try ingress.setImmediate(true)
+            try reader.setImmediate(true)
+        }
+        for daemon in endpoints.all {
+            try ingress.connect(daemon.ingress)
+            try reader.connect(daemon.read)
+        }
     }
 
     private func configure(_ socket: ZMQSocket) throws {
@@ -168,7 +176,7 @@ final class ClientWorker {
                 if !request.filter.subscriptionPrefix.isEmpty {
                     try socket.subscribe(WireProtocol.heartbeatTopic)
                 }
-                try socket.connect(endpoints.events)
+                for daemon in endpoints.all { try socket.connect(daemon.events) }
                 subscriptions[request.id] = Subscription(
                     id: request.id, socket: socket, channel: request.channel,
                     tracker: SubscriptionTracker(filter: request.filter, after: request.after))

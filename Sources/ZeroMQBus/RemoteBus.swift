@@ -6,7 +6,8 @@ import ZeroMQ
 /// daemon's public key and this client's key pair.
 ///
 /// The address is the one `bureau bus --listen HOST:PORT` was given: PORT takes publishes,
-/// PORT+1 reads and PORT+2 publishes events.
+/// PORT+1 reads and PORT+2 publishes events. Several, separated by commas, name an active
+/// daemon and its standbys (sharing one key pair); the client follows whichever serves.
 public struct RemoteBus: Sendable {
     /// The address as the user gave it, for messages.
     public let url: String
@@ -14,8 +15,24 @@ public struct RemoteBus: Sendable {
     /// Nil for plain TCP (a bus started with `--insecure`).
     public let curve: ZeroMQBusClient.Options.Curve?
 
-    /// Reads `url`; throws ``BusError/unusableLocation(_:)`` naming what is wrong with it.
+    /// Reads `url`, one address or several separated by commas (daemons of one bus, a standby
+    /// among them: the client connects to all); throws ``BusError/unusableLocation(_:)``
+    /// naming what is wrong.
     public init(url: String, curve: ZeroMQBusClient.Options.Curve?) throws {
+        let addresses = url.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard addresses.count <= 8 else {
+            throw BusError.unusableLocation("--bus names \(addresses.count) daemons; at most 8")
+        }
+        let parsed = try addresses.map { try Self.endpoints($0, serverKey: curve?.serverKey) }
+        var endpoints = parsed[0]
+        if parsed.count > 1 { endpoints.alternates = Array(parsed.dropFirst()) }
+        self.url = url
+        self.curve = curve
+        self.endpoints = endpoints
+    }
+
+    /// The three endpoints of one `tcp://HOST:PORT`.
+    private static func endpoints(_ url: String, serverKey: String?) throws -> BusEndpoints {
         let scheme = "tcp://"
         guard url.hasPrefix(scheme) else {
             throw BusError.unusableLocation(
@@ -36,11 +53,9 @@ public struct RemoteBus: Sendable {
         } catch {
             throw BusError.unusableLocation("--bus \(url): the port \(error)")
         }
-        self.url = url
-        self.curve = curve
-        endpoints = BusEndpoints(
+        return BusEndpoints(
             ingress: "tcp://\(host):\(port)", read: "tcp://\(host):\(port + 1)", events: "tcp://\(host):\(port + 2)",
-            serverKey: curve?.serverKey)
+            serverKey: serverKey)
     }
 
     /// Reads `url` and the key files: both for CURVE, neither for plain TCP (a bus started with

@@ -17,6 +17,13 @@ struct RemoteBusTests {
         #expect(v6.endpoints.events == "tcp://[::1]:7402")
     }
 
+    @Test func severalAddressesAreAnActiveDaemonAndItsStandbysWhichTheClientJoinsAll() throws {
+        let remote = try RemoteBus(url: "tcp://198.51.100.1:7400,tcp://198.51.100.2:7500", curve: nil)
+        #expect(remote.endpoints.ingress == "tcp://198.51.100.1:7400")
+        #expect(remote.endpoints.all.map(\.ingress) == ["tcp://198.51.100.1:7400", "tcp://198.51.100.2:7500"])
+        #expect(remote.endpoints.all.map(\.events) == ["tcp://198.51.100.1:7402", "tcp://198.51.100.2:7502"])
+    }
+
     @Test(arguments: [
         ("198.51.100.1:7400", "--bus takes tcp://HOST:PORT"),
         ("ipc:///tmp/x", "--bus takes tcp://HOST:PORT"),
@@ -26,6 +33,8 @@ struct RemoteBusTests {
         ("tcp://198.51.100.1:65534", "the port '65534' is out of range"),
         ("tcp://198.51.100.1:-1", "the port '-1'"),
         ("tcp://198.51.100.1:http", "the port 'http' is not a whole number"),
+        ("tcp://198.51.100.1:7400,", "--bus takes tcp://HOST:PORT"),
+        ("tcp://198.51.100.1:7400,tcp://198.51.100.2", "--bus tcp://198.51.100.2: give a host and a port"),
     ])
     func aWrongAddressIsNamed(url: String, says: String) {
         #expect {

@@ -110,4 +110,73 @@ struct PostgresBusTests {
         #expect(stderr.contains("this daemon takes over"))
         #expect(await standby.stop() == 0)
     }
+
+    @Test func aClientGivenBothDaemonsFollowsTheStandbyToItsOwnAddress() async throws {
+        let directory = try TemporaryDirectory("pgbinary")
+        for stem in ["bus", "client"] {
+            let keygen = try ChildProcess(
+                BureauExecutable.path, ["keygen", directory.file(stem)], directory: directory.path,
+                name: "keygen-\(stem)")
+            #expect(await keygen.exitCode(within: .seconds(30)) == 0)
+        }
+        let url = try TestPostgres.database()
+        // Two daemons of one bus on two addresses (two machines' worth: their own data
+        // directories), sharing the store and the bus's key pair.
+        let ports = [try TCPPorts.freeTriple(), try TCPPorts.freeTriple()]
+        func daemonOptions(_ port: Int) -> [String] {
+            [
+                "--store", url, "--listen", "127.0.0.1:\(port)", "--curve-secret-file", directory.file("bus.key"),
+                "--allow-keys", directory.file("client.pub"),
+            ]
+        }
+        let active = BusProcess(directory: directory.path, data: directory.file("host-a"))
+        try await active.start(daemonOptions(ports[0]))
+        let standby = BusProcess(directory: directory.path, data: directory.file("host-b"))
+        let standbyProcess = try await standby.start(daemonOptions(ports[1]) + ["--standby"], waitUntilReady: false)
+        defer {
+            Task {
+                await active.stop(SIGKILL)
+                await standby.stop(SIGKILL)
+            }
+        }
+        try await standbyProcess.waitForOutput("waiting as its standby")
+        let remote = try RemoteBus(
+            url: "tcp://127.0.0.1:\(ports[0]),tcp://127.0.0.1:\(ports[1])", serverKeyFile: directory.file("bus.pub"),
+            clientKeyFile: directory.file("client.key"))
+        var options = ZeroMQBusClient.Options(process: "laptop")
+        options.publishTimeout = .seconds(30)
+        let producer = try ZeroMQBusClient(remote: remote, options: options, logger: TestLogging.logger("producer"))
+        let consumer = try ZeroMQBusClient(remote: remote, options: options, logger: TestLogging.logger("consumer"))
+        defer {
+            producer.close()
+            consumer.close()
+        }
+        let batches = 20
+        let perBatch = 50
+        let total = batches * perBatch
+        let subscription = consumer.subscribe(.all, after: 0)
+        let received = Task {
+            var positions: [UInt64] = []
+            for try await item in subscription {
+                if case .event(let event) = item {
+                    positions.append(event.position)
+                    if positions.count == total { break }
+                }
+            }
+            return positions
+        }
+        var acknowledged: [EventID: UInt64] = [:]
+        for batch in 0..<batches {
+            if batch == batches / 2 { #expect(await active.stop(SIGKILL) != 0) }
+            let events = Self.events(perBatch, tag: "batch \(batch)")
+            for (event, outcome) in zip(events, try await producer.publish(events)) {
+                let position = try #require(outcome.position, "\(outcome)")
+                #expect(acknowledged.updateValue(position, forKey: event.id) == nil)
+            }
+        }
+        #expect(try await received.value == (1...UInt64(total)).map { $0 })
+        #expect(Set(acknowledged.values) == Set(1...UInt64(total)))
+        #expect(standbyProcess.standardError.contains("this daemon takes over"))
+        #expect(await standby.stop() == 0)
+    }
 }
