@@ -359,7 +359,7 @@ let package = Package(
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "BusTesting", "WatchlistFeature",
                 "ConverterFeature",
-                "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore",
+                "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore", "Guards",
             ],
             swiftSettings: strict),
         .testTarget(

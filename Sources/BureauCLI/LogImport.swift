@@ -5,6 +5,7 @@ import EventLog
 import Foundation
 import LogTools
 import Logging
+import PostgresStore
 import Runtime
 
 struct LogImport: AsyncParsableCommand {
@@ -22,16 +23,24 @@ struct LogImport: AsyncParsableCommand {
             directory must be new or empty. On bad input it names the line and writes nothing:
             the log is built aside and moved into place only when every line has been read.
 
+            With --store, imports into an empty PostgreSQL store instead (holding its writer \
+            lock, so no daemon writes meanwhile): every line is checked first, then stored.
+
             Examples:
               bureau log import excerpt.jsonl --data ./repro
               bureau replay --verify --data ./repro
             """)
     )
 
-    @Argument(help: "The JSON lines file, or - for standard input.") var file: String
+    @Argument(help: "The JSON lines file, or - for standard input (not with --store).") var file: String
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var store: StoreOptions
 
     func run() async throws {
+        if let url = try store.url() {
+            try importIntoStore(url)
+            return
+        }
         let location = global.location
         let handle: FileHandle
         if file == "-" {
@@ -44,8 +53,24 @@ struct LogImport: AsyncParsableCommand {
         print("imported \(count) events into \(location.logDirectory)")
     }
 
-    /// Appends every line's event to `log`; how many.
-    private func importLines(from handle: FileHandle, into log: FileEventLog) throws -> UInt64 {
+    /// Checks every line, then stores them: a store cannot be built aside and moved into place.
+    private func importIntoStore(_ url: PostgresStoreURL) throws {
+        guard file != "-" else { throw CLIError("--store imports from a file, read twice: not from standard input") }
+        let log = try PostgresEventLog(url: url, logger: global.logger("bureau.store"))
+        defer { try? log.close() }
+        guard log.head == 0 else {
+            throw CLIError("the store \(url) already holds \(log.head) events; import into an empty database")
+        }
+        for target in [nil, log] as [(any EventLog)?] {
+            guard let handle = FileHandle(forReadingAtPath: file) else { throw CLIError("cannot read \(file)") }
+            defer { try? handle.close() }
+            let count = try importLines(from: handle, into: target)
+            if target != nil { print("imported \(count) events into \(url)") }
+        }
+    }
+
+    /// Appends every line's event to `log` (only checks them when it is nil); how many.
+    private func importLines(from handle: FileHandle, into log: (any EventLog)?) throws -> UInt64 {
         var batch: [LogRecord] = []
         var lineNumber = 0
         var next: UInt64 = 1
@@ -53,8 +78,8 @@ struct LogImport: AsyncParsableCommand {
         defer { progress.finish() }
         func flush() throws {
             guard !batch.isEmpty else { return }
-            try log.append(batch)
-            try log.commit()
+            try log?.append(batch)
+            try log?.commit()
             batch.removeAll(keepingCapacity: true)
         }
         var reader = LineReader(handle)

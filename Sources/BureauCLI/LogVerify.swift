@@ -4,6 +4,7 @@ import Bus
 import EventLog
 import Foundation
 import LogTools
+import PostgresStore
 
 struct LogVerify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,12 +15,19 @@ struct LogVerify: AsyncParsableCommand {
             Reads every segment whole and lists every bad range it finds (not only the first):             its positions, segment and byte offsets, and what is wrong. Also checks that the             segments continue one another, that the recovery point (the last acknowledged             position) is in the log, and that each sparse index matches its segment (an index             is a hint: a mismatch is noted, not an error). Works beside a running bus.
 
             Exit status: 0 when the log is whole, 1 when anything is damaged.             `bureau log repair` moves damage aside.
+
+            With --store, reads every event of the PostgreSQL store in position order and checks             that positions run from 1 without a hole and that each row's envelope reads back with             its row's position and id.
             """)
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var store: StoreOptions
 
     func run() async throws {
+        if let url = try store.url() {
+            try verify(url)
+            return
+        }
         let directory = global.location.logDirectory
         guard FileManager.default.fileExists(atPath: directory) else {
             throw CLIError("there is no log in \(directory)")
@@ -39,5 +47,35 @@ struct LogVerify: AsyncParsableCommand {
         if report.records > 0 { line += "; positions 1…\(report.head)" }
         if report.writeInProgress { line += " (the bus is writing the next record)" }
         print(line)
+    }
+
+    /// The store's events: contiguous positions, each envelope whole and matching its row.
+    private func verify(_ url: PostgresStoreURL) throws {
+        let reader = try PostgresLogReader(url: url, logger: global.logger("bureau.store"))
+        let head = try reader.head()
+        let progress = Progress(label: "verifying")
+        var problems: [String] = []
+        var bytes = 0
+        do {
+            try reader.scan(from: 1, through: head) { event, record in
+                bytes += record.body.count
+                if event.position != record.position || event.id != record.id {
+                    problems.append(
+                        "position \(record.position): the envelope says position \(event.position), id \(event.id); "
+                            + "the row says id \(record.id)")
+                }
+                progress.update(record.position)
+                return problems.count < 1000
+            }
+        } catch {
+            problems.append("\(error)")
+        }
+        progress.finish()
+        guard problems.isEmpty else {
+            for problem in problems { print("bad: \(problem)") }
+            print("\(problems.count) problem(s) in \(url)")
+            throw ExitCode.failure
+        }
+        print("ok: \(head) events in \(url), \(bytes) bytes" + (head > 0 ? "; positions 1…\(head)" : ""))
     }
 }

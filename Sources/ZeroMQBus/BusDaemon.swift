@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import Guards
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -38,6 +39,10 @@ public struct BusDaemon: Service {
 
     public func run() async throws {
         var ready = false
+        // Reopens after failures in quick succession wait longer each time (a store that keeps
+        // failing must not be hammered); a daemon that ran a while starts afresh.
+        let reopenBackoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5), jitter: 0)
+        var reopens = 0
         while true {
             // Opening a store may wait (a standby waits for the writer lock, a store retries a
             // server that does not answer): off the cooperative pool, and given up when
@@ -58,6 +63,7 @@ public struct BusDaemon: Service {
                 ready = true
                 onReady()
             }
+            let opened = ContinuousClock.now
             do {
                 try await withGracefulShutdownHandler {
                     try await running.waitUntilStopped()
@@ -71,8 +77,12 @@ public struct BusDaemon: Service {
                 // A store whose connection failed may have a promoted standby behind the same
                 // URL: recover from what the store holds, as a restart would, in this process.
                 running.stop()
+                reopens = ContinuousClock.now - opened > .seconds(30) ? 1 : reopens + 1
+                let delay = reopenBackoff.nominalDelay(attempt: reopens)
                 logger.error(
-                    "the store failed; reopening it from what it holds", metadata: ["bus.reason": "\(reason)"])
+                    "the store failed; reopening it from what it holds",
+                    metadata: ["bus.reason": "\(reason)", "bus.reopen_in_ms": "\(delay.inMilliseconds)"])
+                try? await Task.sleep(for: delay)
             } catch {
                 running.stop()
                 throw error

@@ -1,10 +1,13 @@
+import BureauSchemas
 import Bus
 import BusTesting
 import EventLog
 import Foundation
+import Guards
 import Synchronization
 import TestSupport
 import Testing
+import WatchlistFeature
 import ZeroMQBus
 
 #if canImport(Glibc)
@@ -45,6 +48,32 @@ struct PostgresBusTests {
         #expect(stats.code == 0)
         #expect(stats.out.contains("events     120"))
         #expect(await bus.stop() == 0)
+
+        // Exported, imported into another store and verified there, the log reads the same.
+        let elsewhere = directory.file("elsewhere")
+        let exported = try await ChildProcess.bureau(
+            ["log", "export", "--store", url, "--data", elsewhere], in: directory.path, name: "export")
+        #expect(exported.code == 0, "\(exported.err)")
+        try Files.write(directory.file("log.jsonl"), exported.out)
+        try Files.write(directory.file("broken.jsonl"), exported.out + "{ not an event\n")
+        let copy = try TestPostgres.database()
+        let broken = try await ChildProcess.bureau(
+            ["log", "import", directory.file("broken.jsonl"), "--store", copy, "--data", elsewhere],
+            in: directory.path, name: "import-broken")
+        #expect(broken.code == 1)
+        #expect(broken.err.contains("broken.jsonl line 121"), "\(broken.err)")
+        let imported = try await ChildProcess.bureau(
+            ["log", "import", directory.file("log.jsonl"), "--store", copy, "--data", elsewhere],
+            in: directory.path, name: "import")
+        #expect(imported.code == 0, "\(imported.err)")
+        #expect(imported.out.contains("imported 120 events"))
+        let verified = try await ChildProcess.bureau(
+            ["log", "verify", "--store", copy, "--data", elsewhere], in: directory.path, name: "verify")
+        #expect(verified.code == 0, "\(verified.err)")
+        #expect(verified.out.contains("ok: 120 events"))
+        let shownCopy = try await ChildProcess.bureau(
+            ["log", "show", "--store", copy, "--data", elsewhere], in: directory.path, name: "show-copy")
+        #expect(shownCopy.out == shown.out)
     }
 
     @Test func aStandbyTakesOverFromAKilledDaemonAndClientsLoseAndDoubleNothing() async throws {
@@ -178,5 +207,69 @@ struct PostgresBusTests {
         #expect(Set(acknowledged.values) == Set(1...UInt64(total)))
         #expect(standbyProcess.standardError.contains("this daemon takes over"))
         #expect(await standby.stop() == 0)
+    }
+
+    @Test func aReducerRestartedOnAnotherHostResumesFromItsSnapshotInTheStore() async throws {
+        let directory = try TemporaryDirectory("pgmove")
+        let url = try TestPostgres.database()
+        let port = try TCPPorts.freeTriple()
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start(["--store", url, "--listen", "127.0.0.1:\(port)", "--insecure"])
+        defer { Task { await bus.stop(SIGKILL) } }
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "test"))
+        defer { client.close() }
+        let quotes = ["USD", "GBP", "JPY", "CHF", "SEK"]
+        for quote in quotes {
+            let outcome = try await client.publish(OutgoingEvent(PairAddRequested(base: "EUR", quote: quote)))
+            #expect(outcome.position != nil)
+        }
+
+        // Host A: the bus's own machine. It answers every request, then stops, saving its snapshot.
+        let hostA = try ChildProcess(
+            BureauExecutable.path,
+            ["run", "watchlist", "--data", bus.location.dataDirectory, "--store", url, "--snapshot-every", "1"],
+            directory: directory.path, name: "host-a")
+        try await hostA.waitForOutput("caught up")
+        // Each request is answered, added or rejected (no rates are known yet): either is an output.
+        let answered = try await Self.waitForEvents(
+            of: ["bureau.watchlist.PairAdded", "bureau.watchlist.PairRejected"], count: quotes.count, on: client)
+        hostA.signal(SIGTERM)
+        #expect(await hostA.exitCode(within: .seconds(30)) == 0)
+        let row = try TestPostgres.server().sql(
+            "SELECT position FROM bureau_snapshots WHERE module = 'watchlist'",
+            database: String(url.split(separator: "/").last ?? ""))
+        let saved = try #require(UInt64(row.trimmingCharacters(in: .whitespacesAndNewlines)), "no snapshot row: \(row)")
+        #expect(saved >= answered)
+
+        // Host B: another machine's data directory, which has never held a snapshot; it joins
+        // the bus over TCP and starts from the snapshot A left in the store.
+        let hostB = try ChildProcess(
+            BureauExecutable.path,
+            [
+                "run", "watchlist", "--data", directory.file("host-b"), "--store", url, "--bus",
+                "tcp://127.0.0.1:\(port)",
+            ],
+            directory: directory.path, name: "host-b")
+        try await hostB.waitForOutput("host.from_position=\(saved)")
+        hostB.signal(SIGTERM)
+        #expect(await hostB.exitCode(within: .seconds(30)) == 0)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("host-b/snapshots/watchlist.snapshot")))
+    }
+
+    /// Waits (at most 30 s) until `count` events of `types` are in the log; returns the position of the last.
+    static func waitForEvents(of types: [String], count: Int, on client: ZeroMQBusClient) async throws -> UInt64 {
+        let subscription = client.subscribe(.types(types), after: 0)
+        let last = try await Timeout.result(within: .seconds(30)) { () async throws -> UInt64? in
+            var seen = 0
+            for try await item in subscription {
+                if case .event(let event) = item {
+                    seen += 1
+                    if seen == count { return event.position }
+                }
+            }
+            return nil
+        }
+        guard let last, let last else { throw TestSupportError("fewer than \(count) \(types) events within 30 s") }
+        return last
     }
 }
