@@ -58,24 +58,34 @@ public final class PostgresServer: @unchecked Sendable {
     public static func start(port: Int? = nil, settings: [String] = []) throws -> PostgresServer {
         if let unavailable { throw BusTestingError(unavailable) }
         guard let binaries = binaryDirectory else { throw BusTestingError("no PostgreSQL binaries") }
-        let directory = try makeDirectory()
-        let server = PostgresServer(directory: directory, port: try port ?? TCPPorts.free(), binaries: binaries)
-        do {
+        return try make(port: port ?? TCPPorts.free(), binaries: binaries) { server in
             try server.write(server.password + "\n", to: "password")
             try server.asServerUser([
                 binaries + "/initdb", "-D", server.data, "-U", "postgres", "--auth-local=trust",
-                "--auth-host=scram-sha-256", "--pwfile=\(directory)/password", "-E", "UTF8", "--no-sync",
+                "--auth-host=scram-sha-256", "--pwfile=\(server.directory)/password", "-E", "UTF8", "--no-sync",
                 "--no-instructions",
             ])
-            let conf =
-                [
-                    "port = \(server.port)", "listen_addresses = '127.0.0.1'",
-                    "unix_socket_directories = '\(directory)'",
-                    "max_connections = 100", "shared_buffers = 64MB", "fsync = on", "synchronous_commit = on",
-                ] + settings
-            try server.append(conf.joined(separator: "\n") + "\n", to: "data/postgresql.conf")
+            return [
+                "listen_addresses = '127.0.0.1'", "max_connections = 100", "shared_buffers = 64MB", "fsync = on",
+                "synchronous_commit = on",
+            ] + settings
+        }
+    }
+
+    /// A server in a new directory: `create` makes its cluster (initdb, or a base backup) and
+    /// returns settings for it; then its port and socket are set and it is started. Stopped
+    /// and removed if any step fails.
+    private static func make(
+        port: Int, binaries: String, _ create: (PostgresServer) throws -> [String]
+    ) throws -> PostgresServer {
+        let server = PostgresServer(directory: try makeDirectory(), port: port, binaries: binaries)
+        do {
+            let settings =
+                try create(server) + ["port = \(port)", "unix_socket_directories = '\(server.directory)'"]
+            try server.append(settings.joined(separator: "\n") + "\n", to: "data/postgresql.conf")
             try server.asServerUser([
-                binaries + "/pg_ctl", "-D", server.data, "-l", "\(directory)/server.log", "-w", "-t", "60", "start",
+                binaries + "/pg_ctl", "-D", server.data, "-l", "\(server.directory)/server.log", "-w", "-t", "60",
+                "start",
             ])
         } catch {
             server.stop()
@@ -93,28 +103,16 @@ public final class PostgresServer: @unchecked Sendable {
     /// a port of its own, started and caught up. With ``synchronousPrimarySettings`` on this
     /// server, its commits wait for the standby.
     public func startStandby() throws -> PostgresServer {
-        let standby = try Self.makeDirectory()
-        let server = PostgresServer(directory: standby, port: try TCPPorts.free(), binaries: binaries)
-        do {
+        try Self.make(port: try TCPPorts.free(), binaries: binaries) { server in
             try server.asServerUser([
                 "/usr/bin/env", "PGPASSWORD=\(password)", binaries + "/pg_basebackup", "-h", "127.0.0.1", "-p",
-                "\(port)",
-                "-U", "postgres", "-D", server.data, "-R", "-X", "stream", "--no-sync",
+                "\(port)", "-U", "postgres", "-D", server.data, "-R", "-X", "stream", "--no-sync",
             ])
-            // The copy's settings name the primary's port and socket: this one has its own. And
-            // once promoted it has no standby of its own to wait for: as an operator would, it
-            // commits without one (else every commit waits until a standby joins).
-            try server.append(
-                "port = \(server.port)\nunix_socket_directories = '\(standby)'\nsynchronous_standby_names = ''\n",
-                to: "data/postgresql.conf")
-            try server.asServerUser([
-                binaries + "/pg_ctl", "-D", server.data, "-l", "\(standby)/server.log", "-w", "-t", "60", "start",
-            ])
-        } catch {
-            server.stop()
-            throw error
+            // The copy's settings are the primary's; make() gives this one its own port and
+            // socket. And once promoted it has no standby of its own to wait for: as an
+            // operator would, it commits without one (else every commit waits until one joins).
+            return ["synchronous_standby_names = ''"]
         }
-        return server
     }
 
     /// Makes a standby the primary (`pg_ctl promote`), waiting until it accepts writes.

@@ -21,13 +21,7 @@ extension EventLogReader {
                 throw LogToolError("the log ends at position \(after), before position \(through)")
             }
             for record in page {
-                let event: StoredEvent
-                do {
-                    event = try StoredEvent(envelopeBytes: record.body)
-                } catch {
-                    throw LogToolError("position \(record.position): \(error)")
-                }
-                guard try body(event, record) else { return }
+                guard try body(try StoredEvent(decoding: record), record) else { return }
             }
             after = last.position
         }

@@ -25,13 +25,7 @@ public enum LogFiles {
         guard fileSystem.exists(directory) else { throw LogToolError("there is no log in \(directory)") }
         let cursor = try LogCursor(directory: directory, after: max(from, 1) - 1, limit: to, fileSystem: fileSystem)
         while let record = try cursor.next() {
-            let event: StoredEvent
-            do {
-                event = try StoredEvent(envelopeBytes: record.body)
-            } catch {
-                throw LogToolError("position \(record.position): \(error)")
-            }
-            guard try body(event, record) else { return }
+            guard try body(try StoredEvent(decoding: record), record) else { return }
         }
         switch cursor.end {
         case .clean:

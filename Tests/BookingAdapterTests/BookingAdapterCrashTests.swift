@@ -28,7 +28,7 @@ struct BookingAdapterCrashTests {
         let bus = BusProcess(directory: directory.path)
         try await bus.start()
         let server = try ChildProcess(
-            BureauExecutable.path, ["serve", "booking", "--port", "0", "--latency", "4000"], directory: directory.path,
+            BureauExecutable.path, ["serve", "booking", "--port", "0", "--latency", "10000"], directory: directory.path,
             name: "booking-server", readiness: true)
         defer { server.signal(SIGKILL) }
         let url = try await server.waitUntilReady()
@@ -37,7 +37,11 @@ struct BookingAdapterCrashTests {
         func startAdapter(_ name: String) async throws -> ChildProcess {
             let adapter = try ChildProcess(
                 BureauExecutable.path,
-                ["run", "booking-adapter", "--data", bus.location.dataDirectory, "--set", "booking-url=\(url)"],
+                [
+                    "run", "booking-adapter", "--data", bus.location.dataDirectory, "--set", "booking-url=\(url)",
+                    // Longer than the server's delay, so that the call waits for the answer.
+                    "--set", "timeout-ms=30000",
+                ],
                 directory: directory.path, name: name, readiness: true)
             do {
                 try await adapter.waitUntilReady()
@@ -60,7 +64,7 @@ struct BookingAdapterCrashTests {
         accepted.quoteAmount = "541.60"
         _ = try await client.publish(try Emitted(accepted).outgoing(id: .random(), module: "reservations"))
 
-        // The server books at once and holds its answer back for 4 s (a margin for a loaded
+        // The server books at once and holds its answer back for 10 s (a margin for a loaded
         // machine): kill the adapter in between.
         var booked: [[String: Any]] = []
         for _ in 0..<200 where booked.isEmpty {

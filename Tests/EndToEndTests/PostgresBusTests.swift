@@ -20,10 +20,6 @@ import ZeroMQBus
 /// skipped, saying why, where one cannot be started.
 @Suite(.disabled(if: TestPostgres.unavailable != nil, Comment(rawValue: TestPostgres.unavailable ?? "")))
 struct PostgresBusTests {
-    static func events(_ count: Int, tag: String) -> [OutgoingEvent] {
-        (0..<count).map { OutgoingEvent(type: "bureau.bench.Happened", payload: Data("\(tag) \($0)".utf8)) }
-    }
-
     @Test func aBusOnAStoreAnswersOnceAndTheLogToolsReadWhatItStored() async throws {
         let directory = try TemporaryDirectory("pgbus")
         let url = try TestPostgres.database()
@@ -32,7 +28,7 @@ struct PostgresBusTests {
         defer { Task { await bus.stop(SIGKILL) } }
         let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "test"))
         defer { client.close() }
-        let events = Self.events(120, tag: "first")
+        let events = FailoverLoad.events(120, tag: "first")
         let outcomes = try await client.publish(events)
         #expect(outcomes == (1...120).map { .committed(UInt64($0)) })
         // A retry, however late, is recognised by id: the store keeps every id.
@@ -99,41 +95,14 @@ struct PostgresBusTests {
             producer.close()
             consumer.close()
         }
-        let batches = 40
-        let perBatch = 50
-        let total = batches * perBatch
-        let subscription = consumer.subscribe(.all, after: 0)
-        let received = Task {
-            var positions: [UInt64] = []
-            var ids: [EventID] = []
-            for try await item in subscription {
-                if case .event(let event) = item {
-                    positions.append(event.position)
-                    ids.append(event.id)
-                    if positions.count == total { break }
-                }
-            }
-            return (positions, ids)
-        }
-        var acknowledged: [EventID: UInt64] = [:]
-        for batch in 0..<batches {
-            if batch == batches / 2 {
-                // Killed mid-stream: the standby must take over for the rest to be acknowledged.
-                #expect(await active.stop(SIGKILL) != 0)
-            }
-            let events = Self.events(perBatch, tag: "batch \(batch)")
-            let outcomes = try await producer.publish(events)
-            for (event, outcome) in zip(events, outcomes) {
-                let position = try #require(outcome.position, "\(outcome)")
-                #expect(acknowledged.updateValue(position, forKey: event.id) == nil)
-            }
+        let total = 40 * 50
+        let received = FailoverLoad.receive(total, from: consumer)
+        let acknowledged = try await FailoverLoad.publish(batches: 40, perBatch: 50, on: producer) {
+            // Killed mid-stream: the standby must take over for the rest to be acknowledged.
+            #expect(await active.stop(SIGKILL) != 0)
         }
         #expect(standbyProcess.isRunning)
-        let (positions, ids) = try await received.value
-        // Every acknowledged event once, at its acknowledged position, contiguous from 1.
-        #expect(positions == (1...UInt64(total)).map { $0 })
-        #expect(Set(acknowledged.values) == Set(positions))
-        #expect(Dictionary(uniqueKeysWithValues: zip(ids, positions)) == acknowledged)
+        FailoverLoad.expectExactlyOnce(try await received.value, acknowledged: acknowledged)
         let stderr = standbyProcess.standardError
         #expect(stderr.contains("waiting as its standby"))
         #expect(stderr.contains("this daemon takes over"))
@@ -180,31 +149,12 @@ struct PostgresBusTests {
             producer.close()
             consumer.close()
         }
-        let batches = 20
-        let perBatch = 50
-        let total = batches * perBatch
-        let subscription = consumer.subscribe(.all, after: 0)
-        let received = Task {
-            var positions: [UInt64] = []
-            for try await item in subscription {
-                if case .event(let event) = item {
-                    positions.append(event.position)
-                    if positions.count == total { break }
-                }
-            }
-            return positions
+        let total = 20 * 50
+        let received = FailoverLoad.receive(total, from: consumer)
+        let acknowledged = try await FailoverLoad.publish(batches: 20, perBatch: 50, on: producer) {
+            #expect(await active.stop(SIGKILL) != 0)
         }
-        var acknowledged: [EventID: UInt64] = [:]
-        for batch in 0..<batches {
-            if batch == batches / 2 { #expect(await active.stop(SIGKILL) != 0) }
-            let events = Self.events(perBatch, tag: "batch \(batch)")
-            for (event, outcome) in zip(events, try await producer.publish(events)) {
-                let position = try #require(outcome.position, "\(outcome)")
-                #expect(acknowledged.updateValue(position, forKey: event.id) == nil)
-            }
-        }
-        #expect(try await received.value == (1...UInt64(total)).map { $0 })
-        #expect(Set(acknowledged.values) == Set(1...UInt64(total)))
+        FailoverLoad.expectExactlyOnce(try await received.value, acknowledged: acknowledged)
         #expect(standbyProcess.standardError.contains("this daemon takes over"))
         #expect(await standby.stop() == 0)
     }

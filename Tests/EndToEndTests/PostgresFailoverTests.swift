@@ -41,25 +41,15 @@ struct PostgresFailoverTests {
         let producer = try ZeroMQBusClient(location: bus.location, options: options)
         defer { producer.close() }
 
-        var acknowledged: [EventID: UInt64] = [:]
-        let batches = 30
-        for batch in 0..<batches {
-            if batch == batches / 2 {
+        let acknowledged: [EventID: UInt64]
+        do {
+            acknowledged = try await FailoverLoad.publish(batches: 30, perBatch: 40, on: producer) {
                 primary.kill9()
                 try standby.promote()
             }
-            let events = PostgresBusTests.events(40, tag: "batch \(batch)")
-            let outcomes: [PublishOutcome]
-            do {
-                outcomes = try await producer.publish(events)
-            } catch {
-                Issue.record("batch \(batch): \(error)\nthe daemon said:\n\(daemon.standardError)")
-                return
-            }
-            for (event, outcome) in zip(events, outcomes) {
-                let position = try #require(outcome.position, "\(outcome)")
-                #expect(acknowledged.updateValue(position, forKey: event.id) == nil)
-            }
+        } catch {
+            Issue.record("\(error)\nthe daemon said:\n\(daemon.standardError)")
+            return
         }
         #expect(daemon.isRunning, "the daemon should have reopened the store, not exited: \(daemon.standardError)")
         #expect(daemon.standardError.contains("reopening it from what it holds"))
@@ -68,16 +58,14 @@ struct PostgresFailoverTests {
         let rows = try standby.sql(
             "SELECT position || ' ' || id FROM bureau_events ORDER BY position", database: database
         ).split(separator: "\n")
-        let stored = rows.map { $0.split(separator: " ") }.compactMap { parts -> (UInt64, String)? in
-            guard parts.count == 2, let position = UInt64(parts[0]) else { return nil }
-            return (position, String(parts[1]))
+        let stored = rows.map { $0.split(separator: " ") }.compactMap { parts -> (position: UInt64, id: EventID)? in
+            guard parts.count == 2, let position = UInt64(parts[0]), let id = EventID(String(parts[1])) else {
+                return nil
+            }
+            return (position, id)
         }
-        #expect(stored.map(\.0) == Array(1...UInt64(stored.count)))
-        #expect(stored.count == acknowledged.count)
-        let byID = Dictionary(stored.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        for (id, position) in acknowledged {
-            #expect(byID[id.description] == position)
-        }
+        #expect(stored.count == rows.count)
+        FailoverLoad.expectExactlyOnce(stored, acknowledged: acknowledged)
         #expect(await bus.stop() == 0)
     }
 }

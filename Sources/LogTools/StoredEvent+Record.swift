@@ -1,0 +1,14 @@
+import Bus
+import EventLog
+
+extension StoredEvent {
+    /// The event `record` holds, for the tools that read a log; a record that does not decode
+    /// is an error naming its position.
+    init(decoding record: LogRecord) throws {
+        do {
+            try self.init(envelopeBytes: record.body)
+        } catch {
+            throw LogToolError("position \(record.position): \(error)")
+        }
+    }
+}
