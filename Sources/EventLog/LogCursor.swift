@@ -2,6 +2,12 @@
     import Glibc
 #endif
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Reads records in position order from a log directory, one after another.
 ///
 /// Safe while the bus daemon appends: a cursor returns only records whose checksum holds and
@@ -116,27 +122,53 @@ public final class LogCursor {
 
     /// The next record, or nil at the end of the valid data.
     public func next() throws -> LogRecord? {
+        try nextRecord { header, body in LogRecord(position: header.position, id: header.id, body: Data(body)) }
+    }
+
+    /// Reads the next record as ``next()`` does, but appends its body to `bodies` instead of
+    /// giving it a `Data` of its own: returns its position, its id and where its body lies in
+    /// `bodies`. For readers that take many records at a time (the tools' read-ahead): one
+    /// allocation for many bodies, freed together.
+    public func next(appendingBodyTo bodies: inout Data) throws -> (position: UInt64, id: EventID, body: Range<Int>)? {
+        try nextRecord { header, body in
+            let start = bodies.count
+            bodies.append(contentsOf: body)
+            return (header.position, header.id, start..<bodies.count)
+        }
+    }
+
+    /// The next record, made by `make` from its header and its body's bytes (valid only during
+    /// the call).
+    private func nextRecord<Record>(
+        _ make: (RecordFormat.Header, UnsafeRawBufferPointer) -> Record
+    ) throws -> Record? {
         if let limit, nextPosition > limit { return nil }
         while true {
             guard file != nil else {
                 guard try advanceSegment() else { return nil }
                 continue
             }
-            let parsed = buffer.withUnsafeBytes { raw in
-                RecordFormat.parse(UnsafeRawBufferPointer(rebasing: raw[start..<start + count]))
+            let located = buffer.withUnsafeBytes { raw in
+                RecordFormat.locate(UnsafeRawBufferPointer(rebasing: raw[start..<start + count]))
             }
-            switch parsed {
-            case .record(let record, let size):
-                if record.position < nextPosition {
-                    consume(size)
+            switch located {
+            case .record(let header):
+                if header.position < nextPosition {
+                    consume(header.size)
                     continue
                 }
-                guard record.position == nextPosition else {
+                guard header.position == nextPosition else {
                     throw EventLogError.corruptRecord(
                         segment: segments[segmentIndex].path, offset: offset, position: nextPosition,
-                        reason: "found position \(record.position) where \(nextPosition) should be")
+                        reason: "found position \(header.position) where \(nextPosition) should be")
                 }
-                consume(size)
+                let record = buffer.withUnsafeBytes { raw in
+                    make(
+                        header,
+                        UnsafeRawBufferPointer(
+                            rebasing: raw[start + header.body.lowerBound..<start + header.body.upperBound]))
+                }
+                consume(header.size)
                 nextPosition += 1
                 end = .clean
                 return record

@@ -52,8 +52,39 @@ enum RecordFormat {
         case invalid(reason: String, position: UInt64?)
     }
 
+    /// A valid record found at the start of some bytes: its header's fields, where its body
+    /// lies in those bytes, and its whole size.
+    struct Header {
+        let position: UInt64
+        let id: EventID
+        let body: Range<Int>
+        let size: Int
+    }
+
+    enum Located {
+        /// A complete record whose checksum holds.
+        case record(Header)
+        /// Fewer bytes than the header or the body needs: the end of the data, or a torn write.
+        case incomplete(needed: Int)
+        /// The bytes are not a valid record.
+        case invalid(reason: String, position: UInt64?)
+    }
+
     /// Parses the record at the start of `bytes`.
     static func parse(_ bytes: UnsafeRawBufferPointer) -> Parsed {
+        switch locate(bytes) {
+        case .record(let header):
+            let body = Data(UnsafeRawBufferPointer(rebasing: bytes[header.body]))
+            return .record(LogRecord(position: header.position, id: header.id, body: body), size: header.size)
+        case .incomplete(let needed):
+            return .incomplete(needed: needed)
+        case .invalid(let reason, let position):
+            return .invalid(reason: reason, position: position)
+        }
+    }
+
+    /// Checks the record at the start of `bytes` without copying its body.
+    static func locate(_ bytes: UnsafeRawBufferPointer) -> Located {
         guard bytes.count >= headerSize else { return .incomplete(needed: headerSize) }
         let length = Int(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
         let stored = bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian
@@ -71,7 +102,6 @@ enum RecordFormat {
         guard let id = EventID(bytes: UnsafeRawBufferPointer(rebasing: bytes[16..<32])) else {
             return .invalid(reason: "bad id", position: position)
         }
-        let body = Data(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<total]))
-        return .record(LogRecord(position: position, id: id, body: body), size: total)
+        return .record(Header(position: position, id: id, body: headerSize..<total, size: total))
     }
 }
