@@ -274,7 +274,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQBus", "BusTesting",
                 "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
-                "PostgresStore",
+                "PostgresStore", "LogTools",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -425,7 +425,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "LogToolsTests",
-            dependencies: ["LogTools", "Bus", "EventLog", "BureauSchemas", "TestSupport"],
+            dependencies: ["LogTools", "Bus", "EventLog", "BureauSchemas", "BusTesting", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "BusTests",

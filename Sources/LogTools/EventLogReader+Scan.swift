@@ -15,15 +15,21 @@ extension EventLogReader {
         from: UInt64 = 1, through: UInt64, _ body: (StoredEvent, LogRecord) throws -> Bool
     ) throws {
         var after = max(from, 1) - 1
-        while after < through {
-            let page = try read(after: after, through: through, limit: 1000, maxBytes: 4 << 20)
-            guard let last = page.last else {
-                throw LogToolError("the log ends at position \(after), before position \(through)")
+        var page: ArraySlice<LogRecord> = []
+        // Fetching and decoding run a few chunks ahead on a thread of their own.
+        let ahead = ReadAhead<(StoredEvent, LogRecord)>(weight: { $0.1.body.count }) {
+            if page.isEmpty {
+                guard after < through else { return nil }
+                let fetched = try self.read(after: after, through: through, limit: 1000, maxBytes: 4 << 20)
+                guard let last = fetched.last else {
+                    throw LogToolError("the log ends at position \(after), before position \(through)")
+                }
+                page = fetched[...]
+                after = last.position
             }
-            for record in page {
-                guard try body(try StoredEvent(decoding: record), record) else { return }
-            }
-            after = last.position
+            let record = page.removeFirst()
+            return (try StoredEvent(decoding: record), record)
         }
+        try ahead.forEach { try body($0.0, $0.1) }
     }
 }

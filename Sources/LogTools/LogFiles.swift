@@ -24,9 +24,14 @@ public enum LogFiles {
     ) throws {
         guard fileSystem.exists(directory) else { throw LogToolError("there is no log in \(directory)") }
         let cursor = try LogCursor(directory: directory, after: max(from, 1) - 1, limit: to, fileSystem: fileSystem)
-        while let record = try cursor.next() {
-            guard try body(try StoredEvent(decoding: record), record) else { return }
+        // Reading, checksums and decoding run a few chunks ahead on a thread of their own.
+        let ahead = ReadAhead<(StoredEvent, LogRecord)> { readChunk(from: cursor) }
+        var stopped = false
+        try ahead.forEach { event, record in
+            stopped = try !body(event, record)
+            return !stopped
         }
+        guard !stopped else { return }
         switch cursor.end {
         case .clean:
             break
@@ -42,6 +47,45 @@ public enum LogFiles {
                     + "\(segment), and it is not a torn write; `bureau log verify` lists the damage and "
                     + "`bureau log repair` moves it aside")
         }
+    }
+
+    /// The next chunk of records from `cursor`, decoded. The records' bodies share one
+    /// allocation, freed when the last of them is: a `Data` per record, allocated on one thread
+    /// and freed later in another order, cost a replay a tenth of its time.
+    private static func readChunk(from cursor: LogCursor) -> ReadAhead<(StoredEvent, LogRecord)>.Chunk {
+        typealias Ahead = ReadAhead<(StoredEvent, LogRecord)>
+        var chunk = Ahead.Chunk()
+        var bodies = Data(capacity: Ahead.chunkBytes + (16 << 10))
+        var found: [(position: UInt64, id: EventID, body: Range<Int>)] = []
+        found.reserveCapacity(Ahead.chunkItems)
+        var failure: (any Error)?
+        do {
+            while found.count < Ahead.chunkItems && bodies.count < Ahead.chunkBytes {
+                guard let record = try cursor.next(appendingBodyTo: &bodies) else {
+                    chunk.isLast = true
+                    break
+                }
+                found.append(record)
+            }
+        } catch {
+            failure = error
+        }
+        chunk.items.reserveCapacity(found.count)
+        for record in found {
+            let record = LogRecord(position: record.position, id: record.id, body: bodies[record.body])
+            do {
+                chunk.items.append((try StoredEvent(decoding: record), record))
+            } catch {
+                // A record that does not decode comes before whatever the cursor threw later.
+                failure = error
+                break
+            }
+        }
+        if let failure {
+            chunk.failure = failure
+            chunk.isLast = true
+        }
+        return chunk
     }
 
     /// Calls `body` with each event from `from` through `to`, decoded.
