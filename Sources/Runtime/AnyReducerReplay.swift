@@ -17,6 +17,7 @@ public final class AnyReducerReplay {
     /// The reducer's output types, to recognise its own events.
     public let outputTypes: [String]
     private let applyEvent: (StoredEvent) -> ReducerStep
+    private let advanceEvent: (StoredEvent) -> ReducerStep.Kind
     private let encodeState: () throws -> JSONValue
     private let counters: () -> (position: UInt64, inputs: Int, malformed: Int)
     private let makeCopy: () -> AnyReducerReplay
@@ -34,6 +35,7 @@ public final class AnyReducerReplay {
         outputTypes = reducer.outputTypes
         makeCopy = { AnyReducerReplay(replay: box.replay) }
         applyEvent = { box.replay.applyInput($0) }
+        advanceEvent = { box.replay.advance($0) }
         encodeState = {
             let state = box.replay.state
             return try JSONValue(parsing: try box.replay.stateJSON()).sortingUnorderedArrays { sorted in
@@ -52,6 +54,10 @@ public final class AnyReducerReplay {
     /// Applies `event` if it is an input; says what it was.
     @discardableResult
     public func apply(_ event: StoredEvent) -> ReducerStep { applyEvent(event) }
+
+    /// Applies `event` if it is an input, building no outputs; says what it was.
+    @discardableResult
+    public func advance(_ event: StoredEvent) -> ReducerStep.Kind { advanceEvent(event) }
 
     /// The position of the last input applied; 0 before the first.
     public var position: UInt64 { counters().position }

@@ -49,7 +49,7 @@ public final class LogReplay {
 
     /// Folds `event` into every reducer and projection; events must come in log order.
     public func apply(_ event: StoredEvent) {
-        for reducer in reducers { reducer.apply(event) }
+        for reducer in reducers { reducer.advance(event) }
         for fold in folds { fold.apply(event) }
         position = event.position
         time = event.commitTime

@@ -31,6 +31,8 @@ public protocol Reducer: Sendable {
     /// copy for its own reducer (the default is inlinable): hosts and replay run generic code
     /// that knows the reducer's type only at run time, which costs every event dearly.
     func step(_ event: StoredEvent, state: inout State) -> ReducerStep
+    /// ``step(_:state:)`` without building the outputs, for replay. Do not implement it either.
+    func advance(_ event: StoredEvent, state: inout State) -> ReducerStep.Kind
 }
 
 extension Reducer {

@@ -36,17 +36,27 @@ public struct ReducerReplay<R: Reducer> {
     public mutating func applyInput(_ event: StoredEvent, keepOutputs: Bool = false) -> ReducerStep {
         guard event.position > position else { return .notAnInput }
         let step = reducer.step(event, state: &state)
-        switch step {
-        case .notAnInput:
-            return step
-        case .applied(let produced):
-            inputCount += 1
-            if keepOutputs { outputs += produced }
-        case .malformed:
-            malformed.append(event.position)
-        }
-        position = event.position
+        if keepOutputs, case .applied(let produced) = step { outputs += produced }
+        count(step.kind, at: event.position)
         return step
+    }
+
+    /// Applies `event` as ``applyInput(_:keepOutputs:)`` does without building its outputs
+    /// (``Reducer/advance(_:state:)``): what replay needs.
+    public mutating func advance(_ event: StoredEvent) -> ReducerStep.Kind {
+        guard event.position > position else { return .notAnInput }
+        let kind = reducer.advance(event, state: &state)
+        count(kind, at: event.position)
+        return kind
+    }
+
+    private mutating func count(_ kind: ReducerStep.Kind, at eventPosition: UInt64) {
+        switch kind {
+        case .notAnInput: return
+        case .applied: inputCount += 1
+        case .malformed: malformed.append(eventPosition)
+        }
+        position = eventPosition
     }
 
     /// The state as JSON, keys sorted, as a snapshot would hold it.

@@ -52,4 +52,49 @@ struct ReducerStepTests {
         #expect(found?.kind == .different)
         #expect(found?.differences.contains { $0.path.hasPrefix("payload") } == true)
     }
+
+    @Test func replaysAdvanceWithoutOutputsLeavesTheStateAndCountsTheStepLeaves() throws {
+        // Given rates, requests that are accepted, refused and malformed, and the answers.
+        var position: UInt64 = 0
+        func stored(_ event: OutgoingEvent, module: String = "") -> StoredEvent {
+            position += 1
+            return StoredEvent(
+                position: position, id: event.id, type: event.type, commitTime: CommitTime(seconds: 1, nanos: 0),
+                producerModule: module.isEmpty ? event.module : module, payload: event.payload)
+        }
+        var events = [stored(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))]
+        for request in [
+            PairAddRequested(base: "EUR", quote: "USD"), PairAddRequested(base: "EUR", quote: "USD"),
+            PairAddRequested(base: "EUR", quote: "XXX"), PairAddRequested(base: "gbp", quote: "usd"),
+        ] {
+            events.append(stored(try OutgoingEvent(request)))
+        }
+        events.append(stored(Self.malformedRequest()))
+        events.append(stored(try OutgoingEvent(PairRemoveRequested(base: "EUR", quote: "USD"))))
+        var stepped = ReducerReplay(WatchlistReducer())
+        for event in events {
+            for answer in stepped.apply(event, keepOutputs: false) {
+                events.append(stored(answer, module: "watchlist"))
+            }
+        }
+
+        // When one replay steps and another advances over the same log.
+        var stepping = ReducerReplay(WatchlistReducer())
+        var advancing = ReducerReplay(WatchlistReducer())
+        var kinds: [ReducerStep.Kind] = []
+        for event in events {
+            let step = stepping.applyInput(event)
+            let kind = advancing.advance(event)
+            #expect(kind == step.kind, "position \(event.position)")
+            kinds.append(kind)
+        }
+
+        // Then they agree on every state, count and position.
+        #expect(advancing.state == stepping.state)
+        #expect(advancing.state.pairs == [WatchlistReducer.Pair(base: "GBP", quote: "USD")])
+        #expect(advancing.inputCount == stepping.inputCount && advancing.inputCount == 6)
+        #expect(advancing.malformed == stepping.malformed && advancing.malformed == [6])
+        #expect(advancing.position == stepping.position)
+        #expect(kinds.filter { $0 == .notAnInput }.count == events.count - 7)
+    }
 }
