@@ -4,6 +4,7 @@ import Bus
 import EventLog
 import Foundation
 import Guards
+import LogTools
 import Logging
 import Runtime
 import ServiceLifecycle
@@ -90,11 +91,16 @@ struct ReducersBenchmark: AsyncParsableCommand {
 
             // Projection rebuild vs raw read + decode, from the files, same log.
             let (raw, rawCount) = try timeRead(location) { _ in }
+            let (ahead, _) = try timeScan(location) { _ in }
             let projection = WatchlistProjection()
             var value = projection.initialValue
             let filter = projection.filter
-            let (fold, foldCount) = try timeRead(location) { event in
+            let (fold, foldCount) = try timeScan(location) { event in
                 if filter.matches(event.type) { projection.apply(event, to: &value) }
+            }
+            var inlineValue = projection.initialValue
+            let (inlineFold, _) = try timeRead(location) { event in
+                if filter.matches(event.type) { projection.apply(event, to: &inlineValue) }
             }
             print("")
             print("| measure | value |")
@@ -110,7 +116,11 @@ struct ReducersBenchmark: AsyncParsableCommand {
             let rawCountText = formatted(Double(rawCount))
             let foldCountText = formatted(Double(foldCount))
             print("| raw read + decode of the log (\(rawCountText) events) | \(formatted(raw)) events/s |")
+            print("| read + decode ahead, on a thread of its own (the tools' reading) | \(formatted(ahead)) events/s |")
             print("| projection rebuild (watchlist, \(foldCountText) events) | \(formatted(fold)) events/s |")
+            print(
+                "| projection rebuild reading inline (as before the read-ahead) | \(formatted(inlineFold)) events/s |")
+            print("| rebuild inline / raw read + decode | \(String(format: "%.2f", inlineFold / raw)) |")
             print("| rebuild / raw read + decode | \(String(format: "%.2f", fold / raw)) |")
             print("")
             print("final watchlist: \(value.pairs.map(\.description))")
@@ -129,7 +139,20 @@ struct ReducersBenchmark: AsyncParsableCommand {
         return (group, Task { try await group.run() })
     }
 
-    /// Reads and decodes every event of the log, handing each to `body`; events/s and how many.
+    /// The same through the tools' reading of the log (`bureau replay`'s, `log show`'s): the
+    /// records read and decoded a few chunks ahead on a thread of their own.
+    func timeScan(_ location: BusLocation, _ body: (StoredEvent) -> Void) throws -> (Double, Int) {
+        let started = ContinuousClock.now
+        var count = 0
+        try LogFiles.forEach(directory: location.logDirectory) { event in
+            body(event)
+            count += 1
+        }
+        return (Double(count) / (ContinuousClock.now - started).inSeconds, count)
+    }
+
+    /// Reads and decodes every event of the log inline, handing each to `body`: the baseline,
+    /// events/s and how many.
     func timeRead(_ location: BusLocation, _ body: (StoredEvent) -> Void) throws -> (Double, Int) {
         let started = ContinuousClock.now
         let cursor = try LogCursor(directory: location.logDirectory, after: 0)
