@@ -90,17 +90,21 @@ struct ReducersBenchmark: AsyncParsableCommand {
             client.close()
 
             // Projection rebuild vs raw read + decode, from the files, same log.
-            let (raw, rawCount) = try timeRead(location) { _ in }
-            let (ahead, _) = try timeScan(location) { _ in }
+            let ((raw, rawCount), rawCPU) = try cpuMicroseconds(per: \.1) { try timeRead(location) { _ in } }
+            let ((ahead, _), aheadCPU) = try cpuMicroseconds(per: \.1) { try timeScan(location) { _ in } }
             let projection = WatchlistProjection()
             var value = projection.initialValue
             let filter = projection.filter
-            let (fold, foldCount) = try timeScan(location) { event in
-                if filter.matches(event.type) { projection.apply(event, to: &value) }
+            let ((fold, foldCount), foldCPU) = try cpuMicroseconds(per: \.1) {
+                try timeScan(location) { event in
+                    if filter.matches(event.type) { projection.apply(event, to: &value) }
+                }
             }
             var inlineValue = projection.initialValue
-            let (inlineFold, _) = try timeRead(location) { event in
-                if filter.matches(event.type) { projection.apply(event, to: &inlineValue) }
+            let ((inlineFold, _), inlineCPU) = try cpuMicroseconds(per: \.1) {
+                try timeRead(location) { event in
+                    if filter.matches(event.type) { projection.apply(event, to: &inlineValue) }
+                }
             }
             print("")
             print("| measure | value |")
@@ -123,6 +127,10 @@ struct ReducersBenchmark: AsyncParsableCommand {
             print("| rebuild inline / raw read + decode | \(String(format: "%.2f", inlineFold / raw)) |")
             print("| rebuild / raw read + decode | \(String(format: "%.2f", fold / raw)) |")
             print("")
+            print(
+                "CPU per event, every thread: raw read + decode \(String(format: "%.2f", rawCPU)) µs; read ahead, "
+                    + "nothing done \(String(format: "%.2f", aheadCPU)) µs; rebuild read ahead \(String(format: "%.2f", foldCPU)) µs; "
+                    + "rebuild reading inline \(String(format: "%.2f", inlineCPU)) µs")
             print("final watchlist: \(value.pairs.map(\.description))")
         }
     }

@@ -37,13 +37,17 @@ struct ReplayBenchmark: AsyncParsableCommand {
                 "# replay benchmark: \(formatted(Double(written))) events written in \(ContinuousClock.now - started)")
             let timing = ReducersBenchmark()
 
-            let (raw, rawCount) = try timing.timeRead(location) { _ in }
-            let (ahead, _) = try timing.timeScan(location) { _ in }
+            let ((raw, rawCount), rawCPU) = try cpuMicroseconds(per: \.1) { try timing.timeRead(location) { _ in } }
+            let ((ahead, _), aheadCPU) = try cpuMicroseconds(per: \.1) { try timing.timeScan(location) { _ in } }
 
             // `bureau replay`'s reading: a few chunks ahead on a thread of its own; and, for the
             // ratio before it, the same replay reading inline.
-            let (replayRate, replayCount, snapshot) = try timeReplay { try timing.timeScan(location, $0) }
-            let (inlineRate, _, _) = try timeReplay { try timing.timeRead(location, $0) }
+            let ((replayRate, replayCount, snapshot), replayCPU) = try cpuMicroseconds(per: \.1) {
+                try timeReplay { try timing.timeScan(location, $0) }
+            }
+            let ((inlineRate, _, _), inlineCPU) = try cpuMicroseconds(per: \.1) {
+                try timeReplay { try timing.timeRead(location, $0) }
+            }
 
             let verifier = ReplayVerifier(reducers: [WatchlistReducer()])
             var divergence: ReplayDivergence?
@@ -73,6 +77,10 @@ struct ReplayBenchmark: AsyncParsableCommand {
             print("| replay / raw read + decode | \(String(format: "%.2f", replayRate / raw)) |")
             print("| verify / raw read + decode | \(String(format: "%.2f", verifyRate / raw)) |")
             print("")
+            print(
+                "CPU per event, every thread: raw read + decode \(String(format: "%.2f", rawCPU)) µs; read ahead, "
+                    + "nothing done \(String(format: "%.2f", aheadCPU)) µs; replay read ahead \(String(format: "%.2f", replayCPU)) µs; "
+                    + "replay reading inline \(String(format: "%.2f", inlineCPU)) µs")
             let pairs = snapshot.module("watchlist")?.state["pairs"]?.description ?? "?"
             print("replayed to position \(snapshot.position); watchlist pairs: \(pairs)")
         }

@@ -54,9 +54,10 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
         // thread calls it, and the caller gets it back only after that thread has returned.
         let source = Source(fill: fill)
         let thread = Thread { [self] in
+            // Named for `top -H` and `perf report --sort comm` (15 characters at most).
+            Thread.current.name = "bureau-readahea"
             produce(source.fill)
         }
-        thread.name = "bureau-readahead"
         thread.start()
     }
 
