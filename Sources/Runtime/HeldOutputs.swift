@@ -12,6 +12,7 @@ struct HeldOutputs {
     private var outputs: [OutgoingEvent] = []
     /// Which of ``outputs`` the log turned out to hold.
     private var published: [Bool] = []
+    private var publishedCount = 0
 
     /// How many were held.
     var count: Int { outputs.count }
@@ -33,13 +34,16 @@ struct HeldOutputs {
             if Self.order(outputs[middle].id) < key { low = middle + 1 } else { high = middle }
         }
         guard low < outputs.count, outputs[low].id == id else { return false }
+        if !published[low] { publishedCount += 1 }
         published[low] = true
         return true
     }
 
     /// The outputs the log does not hold, in order.
     var missing: [OutgoingEvent] {
-        zip(outputs, published).compactMap { $1 ? nil : $0 }
+        // Usually none was published (a host rebuilding from nothing): no copy of a million.
+        guard publishedCount > 0 else { return outputs }
+        return zip(outputs, published).compactMap { $1 ? nil : $0 }
     }
 
     /// A derived id's input position and output index, in that order (the id's low half

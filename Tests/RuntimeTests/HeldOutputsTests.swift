@@ -46,4 +46,16 @@ struct HeldOutputsTests {
         #expect(held.missing == outputs)
         #expect(HeldOutputs().missing.isEmpty)
     }
+
+    @Test func anOutputSeenTwiceInTheLogIsLeftOutOnceAndTheRestStayInOrder() {
+        var held = HeldOutputs()
+        let outputs = (1...10).map { Self.output(UInt64($0), 0) }
+        held.hold(outputs)
+
+        // A host that reads its own output twice (a catch-up read, then the live one).
+        held.markPublished(outputs[4].id)
+        held.markPublished(outputs[4].id)
+
+        #expect(held.missing == outputs.filter { $0.id != outputs[4].id })
+    }
 }

@@ -1,5 +1,6 @@
-import Runtime
 import Testing
+
+@testable import Runtime
 
 /// A value that only grows, and the tasks waiting for it.
 @Suite(.timeLimit(.minutes(1)))
@@ -29,5 +30,21 @@ struct WatermarkTests {
             }
         }
         #expect(mark.value == 10_000)
+    }
+
+    @Test func aWaiterForALowerMarkThatCameLaterIsWokenWhenTheValueReachesIt() async {
+        // Updates that reach no waiter's mark take no lock; a later waiter for a lower mark must
+        // still be woken by the update that reaches its mark, not by a later one (the suite's
+        // time limit catches a waiter that is not).
+        let mark = Watermark()
+        let far = Task { await mark.wait(until: 1_000) }
+        while mark.waiterCount < 1 { await Task.yield() }
+        let near = Task { await mark.wait(until: 10) }
+        while mark.waiterCount < 2 { await Task.yield() }
+        for value in 1...10 { mark.advance(to: UInt64(value)) }
+        await near.value
+        #expect(mark.value == 10)
+        mark.advance(to: 1_000)
+        await far.value
     }
 }
