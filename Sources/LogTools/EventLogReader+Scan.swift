@@ -17,7 +17,7 @@ extension EventLogReader {
         var after = max(from, 1) - 1
         var page: ArraySlice<LogRecord> = []
         // Fetching and decoding run a few chunks ahead on a thread of their own.
-        let ahead = ReadAhead<(StoredEvent, LogRecord)>(weight: { $0.1.body.count }) {
+        let next = { () throws -> (StoredEvent, LogRecord)? in
             if page.isEmpty {
                 guard after < through else { return nil }
                 let fetched = try self.read(after: after, through: through, limit: 1000, maxBytes: 4 << 20)
@@ -30,6 +30,6 @@ extension EventLogReader {
             let record = page.removeFirst()
             return (try StoredEvent(decoding: record), record)
         }
-        try ahead.forEach { try body($0.0, $0.1) }
+        try ReadAhead.forEach(weight: { $0.1.body.count }, next: next) { try body($0.0, $0.1) }
     }
 }

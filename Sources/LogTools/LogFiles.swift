@@ -25,9 +25,8 @@ public enum LogFiles {
         guard fileSystem.exists(directory) else { throw LogToolError("there is no log in \(directory)") }
         let cursor = try LogCursor(directory: directory, after: max(from, 1) - 1, limit: to, fileSystem: fileSystem)
         // Reading, checksums and decoding run a few chunks ahead on a thread of their own.
-        let ahead = ReadAhead<(StoredEvent, LogRecord)> { readChunk(from: cursor) }
         var stopped = false
-        try ahead.forEach { event, record in
+        try ReadAhead<(StoredEvent, LogRecord)>.forEach(fill: { readChunk(from: cursor) }) { event, record in
             stopped = try !body(event, record)
             return !stopped
         }

@@ -33,9 +33,8 @@ struct ReadAheadTests {
         }
 
         func read(stoppingAt stop: Int? = nil) throws -> [Int] {
-            let ahead = ReadAhead<Int>(weight: { _ in 8 }, next: next)
             var seen: [Int] = []
-            try ahead.forEach { number in
+            try ReadAhead<Int>.forEach(weight: { _ in 8 }, next: next) { number in
                 seen.append(number)
                 taken.add(1, ordering: .sequentiallyConsistent)
                 return seen.count != stop
@@ -58,7 +57,7 @@ struct ReadAheadTests {
         let numbers = Numbers(count: failAt * 2, failAt: failAt)
         var seen: [Int] = []
         #expect(throws: Broken.self) {
-            try ReadAhead<Int>(weight: { _ in 8 }, next: numbers.next).forEach { number in
+            try ReadAhead<Int>.forEach(weight: { _ in 8 }, next: numbers.next) { number in
                 seen.append(number)
                 return true
             }
@@ -80,7 +79,7 @@ struct ReadAheadTests {
     @Test func anErrorFromTheCallerStopsTheReadingAndIsRethrown() {
         let numbers = Numbers(count: 1_000_000)
         #expect(throws: Broken.self) {
-            try ReadAhead<Int>(weight: { _ in 8 }, next: numbers.next).forEach { number in
+            try ReadAhead<Int>.forEach(weight: { _ in 8 }, next: numbers.next) { number in
                 if number == 3 { throw Broken() }
                 return true
             }
@@ -90,7 +89,7 @@ struct ReadAheadTests {
 
     @Test func theSourceIsNeverMoreThanAFewChunksAheadOfASlowCaller() throws {
         let numbers = Numbers(count: ReadAhead<Int>.chunkItems * 40)
-        let ahead = ReadAhead<Int>(depth: 3) {
+        let fill = { () -> ReadAhead<Int>.Chunk in
             // A whole chunk at a time, as the log's reader fills them.
             var chunk = ReadAhead<Int>.Chunk()
             while chunk.items.count < ReadAhead<Int>.chunkItems {
@@ -103,7 +102,7 @@ struct ReadAheadTests {
             return chunk
         }
         var count = 0
-        try ahead.forEach { _ in
+        try ReadAhead<Int>.forEach(depth: 3, fill: fill) { _ in
             if count == 0 {
                 // A caller slow to take its first item: the source fills until it must wait
                 // (five chunks), and would run on to the end if nothing held it.
