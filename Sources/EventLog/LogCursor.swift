@@ -131,9 +131,10 @@ public final class LogCursor {
     /// allocation for many bodies, freed together.
     public func next(appendingBodyTo bodies: inout Data) throws -> (position: UInt64, id: EventID, body: Range<Int>)? {
         try nextRecord { header, body in
-            let start = bodies.count
+            // Indices, not counts: `bodies` may be a slice.
+            let start = bodies.endIndex
             bodies.append(contentsOf: body)
-            return (header.position, header.id, start..<bodies.count)
+            return (header.position, header.id, start..<bodies.endIndex)
         }
     }
 

@@ -54,7 +54,10 @@ extension Reducer {
 
     /// Takes the step for `event` without building its outputs (no payload encoded, no id
     /// derived): replay keeps the states and drops the outputs, and building them was a tenth of
-    /// its time. The state ends as ``step(_:state:)`` leaves it.
+    /// its time. The state ends as ``step(_:state:)`` leaves it, and so does the kind, unless
+    /// encoding an output would throw (`step` then calls the input malformed): swift-protobuf
+    /// throws only for a proto2 required field left unset or an `Any` it cannot resolve, and no
+    /// event type of Bureau's has either.
     @inlinable
     public func advance(_ event: StoredEvent, state: inout State) -> ReducerStep.Kind {
         guard !isOwnOutput(event) else { return .notAnInput }

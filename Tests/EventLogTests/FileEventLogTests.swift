@@ -271,4 +271,23 @@ struct FileEventLogTests {
         #expect(seen == Array(1...written))
         try log.close()
     }
+
+    @Test func aCursorReadsBodiesIntoACallersBufferAsItReadsRecords() throws {
+        let directory = try TemporaryDirectory("log")
+        let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
+        let written = Self.records(1...200)
+        try log.append(written)
+        try log.close()
+
+        // A buffer that is itself a slice (indices start at 5), across several segments.
+        var bodies = Data(repeating: 0xEE, count: 10)[5...]
+        let cursor = try LogCursor(directory: directory.path, after: 0)
+        var read: [LogRecord] = []
+        while let record = try cursor.next(appendingBodyTo: &bodies) {
+            read.append(LogRecord(position: record.position, id: record.id, body: Data(bodies[record.body])))
+        }
+
+        #expect(read == written)
+        #expect(bodies.prefix(5) == Data(repeating: 0xEE, count: 5))
+    }
 }
