@@ -28,6 +28,18 @@ enum FailoverLoad {
         return acknowledged
     }
 
+    /// Publishes through `producer` as ``publish(batches:perBatch:on:failOver:)`` does while
+    /// `consumer` subscribes from the start, then expects every acknowledged event exactly once
+    /// in what the subscriber received.
+    static func publishAndReceiveExactlyOnce(
+        batches: Int, perBatch: Int, producer: any EventBus, consumer: any EventBus,
+        failOver: () async throws -> Void
+    ) async throws {
+        let received = receive(batches * perBatch, from: consumer)
+        let acknowledged = try await publish(batches: batches, perBatch: perBatch, on: producer, failOver: failOver)
+        expectExactlyOnce(try await received.value, acknowledged: acknowledged)
+    }
+
     /// The first `count` events a subscriber from position 0 receives, as positions and ids.
     static func receive(_ count: Int, from consumer: any EventBus) -> Task<[(position: UInt64, id: EventID)], any Error>
     {

@@ -95,14 +95,13 @@ struct PostgresBusTests {
             producer.close()
             consumer.close()
         }
-        let total = 40 * 50
-        let received = FailoverLoad.receive(total, from: consumer)
-        let acknowledged = try await FailoverLoad.publish(batches: 40, perBatch: 50, on: producer) {
+        try await FailoverLoad.publishAndReceiveExactlyOnce(
+            batches: 40, perBatch: 50, producer: producer, consumer: consumer
+        ) {
             // Killed mid-stream: the standby must take over for the rest to be acknowledged.
             #expect(await active.stop(SIGKILL) != 0)
         }
         #expect(standbyProcess.isRunning)
-        FailoverLoad.expectExactlyOnce(try await received.value, acknowledged: acknowledged)
         let stderr = standbyProcess.standardError
         #expect(stderr.contains("waiting as its standby"))
         #expect(stderr.contains("this daemon takes over"))
@@ -149,12 +148,11 @@ struct PostgresBusTests {
             producer.close()
             consumer.close()
         }
-        let total = 20 * 50
-        let received = FailoverLoad.receive(total, from: consumer)
-        let acknowledged = try await FailoverLoad.publish(batches: 20, perBatch: 50, on: producer) {
+        try await FailoverLoad.publishAndReceiveExactlyOnce(
+            batches: 20, perBatch: 50, producer: producer, consumer: consumer
+        ) {
             #expect(await active.stop(SIGKILL) != 0)
         }
-        FailoverLoad.expectExactlyOnce(try await received.value, acknowledged: acknowledged)
         #expect(standbyProcess.standardError.contains("this daemon takes over"))
         #expect(await standby.stop() == 0)
     }
