@@ -62,6 +62,22 @@ public struct WireWriter {
         inner.bytes.withUnsafeBytes { bytes(field, $0) }
     }
 
+    /// What `body` writes, after its length as 4 bytes, little-endian (a publish batch's framing).
+    public mutating func lengthPrefixed(_ body: (inout WireWriter) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: [0, 0, 0, 0])
+        body(&self)
+        let length = UInt32(truncatingIfNeeded: bytes.count - start - 4).littleEndian
+        withUnsafeBytes(of: length) { length in
+            for index in 0..<4 { bytes[start + index] = length[index] }
+        }
+    }
+
+    /// Drops everything written after the first `count` bytes.
+    public mutating func truncate(to count: Int) {
+        bytes.removeSubrange(count...)
+    }
+
     public mutating func raw(_ value: UInt64) {
         var value = value
         while value >= 0x80 {

@@ -47,6 +47,13 @@ public struct OutgoingEvent: Sendable, Equatable {
     /// code writes, written by hand because every published event goes through here.
     public func envelopeBytes(process: String) throws -> Data {
         var writer = WireWriter(capacity: payload.count + type.utf8.count + process.utf8.count + 64)
+        writeEnvelope(process: process, to: &writer)
+        return Data(writer.bytes)
+    }
+
+    /// Writes the bytes ``envelopeBytes(process:)`` returns at the end of `writer`: for a
+    /// client that writes a request's envelopes into its batch frame directly.
+    public func writeEnvelope(process: String, to writer: inout WireWriter) {
         var idBytes = (id.high.bigEndian, id.low.bigEndian)
         withUnsafeBytes(of: &idBytes) { writer.bytes(2, $0) }
         writer.string(3, type)
@@ -55,6 +62,5 @@ public struct OutgoingEvent: Sendable, Equatable {
         var correlationBytes = (correlation.high.bigEndian, correlation.low.bigEndian)
         withUnsafeBytes(of: &correlationBytes) { writer.bytes(7, $0) }
         writer.bytes(8, payload)
-        return Data(writer.bytes)
     }
 }

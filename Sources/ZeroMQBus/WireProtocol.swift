@@ -1,3 +1,4 @@
+import BureauSchemas
 import Bus
 
 #if canImport(FoundationEssentials)
@@ -67,6 +68,44 @@ public enum WireProtocol {
             }
         }
         return batch
+    }
+
+    /// The publish batches of `events`' envelopes, written straight into each batch frame (no
+    /// envelope of its own to allocate and copy), split as ``BusLimits/requests(_:)`` splits
+    /// envelopes: at most ``BusLimits/maxEnvelopesPerPublish`` envelopes and
+    /// ``BusLimits/maxRequestBytes`` bytes a batch, unless one envelope alone is larger.
+    public static func publishBatches(
+        _ events: some Collection<OutgoingEvent>, process: String
+    ) -> [(frame: Data, count: Int)] {
+        func writer(for events: some Collection<OutgoingEvent>) -> WireWriter {
+            // Sized from the first event: a producer's events are mostly alike.
+            let each = events.first.map { $0.payload.count + $0.type.utf8.count + process.utf8.count + 96 } ?? 0
+            let count = min(events.count, BusLimits.maxEnvelopesPerPublish)
+            return WireWriter(capacity: min(BusLimits.maxRequestBytes, count * each))
+        }
+        var batches: [(frame: Data, count: Int)] = []
+        var frame = writer(for: events)
+        var count = 0
+        for (index, event) in zip(events.indices, events) {
+            if count == BusLimits.maxEnvelopesPerPublish {
+                batches.append((Data(frame.bytes), count))
+                frame = writer(for: events[index...])
+                count = 0
+            }
+            let start = frame.bytes.count
+            frame.lengthPrefixed { event.writeEnvelope(process: process, to: &$0) }
+            if count > 0 && frame.bytes.count > BusLimits.maxRequestBytes {
+                // This envelope opens the next batch.
+                frame.truncate(to: start)
+                batches.append((Data(frame.bytes), count))
+                frame = writer(for: events[index...])
+                frame.lengthPrefixed { event.writeEnvelope(process: process, to: &$0) }
+                count = 0
+            }
+            count += 1
+        }
+        if count > 0 { batches.append((Data(frame.bytes), count)) }
+        return batches
     }
 
     /// Why a publish batch cannot be split into envelopes.

@@ -99,23 +99,20 @@ public final class ZeroMQBusClient: EventBus {
         // never land behind a later one: the events of a publish keep their order. Events are
         // encoded a request's worth at a time, the next while the previous is in flight.
         let chunk = BusLimits.maxEnvelopesPerPublish
-        func encode(_ start: Int) throws -> [[Data]] {
+        func encode(_ start: Int) -> [(frame: Data, count: Int)] {
             guard start < events.count else { return [] }
-            let envelopes = try events[start..<min(start + chunk, events.count)].map {
-                try $0.envelopeBytes(process: options.process)
-            }
-            // A request holds at most so many envelopes and so many bytes of them.
-            return BusLimits.requests(envelopes)
+            return WireProtocol.publishBatches(
+                events[start..<min(start + chunk, events.count)], process: options.process)
         }
         var start = 0
-        var requests = try encode(start)
+        var requests = encode(start)
         while !requests.isEmpty {
-            var next: [[Data]] = []
+            var next: [(frame: Data, count: Int)] = []
             for (index, request) in requests.enumerated() {
-                async let answer = send(request)
+                async let answer = send(batch: request.frame)
                 if index == requests.count - 1 {
                     start += chunk
-                    next = try encode(start)
+                    next = encode(start)
                 }
                 let ack = try await answer
                 guard ack.results.count == request.count else {
@@ -132,14 +129,14 @@ public final class ZeroMQBusClient: EventBus {
 
     /// Sends producer envelopes as they are, for tools that relay bytes.
     public func publish(envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
-        try await send(envelopes)
+        try await send(batch: WireProtocol.publishBatch(envelopes))
     }
 
-    private func send(_ envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
+    /// Sends one publish request whose argument is `batch` (``WireProtocol/publishBatch(_:)``).
+    private func send(batch: Data) async throws -> Bureau_Bus_PublishAck {
         let id = loop.nextRequestID()
         let frames = [
-            Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(id),
-            WireProtocol.publishBatch(envelopes),
+            Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(id), batch,
         ]
         let deadline = ContinuousClock.now + options.publishTimeout
         return try await withTaskCancellationHandler {

@@ -107,4 +107,35 @@ struct PublicationBatcherTests {
             WireProtocol.envelopes(inPublishBatch: batch.prefix(9), maxEnvelopes: 10)
                 == .failure(.lengthCutShort(index: 2, remaining: 2)))
     }
+
+    @Test func eventsAreWrittenIntoPublishBatchesThatFitTheRequestLimitsAndHoldTheirEnvelopesInOrder() throws {
+        let megabyte = Data(repeating: 7, count: 1 << 20)
+        // Large events that fill batches by bytes, one alone over the limit, then enough
+        // small ones to fill a batch by count.
+        var events = (0..<12).map { _ in OutgoingEvent(type: "bureau.test.Large", payload: megabyte, module: "m") }
+        events.insert(
+            OutgoingEvent(type: "bureau.test.Huge", payload: Data(count: BusLimits.maxRequestBytes + 1)), at: 5)
+        events += (0..<(BusLimits.maxEnvelopesPerPublish + 10)).map {
+            OutgoingEvent(type: "bureau.test.Small", payload: Data("\($0)".utf8), causation: UInt64($0))
+        }
+
+        let batches = WireProtocol.publishBatches(events[...], process: "p")
+
+        let split = try batches.map { try WireProtocol.envelopes(inPublishBatch: $0.frame, maxEnvelopes: .max).get() }
+        #expect(split.map { $0.count } == batches.map { $0.count })
+        #expect(try split.flatMap { $0 } == events.map { try $0.envelopeBytes(process: "p") })
+        for (index, batch) in batches.enumerated() {
+            #expect(batch.count <= BusLimits.maxEnvelopesPerPublish)
+            #expect(batch.frame.count <= BusLimits.maxRequestBytes || batch.count == 1, "batch \(index)")
+            // Each batch is as full as the limits allow: the next one's first envelope did not fit.
+            if let next = split.dropFirst(index + 1).first?.first {
+                #expect(
+                    batch.count == BusLimits.maxEnvelopesPerPublish
+                        || batch.frame.count + 4 + next.count > BusLimits.maxRequestBytes, "batch \(index)")
+            }
+        }
+        #expect(batches.contains { $0.count == 1 && $0.frame.count > BusLimits.maxRequestBytes })
+        #expect(batches.contains { $0.count == BusLimits.maxEnvelopesPerPublish })
+        #expect(WireProtocol.publishBatches([OutgoingEvent]()[...], process: "p").isEmpty)
+    }
 }
