@@ -15,7 +15,7 @@ package struct Sequencer {
     /// One event committed by a batch, ready to publish.
     package struct Publication {
         package let position: UInt64
-        package let type: Data
+        package let type: KnownType
         package let previousInPackage: UInt64
         package let body: Data
     }
@@ -45,14 +45,17 @@ package struct Sequencer {
     /// package often come in a row.
     private var lastPackage: (name: String, index: Int)?
 
-    struct KnownType {
-        let name: String
-        let package: String
-        let topic: Data
+    /// A type name checked once and shared by every event of that type: an object, so that
+    /// handing it along with each event costs one reference count, not one per field.
+    package final class KnownType: Sendable {
+        package let name: String
+        package let package: String
+        /// The name's bytes: the topic its events are published under.
+        package let topic: Data
         /// The topic again, to compare with an envelope's bytes without making a `Data`.
         let topicBytes: [UInt8]
 
-        init(name: String, package: String, topic: Data) {
+        package init(name: String, package: String, topic: Data) {
             self.name = name
             self.package = package
             self.topic = topic
@@ -61,6 +64,11 @@ package struct Sequencer {
 
         func hasTopic(_ bytes: UnsafeRawBufferPointer) -> Bool {
             bytes.count == topicBytes.count && EventFilter.hasPrefix(bytes, topicBytes)
+        }
+
+        /// Whether events of `other` go under the same topic.
+        package func sharesTopic(with other: KnownType) -> Bool {
+            self === other || topicBytes == other.topicBytes
         }
     }
 
@@ -90,7 +98,7 @@ package struct Sequencer {
         var inBatch = EventPositionTable(minimumCapacity: requests.reduce(0) { $0 + $1.count })
         // The committed envelopes and what each becomes, stamped together once all are decided.
         var committed: [Data] = []
-        var decided: [(id: EventID, topic: Data, previousInPackage: UInt64)] = []
+        var decided: [(id: EventID, type: KnownType, previousInPackage: UInt64)] = []
         // Checked first, so that the log is asked for every id of the batch at once: one
         // query for a log in a database, however many requests the batch holds.
         let checks = requests.map { $0.map { check($0) } }
@@ -113,7 +121,7 @@ package struct Sequencer {
                 let previous = lastInPackage[package]
                 lastInPackage[package] = next
                 committed.append(envelope)
-                decided.append((accepted.id, type.topic, previous))
+                decided.append((accepted.id, type, previous))
                 inBatch.set(accepted.id, to: next)
                 results.append(.committed(next))
                 next += 1
@@ -128,7 +136,7 @@ package struct Sequencer {
             batch.records.append(LogRecord(position: position, id: event.id, body: body))
             batch.publications.append(
                 Publication(
-                    position: position, type: event.topic, previousInPackage: event.previousInPackage, body: body))
+                    position: position, type: event.type, previousInPackage: event.previousInPackage, body: body))
         }
         return batch
     }

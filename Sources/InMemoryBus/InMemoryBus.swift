@@ -200,7 +200,7 @@ public final class InMemoryBus: EventBus {
             for publication in publications {
                 // Dropped when the consumer has no room, as a PUB socket drops at its high-water mark.
                 guard follower.channel.hasRoom else { return }
-                let action = publication.type.withUnsafeBytes { type in
+                let action = publication.type.topic.withUnsafeBytes { type in
                     follower.tracker.publication(
                         position: publication.position, previousInPackage: publication.previousInPackage, type: type)
                 }

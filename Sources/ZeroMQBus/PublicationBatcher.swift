@@ -17,7 +17,7 @@ struct PublicationBatcher {
     let maxFrameBytes: Int
     /// Envelopes larger than this go out as notices.
     let maxLiveEnvelopeBytes: Int
-    private var type = Data()
+    private var type: Sequencer.KnownType?
     private var frame: [UInt8] = []
 
     init(
@@ -32,11 +32,13 @@ struct PublicationBatcher {
     /// Adds one committed event; `send` gets a finished message (type, frame) when this event
     /// cannot join the one being built.
     mutating func add(
-        type: Data, position: UInt64, previousInPackage: UInt64, body: Data, send: (Data, [UInt8]) -> Void
+        type: Sequencer.KnownType, position: UInt64, previousInPackage: UInt64, body: Data,
+        send: (Data, [UInt8]) -> Void
     ) {
         let notice = body.count > maxLiveEnvelopeBytes
         let size = PublicationFrame.entryHeaderBytes + (notice ? 0 : body.count)
-        if !frame.isEmpty && (type != self.type || frame.count + size > maxFrameBytes) {
+        let sameType = self.type?.sharesTopic(with: type) ?? false
+        if !frame.isEmpty && (!sameType || frame.count + size > maxFrameBytes) {
             flush(send: send)
         }
         if frame.isEmpty { self.type = type }
@@ -46,8 +48,8 @@ struct PublicationBatcher {
 
     /// Sends the message being built, if any.
     mutating func flush(send: (Data, [UInt8]) -> Void) {
-        guard !frame.isEmpty else { return }
-        send(type, frame)
+        guard !frame.isEmpty, let type else { return }
+        send(type.topic, frame)
         frame.removeAll(keepingCapacity: true)
     }
 }

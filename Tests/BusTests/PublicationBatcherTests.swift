@@ -29,9 +29,10 @@ struct PublicationBatcherTests {
                     events: entries.map { ($0.position, $0.previousInPackage, Data(frame[$0.envelope])) }))
         }
         for event in events {
+            // A type of its own for each event: the batcher groups by topic, not by object.
+            let type = Sequencer.KnownType(name: event.type, package: "", topic: Data(event.type.utf8))
             batcher.add(
-                type: Data(event.type.utf8), position: event.position, previousInPackage: event.previous,
-                body: event.body, send: send)
+                type: type, position: event.position, previousInPackage: event.previous, body: event.body, send: send)
         }
         batcher.flush(send: send)
         #expect(!failed, "every frame the batcher builds decodes")
