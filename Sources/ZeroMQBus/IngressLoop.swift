@@ -309,14 +309,14 @@ final class IngressLoop {
                 logger.notice("the log stores publishes again", metadata: ["bus.report": "\(diskFullReport())"])
                 refusedWhileFull = 0
             }
-            let events = self.events
+            // Made once: a closure made per event is an allocation per event.
+            let send = Self.publish(on: events)
             for publication in batch.publications {
                 publications.add(
                     type: publication.type, position: publication.position,
-                    previousInPackage: publication.previousInPackage, body: publication.body,
-                    send: Self.publish(on: events))
+                    previousInPackage: publication.previousInPackage, body: publication.body, send: send)
             }
-            publications.flush(send: Self.publish(on: events))
+            publications.flush(send: send)
             state.publishedHead.store(log.head, ordering: .releasing)
             state.committedBatches.add(1, ordering: .relaxed)
             state.committedEvents.add(batch.records.count, ordering: .relaxed)
