@@ -49,6 +49,8 @@ public struct DeduplicationWindow: Sendable {
             positions.warm(ring[next..<min(end, capacity)].lazy.map(\.id))
             if end > capacity { positions.warm(ring[0..<(end - capacity)].lazy.map(\.id)) }
         }
+        // And the slots the new ids go to.
+        positions.warm(records.lazy.map(\.id))
         for record in records {
             insert(record.id, at: record.position)
         }
