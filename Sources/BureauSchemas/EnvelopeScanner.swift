@@ -129,75 +129,23 @@ public struct EnvelopeStamp: Sendable {
         self.time = time + inner
     }
 
-    /// Each of `envelopes` with the stamp for its position appended, positions consecutive from
-    /// `firstPosition`, written into shared allocations of which each result is a slice: one
-    /// allocation and one exclusive access for many small envelopes instead of one each.
-    ///
-    /// An allocation holds at most `chunkBytes` (a larger envelope has one of its own): a
-    /// buffer of a whole large batch raises malloc's thresholds so that freed memory stays in
-    /// the process, which a daemon must give back after a burst.
-    public func stamped(_ envelopes: [Data], firstPosition: UInt64, chunkBytes: Int = 64 << 10) -> [Data] {
-        var results: [Data] = []
-        results.reserveCapacity(envelopes.count)
-        var first = 0
-        var position = firstPosition
-        while first < envelopes.count {
-            // The run of envelopes that shares the next allocation.
-            var total = 0
-            var end = first
-            var next = position
-            while end < envelopes.count {
-                let size = envelopes[end].count + WireWriter.varintSize(next) + 1 + time.count
-                if end > first && total + size > chunkBytes { break }
-                total += size
-                end += 1
-                next &+= 1
-            }
-            results += stamped(envelopes[first..<end], firstPosition: position, total: total)
-            first = end
-            position = next
-        }
-        return results
-    }
+    /// The most bytes a stamp adds to an envelope.
+    public var maxBytes: Int { 1 + 10 + time.count }
 
-    private func stamped(_ envelopes: ArraySlice<Data>, firstPosition: UInt64, total: Int) -> [Data] {
-        var buffer = Data(count: total)
-        var ends: [Int] = []
-        ends.reserveCapacity(envelopes.count)
-        buffer.withUnsafeMutableBytes { target in
-            var offset = 0
-            var position = firstPosition
-            func put(_ source: UnsafeRawBufferPointer) {
-                UnsafeMutableRawBufferPointer(rebasing: target[offset..<offset + source.count]).copyMemory(from: source)
-                offset += source.count
-            }
-            for envelope in envelopes {
-                envelope.withUnsafeBytes { put($0) }
-                target[offset] = 0x08
-                offset += 1
-                var value = position
-                while value >= 0x80 {
-                    target[offset] = UInt8(value & 0x7F) | 0x80
-                    value >>= 7
-                    offset += 1
-                }
-                target[offset] = UInt8(value)
-                offset += 1
-                time.withUnsafeBytes { put($0) }
-                ends.append(offset)
-                position &+= 1
-            }
-        }
-        var start = 0
-        return ends.map { end in
-            defer { start = end }
-            return buffer[start..<end]
-        }
+    /// Appends `envelope` with the stamp for `position` to `bytes`.
+    public func append(_ envelope: UnsafeRawBufferPointer, position: UInt64, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: envelope)
+        bytes.append(0x08)
+        EnvelopeStamp.appendVarint(position, to: &bytes)
+        bytes.append(contentsOf: time)
     }
 
     /// The envelope with the stamp for `position` appended.
     public func stamped(_ envelope: Data, position: UInt64) -> Data {
-        stamped([envelope], firstPosition: position)[0]
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(envelope.count + maxBytes)
+        envelope.withUnsafeBytes { append($0, position: position, to: &bytes) }
+        return Data(bytes)
     }
 
     /// Appends `value` as a protobuf varint.

@@ -17,14 +17,28 @@ package struct Sequencer {
         package let position: UInt64
         package let type: KnownType
         package let previousInPackage: UInt64
-        package let body: Data
+        /// Where the stored envelope lies in the batch's ``Batch/records``' bodies.
+        package let body: Range<Int>
     }
 
     package struct Batch {
         /// One result list per request, in request order.
         package var results: [[Bureau_Bus_PublishResult]] = []
-        package var records: [LogRecord] = []
+        /// The records to append, the stored envelopes in one buffer.
+        package var records = RecordBatch()
         package var publications: [Publication] = []
+
+        /// A batch whose records go into `records`' memory (emptied first), so that a caller
+        /// that keeps the buffer from batch to batch allocates it once.
+        package init(reusing records: consuming RecordBatch = RecordBatch()) {
+            records.removeAll()
+            self.records = records
+        }
+
+        /// The body of `publication`, in ``records``' buffer.
+        package func body(of publication: Publication) -> ArraySlice<UInt8> {
+            records.bodies[publication.body]
+        }
     }
 
     package let maxEnvelopeBytes: Int
@@ -86,9 +100,10 @@ package struct Sequencer {
     /// Decides every envelope of `requests` against `log` and returns the records to append.
     /// The caller appends them, makes them durable, then publishes and acknowledges.
     package mutating func sequence(
-        _ requests: [[Data]], log: any EventLog, now: (seconds: Int64, nanos: Int32)
+        _ requests: [[Data]], log: any EventLog, now: (seconds: Int64, nanos: Int32),
+        reusing buffer: consuming RecordBatch = RecordBatch()
     ) -> Batch {
-        var batch = Batch()
+        var batch = Batch(reusing: buffer)
         // Commit times never go backwards, even when the wall clock does.
         let time = now < lastCommitTime ? lastCommitTime : now
         lastCommitTime = time
@@ -128,15 +143,20 @@ package struct Sequencer {
             }
             batch.results.append(results)
         }
-        let bodies = stamp.stamped(committed, firstPosition: first)
-        batch.records.reserveCapacity(bodies.count)
-        batch.publications.reserveCapacity(bodies.count)
-        for (index, (event, body)) in zip(decided, bodies).enumerated() {
+        batch.publications.reserveCapacity(committed.count)
+        batch.records.reserve(
+            records: committed.count, bodyBytes: committed.reduce(0) { $0 + $1.count + stamp.maxBytes })
+        for (index, (envelope, event)) in zip(committed, decided).enumerated() {
             let position = first + UInt64(index)
-            batch.records.append(LogRecord(position: position, id: event.id, body: body))
+            envelope.withUnsafeBytes { envelope in
+                batch.records.append(position: position, id: event.id) { bodies in
+                    stamp.append(envelope, position: position, to: &bodies)
+                }
+            }
             batch.publications.append(
                 Publication(
-                    position: position, type: event.type, previousInPackage: event.previousInPackage, body: body))
+                    position: position, type: event.type, previousInPackage: event.previousInPackage,
+                    body: batch.records.entries[index].body))
         }
         return batch
     }

@@ -42,18 +42,30 @@ public struct DeduplicationWindow: Sendable {
 
     /// Remembers every record's id, in one call so that a batch costs one access to the window.
     public mutating func insert(_ records: [LogRecord]) {
+        warm(for: records.lazy.map(\.id))
+        for record in records {
+            insert(record.id, at: record.position)
+        }
+    }
+
+    /// Remembers the id of every record of a batch, as ``insert(_:)-([LogRecord])`` does.
+    public mutating func insert(_ entries: [RecordBatch.Entry]) {
+        warm(for: entries.lazy.map(\.id))
+        for entry in entries {
+            insert(entry.id, at: entry.position)
+        }
+    }
+
+    /// Loads together, so that their cache misses overlap, the slots that inserting `ids`
+    /// touches: those of the ids about to be forgotten and those the new ids go to.
+    private mutating func warm(for ids: some Collection<EventID>) {
         if ring.count == capacity {
-            // The ids about to be forgotten: their slots are loaded together first.
-            let evicted = min(records.count, capacity)
+            let evicted = min(ids.count, capacity)
             let end = next + evicted
             positions.warm(ring[next..<min(end, capacity)].lazy.map(\.id))
             if end > capacity { positions.warm(ring[0..<(end - capacity)].lazy.map(\.id)) }
         }
-        // And the slots the new ids go to.
-        positions.warm(records.lazy.map(\.id))
-        for record in records {
-            insert(record.id, at: record.position)
-        }
+        positions.warm(ids)
     }
 
     public var count: Int { positions.count }

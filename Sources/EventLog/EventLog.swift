@@ -17,6 +17,8 @@ public protocol EventLog: AnyObject {
     func positions(of ids: [EventID]) -> [UInt64?]
     /// Appends records whose positions continue the log (head + 1, head + 2, …).
     func append(_ records: [LogRecord]) throws
+    /// ``append(_:)-([LogRecord])`` for records whose bodies share one buffer.
+    func append(_ batch: RecordBatch) throws
     /// Makes what was appended durable as the policy says; called once per batch.
     func commit() throws
     /// Makes what was appended durable if the policy's interval has passed; called on a timer.
@@ -28,6 +30,11 @@ public protocol EventLog: AnyObject {
 }
 
 extension EventLog {
+    /// The records copied out of the batch, appended as ``append(_:)-([LogRecord])`` does.
+    public func append(_ batch: RecordBatch) throws {
+        try append(batch.records)
+    }
+
     /// One ``position(of:)`` after another; logs whose lookups can overlap do better.
     public func positions(of ids: [EventID]) -> [UInt64?] {
         ids.map { position(of: $0) }

@@ -125,7 +125,63 @@ public final class FileEventLog: EventLog {
 
     public func append(_ records: [LogRecord]) throws {
         if let failure { throw failure }
-        guard let first = records.first else { return }
+        guard let last = records.last else { return }
+        try writeFramed { buffer, sizes in
+            var expected = head + 1
+            for record in records {
+                try record.body.withUnsafeBytes { body in
+                    try Self.frame(
+                        position: record.position, id: record.id, body: body, expected: &expected, into: &buffer,
+                        sizes: &sizes)
+                }
+            }
+        }
+        window.insert(records)
+        lastRecord = last
+    }
+
+    /// Appends a batch's records, framed straight from its buffer of bodies.
+    public func append(_ batch: RecordBatch) throws {
+        if let failure { throw failure }
+        guard let last = batch.entries.last else { return }
+        try batch.bodies.withUnsafeBytes { bodies in
+            try writeFramed { buffer, sizes in
+                var expected = head + 1
+                for entry in batch.entries {
+                    try Self.frame(
+                        position: entry.position, id: entry.id,
+                        body: UnsafeRawBufferPointer(rebasing: bodies[entry.body]),
+                        expected: &expected, into: &buffer, sizes: &sizes)
+                }
+            }
+            window.insert(batch.entries)
+            lastRecord = LogRecord(
+                position: last.position, id: last.id, body: Data(UnsafeRawBufferPointer(rebasing: bodies[last.body])))
+        }
+    }
+
+    /// Checks that a record is the next one, `expected`, and fits; frames it into `buffer`
+    /// and its size into `sizes`.
+    private static func frame(
+        position: UInt64, id: EventID, body: UnsafeRawBufferPointer, expected: inout UInt64,
+        into buffer: inout [UInt8], sizes: inout [Int]
+    ) throws {
+        guard position == expected else {
+            throw EventLogError.positionOutOfOrder(expected: expected, got: position)
+        }
+        guard body.count <= RecordFormat.maxBodySize else {
+            throw EventLogError.recordTooLarge(bytes: body.count, limit: RecordFormat.maxBodySize)
+        }
+        RecordFormat.append(position: position, id: id, body: body, to: &buffer)
+        sizes.append(RecordFormat.size(ofBody: body.count))
+        expected += 1
+    }
+
+    /// Frames records with `frame` (each checked, its bytes appended to the buffer and its size
+    /// to the sizes), then writes them as one batch into one segment, rolling first if they
+    /// would overfill it. Afterwards the log's head is the last record's; the caller adds the
+    /// ids to the window.
+    private func writeFramed(_ frame: (inout [UInt8], inout [Int]) throws -> Void) throws {
         // The buffers are taken out of the object for the loops, so that each record costs no
         // exclusivity check on a property, and put back (with their capacity) at the end.
         var buffer: [UInt8] = []
@@ -143,21 +199,10 @@ public final class FileEventLog: EventLog {
         sizes.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
         // Checked and framed first: the bytes do not depend on where they go.
-        var expected = head + 1
-        for record in records {
-            guard record.position == expected else {
-                throw EventLogError.positionOutOfOrder(expected: expected, got: record.position)
-            }
-            let count = record.body.count
-            guard count <= RecordFormat.maxBodySize else {
-                throw EventLogError.recordTooLarge(bytes: count, limit: RecordFormat.maxBodySize)
-            }
-            RecordFormat.append(position: record.position, id: record.id, body: record.body, to: &buffer)
-            sizes.append(RecordFormat.size(ofBody: count))
-            expected += 1
-        }
+        try frame(&buffer, &sizes)
+        let first = head + 1
         if size > Int64(SegmentFile.headerSize) && size + Int64(buffer.count) > options.segmentSize {
-            try roll(startingAt: first.position)
+            try roll(startingAt: first)
         }
         var offset = size
         var lastIndexed = lastIndexedOffset
@@ -165,7 +210,7 @@ public final class FileEventLog: EventLog {
             let interval = options.indexInterval
             for (number, recordSize) in sizes.enumerated() {
                 if offset - lastIndexed >= interval {
-                    SparseIndex.encode(.init(position: first.position + UInt64(number), offset: offset), into: &entries)
+                    SparseIndex.encode(.init(position: first + UInt64(number), offset: offset), into: &entries)
                     lastIndexed = offset
                 }
                 offset += Int64(recordSize)
@@ -180,9 +225,7 @@ public final class FileEventLog: EventLog {
         }
         writeIndex(entries, lastIndexed: lastIndexed)
         size = offset
-        window.insert(records)
-        head = expected - 1
-        lastRecord = records.last
+        head += UInt64(sizes.count)
         unsynced = true
     }
 

@@ -24,6 +24,11 @@ enum RecordFormat {
 
     /// Appends the framed record to `buffer`.
     static func append(position: UInt64, id: EventID, body: Data, to buffer: inout [UInt8]) {
+        body.withUnsafeBytes { append(position: position, id: id, body: $0, to: &buffer) }
+    }
+
+    /// Appends the framed record to `buffer`.
+    static func append(position: UInt64, id: EventID, body: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
         let start = buffer.count
         let total = headerSize + body.count
         buffer.append(contentsOf: repeatElement(0, count: total))
@@ -33,9 +38,7 @@ enum RecordFormat {
             record.storeBytes(of: position.littleEndian, toByteOffset: 8, as: UInt64.self)
             record.storeBytes(of: id.high.bigEndian, toByteOffset: 16, as: UInt64.self)
             record.storeBytes(of: id.low.bigEndian, toByteOffset: 24, as: UInt64.self)
-            body.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(rebasing: record[headerSize...]).copyMemory(from: source)
-            }
+            UnsafeMutableRawBufferPointer(rebasing: record[headerSize...]).copyMemory(from: body)
             let readable = UnsafeRawBufferPointer(record)
             var crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: readable[0..<4]))
             crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: readable[8...]), continuing: crc)

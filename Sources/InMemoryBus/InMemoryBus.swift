@@ -153,7 +153,7 @@ public final class InMemoryBus: EventBus {
                     try log.commit()
                     for id in state.followers.keys.sorted() {
                         guard var follower = state.followers[id] else { continue }
-                        deliver(batch.publications, to: &follower, packageHeads: state.sequencer.packageHeads)
+                        deliver(batch, to: &follower, packageHeads: state.sequencer.packageHeads)
                         state.followers[id] = follower
                     }
                 }
@@ -194,10 +194,10 @@ public final class InMemoryBus: EventBus {
         /// Live publications, while the consumer has room; one it has no room for is dropped,
         /// as a PUB socket drops it at its high-water mark, and the tracker then reads the log.
         private func deliver(
-            _ publications: [Sequencer.Publication], to follower: inout Follower, packageHeads: [String: UInt64]
+            _ batch: Sequencer.Batch, to follower: inout Follower, packageHeads: [String: UInt64]
         ) {
             guard follower.tracker.isLive else { return catchUp(&follower) }
-            for publication in publications {
+            for publication in batch.publications {
                 // Dropped when the consumer has no room, as a PUB socket drops at its high-water mark.
                 guard follower.channel.hasRoom else { return }
                 let action = publication.type.topic.withUnsafeBytes { type in
@@ -206,7 +206,9 @@ public final class InMemoryBus: EventBus {
                 }
                 switch action {
                 case .deliver:
-                    follower.channel.push([.event(position: publication.position, envelope: publication.body)])
+                    follower.channel.push([
+                        .event(position: publication.position, envelope: Data(batch.body(of: publication)))
+                    ])
                 case .skip: continue
                 case .fetch:
                     follower.channel.gaps.add(1, ordering: .relaxed)

@@ -55,6 +55,8 @@ final class IngressLoop {
     private var publications = PublicationBatcher()
     /// When memory freed since was last handed back to the system.
     private var lastTrim = ContinuousClock.now
+    /// The buffer each batch's records are built in, kept from batch to batch.
+    private var recordBuffer = RecordBatch()
 
     init(
         ingress: [ZMQSocket], events: [ZMQSocket], log: any EventLog, sequencer: Sequencer, state: DaemonState,
@@ -270,7 +272,10 @@ final class IngressLoop {
         let time = CommitTime.now
         // The daemon's own reports go first, as a request nobody waits for the answer to.
         var requests = withReports(self.reports, received)
-        var batch = sequencer.sequence(requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos))
+        var batch = sequencer.sequence(
+            requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos), reusing: takeRecordBuffer())
+        // Kept for the next batch, whose records it holds once this one is gone.
+        defer { recordBuffer = batch.records }
         if diskFull, batch.records.count > self.reports.count {
             // A producer's events would be stored: the report that the full disk has passed
             // goes in the same batch, so it is committed exactly when accepting resumes.
@@ -311,10 +316,13 @@ final class IngressLoop {
             }
             // Made once: a closure made per event is an allocation per event.
             let send = Self.publish(on: events)
-            for publication in batch.publications {
-                publications.add(
-                    type: publication.type, position: publication.position,
-                    previousInPackage: publication.previousInPackage, body: publication.body, send: send)
+            batch.records.bodies.withUnsafeBytes { bodies in
+                for publication in batch.publications {
+                    publications.add(
+                        type: publication.type, position: publication.position,
+                        previousInPackage: publication.previousInPackage,
+                        body: UnsafeRawBufferPointer(rebasing: bodies[publication.body]), send: send)
+                }
             }
             publications.flush(send: send)
             state.publishedHead.store(log.head, ordering: .releasing)
@@ -327,6 +335,14 @@ final class IngressLoop {
             }
         }
         acknowledge(requests, results)
+    }
+
+    /// ``recordBuffer``, left empty: handed over whole, so that the batch built in it can grow
+    /// it without a copy.
+    private func takeRecordBuffer() -> RecordBatch {
+        let taken = recordBuffer
+        recordBuffer = RecordBatch()
+        return taken
     }
 
     /// Sends one publication message on every PUB socket; a subscriber that does not keep up

@@ -32,7 +32,7 @@ struct PublicationBatcher {
     /// Adds one committed event; `send` gets a finished message (type, frame) when this event
     /// cannot join the one being built.
     mutating func add(
-        type: Sequencer.KnownType, position: UInt64, previousInPackage: UInt64, body: Data,
+        type: Sequencer.KnownType, position: UInt64, previousInPackage: UInt64, body: UnsafeRawBufferPointer,
         send: (Data, [UInt8]) -> Void
     ) {
         let notice = body.count > maxLiveEnvelopeBytes

@@ -31,8 +31,10 @@ struct PublicationBatcherTests {
         for event in events {
             // A type of its own for each event: the batcher groups by topic, not by object.
             let type = Sequencer.KnownType(name: event.type, package: "", topic: Data(event.type.utf8))
-            batcher.add(
-                type: type, position: event.position, previousInPackage: event.previous, body: event.body, send: send)
+            event.body.withUnsafeBytes { body in
+                batcher.add(
+                    type: type, position: event.position, previousInPackage: event.previous, body: body, send: send)
+            }
         }
         batcher.flush(send: send)
         #expect(!failed, "every frame the batcher builds decodes")

@@ -96,7 +96,7 @@ struct EnvelopeEncodingTests {
         #expect(generated.position == 300 && generated.commitTime.nanos == 123_456_789)
     }
 
-    @Test func envelopesStampedTogetherDecodeEachWithItsOwnPositionAcrossVarintLengths() throws {
+    @Test func envelopesStampedIntoOneBufferDecodeEachWithItsOwnPositionAcrossVarintLengths() throws {
         let stamp = EnvelopeStamp(seconds: 1_700_000_000, nanos: 5)
         // Positions whose varints take one, two, three and ten bytes, and the step between.
         for first: UInt64 in [1, 126, 16_382, UInt64.max - 3] {
@@ -104,23 +104,24 @@ struct EnvelopeEncodingTests {
                 OutgoingEvent(type: "bureau.a.B\(index)", payload: Data(repeating: UInt8(index), count: index * 100))
             }
             let envelopes = try events.map { try $0.envelopeBytes(process: "p") }
+            var buffer: [UInt8] = [0xEE]
+            var ranges: [Range<Int>] = []
+            for (index, envelope) in envelopes.enumerated() {
+                let start = buffer.count
+                envelope.withUnsafeBytes { stamp.append($0, position: first + UInt64(index), to: &buffer) }
+                #expect(buffer.count - start <= envelope.count + stamp.maxBytes)
+                ranges.append(start..<buffer.count)
+            }
 
-            // Every run shares one allocation, or (chunks of 300 bytes) only some do.
-            for stamped in [
-                stamp.stamped(envelopes, firstPosition: first),
-                stamp.stamped(envelopes, firstPosition: first, chunkBytes: 300),
-            ] {
-
-                #expect(stamped.count == 4)
-                for (index, (bytes, event)) in zip(stamped, events).enumerated() {
-                    let decoded = try StoredEvent(envelopeBytes: bytes)
-                    #expect(decoded.position == first + UInt64(index))
-                    #expect(decoded.id == event.id && decoded.type == event.type && decoded.payload == event.payload)
-                    #expect(decoded.commitTime == CommitTime(seconds: 1_700_000_000, nanos: 5))
-                    #expect(bytes == stamp.stamped(envelopes[index], position: first + UInt64(index)))
-                }
+            #expect(buffer[0] == 0xEE, "what the buffer held is kept")
+            for (index, (range, event)) in zip(ranges, events).enumerated() {
+                let bytes = Data(buffer[range])
+                let decoded = try StoredEvent(envelopeBytes: bytes)
+                #expect(decoded.position == first + UInt64(index))
+                #expect(decoded.id == event.id && decoded.type == event.type && decoded.payload == event.payload)
+                #expect(decoded.commitTime == CommitTime(seconds: 1_700_000_000, nanos: 5))
+                #expect(bytes == stamp.stamped(envelopes[index], position: first + UInt64(index)))
             }
         }
-        #expect(stamp.stamped([], firstPosition: 1).isEmpty)
     }
 }

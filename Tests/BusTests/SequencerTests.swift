@@ -28,8 +28,8 @@ struct SequencerTests {
         let batch = sequencer.sequence(
             [[Self.envelope(), Self.envelope()], [Self.envelope()]], log: log, now: (100, 5))
         #expect(batch.results.map { $0.map(\.position) } == [[1, 2], [3]])
-        #expect(batch.records.map(\.position) == [1, 2, 3])
-        let stored = try Bureau_Envelope(serializedBytes: batch.records[1].body)
+        #expect(batch.records.entries.map(\.position) == [1, 2, 3])
+        let stored = try Bureau_Envelope(serializedBytes: batch.records.records[1].body)
         #expect(stored.position == 2)
         #expect(stored.commitTime.seconds == 100 && stored.commitTime.nanos == 5)
         #expect(stored.payload == Data("x".utf8))
@@ -72,7 +72,7 @@ struct SequencerTests {
     @Test func commitTimesNeverGoBackwards() throws {
         var sequencer = Sequencer(maxEnvelopeBytes: 1024, epochStart: 0, lastCommitTime: (500, 0))
         let batch = sequencer.sequence([[Self.envelope()]], log: InMemoryEventLog(), now: (400, 0))
-        #expect(try Bureau_Envelope(serializedBytes: batch.records[0].body).commitTime.seconds == 500)
+        #expect(try Bureau_Envelope(serializedBytes: batch.records.records[0].body).commitTime.seconds == 500)
     }
 
     @Test func eachPublicationNamesThePreviousEventOfItsPackage() {

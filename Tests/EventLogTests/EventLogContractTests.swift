@@ -110,4 +110,49 @@ struct EventLogContractTests {
         #expect(throws: EventLogError.self) { try subject.log.append([big]) }
         #expect(subject.log.head == 0)
     }
+
+    /// The records as one batch, their bodies in one buffer after some bytes that belong to none.
+    static func batch(_ records: [LogRecord]) -> RecordBatch {
+        var batch = RecordBatch()
+        for record in records { batch.append(position: record.position, id: record.id, body: record.body) }
+        return batch
+    }
+
+    @Test(arguments: Kind.available)
+    func aBatchOfRecordsSharingOneBufferIsStoredAsTheSameRecordsAppendedOneByOne(kind: Kind) throws {
+        let subject = try Subject(kind)
+        let records = Self.records(1...30)
+        try subject.log.append(Array(records[0..<10]))
+        var batch = Self.batch(Array(records[10..<25]))
+        try subject.log.append(batch)
+        // A batch emptied and filled again, as the bus reuses one.
+        batch.removeAll()
+        batch = Self.batch(Array(records[25...]))
+        try subject.log.append(batch)
+        try subject.log.commit()
+
+        #expect(subject.log.head == 30)
+        #expect(subject.log.lastRecord == records.last)
+        #expect(try subject.log.makeReader().read(after: 0, through: 30, limit: 100, maxBytes: 1 << 20) == records)
+        #expect(subject.log.positions(of: records.map(\.id)) == (1...30).map { Optional(UInt64($0)) })
+    }
+
+    @Test(arguments: Kind.available)
+    func aBatchThatDoesNotContinueThePositionsOrHoldsAnOversizedRecordIsRefusedWhole(kind: Kind) throws {
+        let subject = try Subject(kind)
+        try subject.log.append(Self.batch(Self.records(1...3)))
+        let skipping = Self.records(4...6).map {
+            LogRecord(position: $0.position + ($0.position == 6 ? 1 : 0), id: $0.id, body: $0.body)
+        }
+        #expect(throws: EventLogError.positionOutOfOrder(expected: 6, got: 7)) {
+            try subject.log.append(Self.batch(skipping))
+        }
+        var oversized = Self.batch(Self.records(4...5))
+        oversized.append(position: 6, id: .random(), body: Data(count: (16 << 20) + 1))
+        #expect(throws: EventLogError.self) { try subject.log.append(oversized) }
+        #expect(subject.log.head == 3)
+        #expect(subject.log.position(of: skipping[0].id) == nil)
+        try subject.log.append(Self.batch(Self.records(4...4)))
+        #expect(subject.log.head == 4)
+    }
 }
