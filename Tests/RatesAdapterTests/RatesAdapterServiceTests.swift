@@ -247,7 +247,9 @@ struct RatesAdapterServiceTests {
         let failures = try events.compactMap { try $0.payload(as: Bureau_Rates_RatesFetchFailed.self) }
         #expect(failures.map(\.attempt) == [1, 2, 3, 4, 5, 6])
         #expect(failures.map(\.nextRetryMs) == [20, 40, 80, 100, 100, 100], "doubling, capped at 100 ms")
-        #expect(failures.allSatisfy { $0.httpStatus == 500 && $0.reason == "HTTP 500" })
+        #expect(
+            failures.allSatisfy { $0.httpStatus == 500 && $0.reason == "HTTP 500" },
+            "\(failures.map { "attempt \($0.attempt): \($0.httpStatus) \($0.reason)" })")
         let recovered = try #require(try events.last?.payload(as: Bureau_Rates_RatesPublished.self))
         #expect(recovered.asOf == "2026-10-30")
         #expect(recovered.rates.first { $0.currency == "USD" }?.rate == "1.1172")
