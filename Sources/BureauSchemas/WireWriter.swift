@@ -62,6 +62,11 @@ public struct WireWriter {
         inner.bytes.withUnsafeBytes { bytes(field, $0) }
     }
 
+    /// Appends bytes already encoded (fields written once and copied many times).
+    public mutating func append(_ encoded: [UInt8]) {
+        bytes.append(contentsOf: encoded)
+    }
+
     /// What `body` writes, after its length as 4 bytes, little-endian (a publish batch's framing).
     public mutating func lengthPrefixed(_ body: (inout WireWriter) -> Void) {
         let start = bytes.count

@@ -51,16 +51,50 @@ public struct OutgoingEvent: Sendable, Equatable {
         return Data(writer.bytes)
     }
 
-    /// Writes the bytes ``envelopeBytes(process:)`` returns at the end of `writer`: for a
-    /// client that writes a request's envelopes into its batch frame directly.
+    /// Writes the bytes ``envelopeBytes(process:)`` returns at the end of `writer`.
     public func writeEnvelope(process: String, to writer: inout WireWriter) {
-        var idBytes = (id.high.bigEndian, id.low.bigEndian)
+        var envelopes = EnvelopeWriter(process: process)
+        envelopes.write(self, to: &writer)
+    }
+}
+
+/// Writes producer envelopes of one process, as ``OutgoingEvent/envelopeBytes(process:)``
+/// does: the bytes generated code writes.
+///
+/// Keeps the encoded type and producer fields of the last event written: the events of a
+/// request mostly share them, so for most events those fields are one copy of bytes.
+public struct EnvelopeWriter {
+    public let process: String
+    private var type: String?
+    private var typeField: [UInt8] = []
+    private var module: String?
+    private var producerField: [UInt8] = []
+
+    public init(process: String) {
+        self.process = process
+    }
+
+    /// Writes `event`'s envelope at the end of `writer`.
+    public mutating func write(_ event: OutgoingEvent, to writer: inout WireWriter) {
+        if event.type != type {
+            var field = WireWriter(capacity: event.type.utf8.count + 6)
+            field.string(3, event.type)
+            type = event.type
+            typeField = field.bytes
+        }
+        if event.module != module {
+            var field = WireWriter(capacity: process.utf8.count + event.module.utf8.count + 12)
+            field.message(5, strings: process, event.module)
+            module = event.module
+            producerField = field.bytes
+        }
+        var idBytes = (event.id.high.bigEndian, event.id.low.bigEndian)
         withUnsafeBytes(of: &idBytes) { writer.bytes(2, $0) }
-        writer.string(3, type)
-        writer.message(5, strings: process, module)
-        writer.varint(6, causation)
-        var correlationBytes = (correlation.high.bigEndian, correlation.low.bigEndian)
+        writer.append(typeField)
+        writer.append(producerField)
+        writer.varint(6, event.causation)
+        var correlationBytes = (event.correlation.high.bigEndian, event.correlation.low.bigEndian)
         withUnsafeBytes(of: &correlationBytes) { writer.bytes(7, $0) }
-        writer.bytes(8, payload)
+        writer.bytes(8, event.payload)
     }
 }

@@ -85,6 +85,7 @@ public enum WireProtocol {
         }
         var batches: [(frame: Data, count: Int)] = []
         var frame = writer(for: events)
+        var envelopes = EnvelopeWriter(process: process)
         var count = 0
         for (index, event) in zip(events.indices, events) {
             if count == BusLimits.maxEnvelopesPerPublish {
@@ -93,13 +94,13 @@ public enum WireProtocol {
                 count = 0
             }
             let start = frame.bytes.count
-            frame.lengthPrefixed { event.writeEnvelope(process: process, to: &$0) }
+            frame.lengthPrefixed { envelopes.write(event, to: &$0) }
             if count > 0 && frame.bytes.count > BusLimits.maxRequestBytes {
                 // This envelope opens the next batch.
                 frame.truncate(to: start)
                 batches.append((Data(frame.bytes), count))
                 frame = writer(for: events[index...])
-                frame.lengthPrefixed { event.writeEnvelope(process: process, to: &$0) }
+                frame.lengthPrefixed { envelopes.write(event, to: &$0) }
                 count = 0
             }
             count += 1
