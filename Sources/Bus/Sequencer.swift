@@ -110,14 +110,16 @@ package struct Sequencer {
         let stamp = EnvelopeStamp(seconds: time.seconds, nanos: time.nanos)
         let first = log.head + 1
         var next = first
-        var inBatch = EventPositionTable(minimumCapacity: requests.reduce(0) { $0 + $1.count })
         // The committed envelopes and what each becomes, stamped together once all are decided.
         var committed: [Data] = []
         var decided: [(id: EventID, type: KnownType, previousInPackage: UInt64)] = []
         // Checked first, so that the log is asked for every id of the batch at once: one
-        // query for a log in a database, however many requests the batch holds.
+        // query for a log in a database, however many requests the batch holds. The log numbers
+        // the new ids in order from `first`, as the loop below does, and finds ids repeated
+        // within the batch.
         let checks = requests.map { $0.map { check($0) } }
-        var known = log.positions(of: checks.flatMap { $0.compactMap { try? $0.get().id } }).makeIterator()
+        var known = log.claimPositions(checks.flatMap { $0.compactMap { try? $0.get().id } }, from: first)
+            .makeIterator()
         for (envelopes, checks) in zip(requests, checks) {
             var results: [Bureau_Bus_PublishResult] = []
             results.reserveCapacity(envelopes.count)
@@ -126,8 +128,7 @@ package struct Sequencer {
                     if case .failure(let reason) = checked { results.append(.rejected(reason.text)) }
                     continue
                 }
-                let inLog = known.next() ?? nil
-                if let position = inBatch[accepted.id] ?? inLog {
+                if let position = known.next() ?? nil {
                     results.append(.duplicate(position))
                     continue
                 }
@@ -137,7 +138,6 @@ package struct Sequencer {
                 lastInPackage[package] = next
                 committed.append(envelope)
                 decided.append((accepted.id, type, previous))
-                inBatch.set(accepted.id, to: next)
                 results.append(.committed(next))
                 next += 1
             }

@@ -8,6 +8,9 @@ public struct DeduplicationWindow: Sendable {
     /// The ids in the order they came, with the position each came at.
     private var ring: [(id: EventID, position: UInt64)]
     private var next = 0
+    /// Ids claimed for positions not appended yet, in order: in the table already, and put in
+    /// the ring when the append of those positions comes.
+    private var claimed: [(id: EventID, position: UInt64)] = []
 
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -42,30 +45,84 @@ public struct DeduplicationWindow: Sendable {
 
     /// Remembers every record's id, in one call so that a batch costs one access to the window.
     public mutating func insert(_ records: [LogRecord]) {
+        cancelClaims()
         warm(for: records.lazy.map(\.id))
         for record in records {
             insert(record.id, at: record.position)
         }
     }
 
-    /// Remembers the id of every record of a batch, as ``insert(_:)-([LogRecord])`` does.
+    /// Remembers the id of every record of a batch, as ``insert(_:)-([LogRecord])`` does; ids
+    /// that ``claim(_:from:)`` claimed for exactly these records are in the table already, and
+    /// only take their places in the ring.
     public mutating func insert(_ entries: [RecordBatch.Entry]) {
-        warm(for: entries.lazy.map(\.id))
-        for entry in entries {
-            insert(entry.id, at: entry.position)
+        let claimedThese =
+            claimed.count == entries.count
+            && zip(claimed, entries).allSatisfy { $0.id == $1.id && $0.position == $1.position }
+        guard claimedThese else {
+            cancelClaims()
+            warm(for: entries.lazy.map(\.id))
+            for entry in entries {
+                insert(entry.id, at: entry.position)
+            }
+            return
         }
+        warm(forgetting: claimed.count)
+        for entry in claimed {
+            if ring.count < capacity {
+                ring.append(entry)
+            } else {
+                let oldest = ring[next]
+                positions.remove(oldest.id, ifAt: oldest.position)
+                ring[next] = entry
+                next = (next + 1) % capacity
+            }
+        }
+        claimed.removeAll(keepingCapacity: true)
+    }
+
+    /// ``EventLog/claimPositions(_:from:)``: the new ids go into the table as they are looked
+    /// up, so that remembering them when they are appended visits no slot again. A claim
+    /// replaces the claims not appended.
+    public mutating func claim(_ ids: [EventID], from first: UInt64) -> [UInt64?] {
+        cancelClaims()
+        guard positions.count + ids.count <= positions.capacity else {
+            // Claims that would grow the table (a batch larger than it has room for beside the
+            // window) are not stored: the append inserts the ids as it always could.
+            return EventPositionTable.claims(ids, known: positions.positions(of: ids), from: first)
+        }
+        let found = positions.claim(ids, from: first)
+        var next = first
+        for (id, position) in zip(ids, found) where position == nil {
+            claimed.append((id, next))
+            next += 1
+        }
+        return found
+    }
+
+    /// Forgets the claims not appended (an append refused, or a batch sequenced again).
+    public mutating func cancelClaims() {
+        guard !claimed.isEmpty else { return }
+        for entry in claimed {
+            positions.remove(entry.id, ifAt: entry.position)
+        }
+        claimed.removeAll(keepingCapacity: true)
     }
 
     /// Loads together, so that their cache misses overlap, the slots that inserting `ids`
     /// touches: those of the ids about to be forgotten and those the new ids go to.
     private mutating func warm(for ids: some Collection<EventID>) {
-        if ring.count == capacity {
-            let evicted = min(ids.count, capacity)
-            let end = next + evicted
-            positions.warm(ring[next..<min(end, capacity)].lazy.map(\.id))
-            if end > capacity { positions.warm(ring[0..<(end - capacity)].lazy.map(\.id)) }
-        }
+        warm(forgetting: ids.count)
         positions.warm(ids)
+    }
+
+    /// Loads together the slots of the ids that the next `count` insertions forget.
+    private mutating func warm(forgetting count: Int) {
+        guard ring.count == capacity else { return }
+        let evicted = min(count, capacity)
+        let end = next + evicted
+        positions.warm(ring[next..<min(end, capacity)].lazy.map(\.id))
+        if end > capacity { positions.warm(ring[0..<(end - capacity)].lazy.map(\.id)) }
     }
 
     public var count: Int { positions.count }

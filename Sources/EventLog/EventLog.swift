@@ -15,6 +15,13 @@ public protocol EventLog: AnyObject {
     func position(of id: EventID) -> UInt64?
     /// ``position(of:)`` for each of `ids`, in order; what the bus asks once per request.
     func positions(of ids: [EventID]) -> [UInt64?]
+    /// What the bus asks before it appends a batch: for each of `ids` in order, the position
+    /// of the event with that id if the log remembers one, or the position given to an earlier
+    /// occurrence within `ids`; nil for each id that is new, which is claimed at the next
+    /// position from `first` (head + 1) — the positions the caller then appends those ids at,
+    /// in order. A log may keep the claims so that the append costs less; claims are forgotten
+    /// if the next append is not of exactly those ids, and by the next claim.
+    func claimPositions(_ ids: [EventID], from first: UInt64) -> [UInt64?]
     /// Appends records whose positions continue the log (head + 1, head + 2, …).
     func append(_ records: [LogRecord]) throws
     /// ``append(_:)-([LogRecord])`` for records whose bodies share one buffer.
@@ -30,6 +37,11 @@ public protocol EventLog: AnyObject {
 }
 
 extension EventLog {
+    /// ``positions(of:)``, with the new ids numbered from `first`; nothing is kept.
+    public func claimPositions(_ ids: [EventID], from first: UInt64) -> [UInt64?] {
+        EventPositionTable.claims(ids, known: positions(of: ids), from: first)
+    }
+
     /// The records copied out of the batch, appended as ``append(_:)-([LogRecord])`` does.
     public func append(_ batch: RecordBatch) throws {
         try append(batch.records)

@@ -82,6 +82,57 @@ public struct EventPositionTable: Sendable {
         warmth ^= loaded
     }
 
+    /// For each of `ids` in order, the position stored for it; each id not found is stored at
+    /// the next position from `first` (and gets nil), so that one met again later in `ids`
+    /// finds the earlier one's. Looking up and storing visit an id's slots once, the home slots
+    /// of all of `ids` loaded together first (see ``positions(of:)``).
+    public mutating func claim(_ ids: [EventID], from first: UInt64) -> [UInt64?] {
+        warm(ids)
+        var next = first
+        var found: [UInt64?] = []
+        found.reserveCapacity(ids.count)
+        for id in ids {
+            if 2 * (count + 1) > slots.count { grow() }
+            var slot = home(of: id)
+            var position: UInt64?
+            while slots[slot].position != 0 {
+                if slots[slot].id == id {
+                    position = slots[slot].position
+                    break
+                }
+                slot = (slot + 1) & mask
+            }
+            if position == nil {
+                slots[slot] = Slot(id: id, position: next)
+                count += 1
+                next += 1
+            }
+            found.append(position)
+        }
+        return found
+    }
+
+    /// What ``claim(_:from:)`` answers for `ids`, from `known` (the positions stored for them,
+    /// looked up elsewhere), storing nothing: a new id met again within `ids` gets the position
+    /// its first occurrence is claimed at.
+    public static func claims(_ ids: [EventID], known: [UInt64?], from first: UInt64) -> [UInt64?] {
+        var found = known
+        var batch = EventPositionTable(minimumCapacity: ids.count)
+        var next = first
+        for (index, id) in ids.enumerated() where found[index] == nil {
+            if let earlier = batch[id] {
+                found[index] = earlier
+            } else {
+                batch.set(id, to: next)
+                next += 1
+            }
+        }
+        return found
+    }
+
+    /// How many entries the table holds without growing.
+    public var capacity: Int { slots.count / 2 }
+
     /// Stores `position` for `id`, replacing what was stored for it; position 0 removes `id`.
     public mutating func set(_ id: EventID, to position: UInt64) {
         guard position != 0 else { return remove(id) }

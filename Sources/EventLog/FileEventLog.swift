@@ -123,40 +123,60 @@ public final class FileEventLog: EventLog {
         window.positions(of: ids)
     }
 
+    public func claimPositions(_ ids: [EventID], from first: UInt64) -> [UInt64?] {
+        window.claim(ids, from: first)
+    }
+
     public func append(_ records: [LogRecord]) throws {
-        if let failure { throw failure }
-        guard let last = records.last else { return }
-        try writeFramed { buffer, sizes in
-            var expected = head + 1
-            for record in records {
-                try record.body.withUnsafeBytes { body in
-                    try Self.frame(
-                        position: record.position, id: record.id, body: body, expected: &expected, into: &buffer,
-                        sizes: &sizes)
+        try forgettingClaimsOnFailure {
+            if let failure { throw failure }
+            guard let last = records.last else { return }
+            try writeFramed { buffer, sizes in
+                var expected = head + 1
+                for record in records {
+                    try record.body.withUnsafeBytes { body in
+                        try Self.frame(
+                            position: record.position, id: record.id, body: body, expected: &expected,
+                            into: &buffer, sizes: &sizes)
+                    }
                 }
             }
+            window.insert(records)
+            lastRecord = last
         }
-        window.insert(records)
-        lastRecord = last
     }
 
     /// Appends a batch's records, framed straight from its buffer of bodies.
     public func append(_ batch: RecordBatch) throws {
-        if let failure { throw failure }
-        guard let last = batch.entries.last else { return }
-        try batch.bodies.withUnsafeBytes { bodies in
-            try writeFramed { buffer, sizes in
-                var expected = head + 1
-                for entry in batch.entries {
-                    try Self.frame(
-                        position: entry.position, id: entry.id,
-                        body: UnsafeRawBufferPointer(rebasing: bodies[entry.body]),
-                        expected: &expected, into: &buffer, sizes: &sizes)
+        try forgettingClaimsOnFailure {
+            if let failure { throw failure }
+            guard let last = batch.entries.last else { return }
+            try batch.bodies.withUnsafeBytes { bodies in
+                try writeFramed { buffer, sizes in
+                    var expected = head + 1
+                    for entry in batch.entries {
+                        try Self.frame(
+                            position: entry.position, id: entry.id,
+                            body: UnsafeRawBufferPointer(rebasing: bodies[entry.body]),
+                            expected: &expected, into: &buffer, sizes: &sizes)
+                    }
                 }
+                window.insert(batch.entries)
+                lastRecord = LogRecord(
+                    position: last.position, id: last.id,
+                    body: Data(UnsafeRawBufferPointer(rebasing: bodies[last.body])))
             }
-            window.insert(batch.entries)
-            lastRecord = LogRecord(
-                position: last.position, id: last.id, body: Data(UnsafeRawBufferPointer(rebasing: bodies[last.body])))
+        }
+    }
+
+    /// Runs an append; if it throws, the positions claimed for it are forgotten, since nothing
+    /// of it is in the log (a retry of its events must not look like a duplicate).
+    private func forgettingClaimsOnFailure(_ append: () throws -> Void) throws {
+        do {
+            try append()
+        } catch {
+            window.cancelClaims()
+            throw error
         }
     }
 

@@ -20,21 +20,43 @@ public final class InMemoryEventLog: EventLog, @unchecked Sendable {
         window.positions(of: ids)
     }
 
+    public func claimPositions(_ ids: [EventID], from first: UInt64) -> [UInt64?] {
+        window.claim(ids, from: first)
+    }
+
     public func append(_ newRecords: [LogRecord]) throws {
-        try records.withLock { records in
-            var expected = UInt64(records.count) + 1
-            for record in newRecords {
-                guard record.position == expected else {
-                    throw EventLogError.positionOutOfOrder(expected: expected, got: record.position)
-                }
-                guard record.body.count <= RecordFormat.maxBodySize else {
-                    throw EventLogError.recordTooLarge(bytes: record.body.count, limit: RecordFormat.maxBodySize)
-                }
-                expected += 1
-            }
-            records += newRecords
-        }
+        try store(newRecords)
         window.insert(newRecords)
+    }
+
+    /// Appends the batch's records; ids claimed for them take their places in the window, as
+    /// in ``FileEventLog``.
+    public func append(_ batch: RecordBatch) throws {
+        try store(batch.records)
+        window.insert(batch.entries)
+    }
+
+    /// Checks that `newRecords` continue the log and fit, and keeps them; if they do not,
+    /// nothing is kept and the positions claimed for them are forgotten.
+    private func store(_ newRecords: [LogRecord]) throws {
+        do {
+            try records.withLock { records in
+                var expected = UInt64(records.count) + 1
+                for record in newRecords {
+                    guard record.position == expected else {
+                        throw EventLogError.positionOutOfOrder(expected: expected, got: record.position)
+                    }
+                    guard record.body.count <= RecordFormat.maxBodySize else {
+                        throw EventLogError.recordTooLarge(bytes: record.body.count, limit: RecordFormat.maxBodySize)
+                    }
+                    expected += 1
+                }
+                records += newRecords
+            }
+        } catch {
+            window.cancelClaims()
+            throw error
+        }
     }
 
     public func commit() throws {}

@@ -155,4 +155,26 @@ struct EventLogContractTests {
         try subject.log.append(Self.batch(Self.records(4...4)))
         #expect(subject.log.head == 4)
     }
+
+    @Test(arguments: Kind.available)
+    func claimedPositionsNumberTheNewIDsAndAreForgottenWhenTheAppendIsRefused(kind: Kind) throws {
+        let subject = try Subject(kind)
+        let stored = Self.records(1...5)
+        try subject.log.append(stored)
+        let new = Self.records(6...8)
+        let ids = [new[0].id, stored[2].id, new[1].id, new[0].id, new[2].id]
+
+        #expect(subject.log.claimPositions(ids, from: 6) == [nil, 3, nil, 6, nil])
+        // Refused (the last record is too large): nothing of it is remembered.
+        var refused = Self.batch(Array(new[0..<2]))
+        refused.append(position: 8, id: new[2].id, body: Data(count: (16 << 20) + 1))
+        #expect(throws: EventLogError.self) { try subject.log.append(refused) }
+        #expect(subject.log.positions(of: new.map(\.id)) == [nil, nil, nil])
+        #expect(subject.log.claimPositions(ids, from: 6) == [nil, 3, nil, 6, nil])
+        try subject.log.append(Self.batch(new))
+
+        #expect(subject.log.positions(of: new.map(\.id)) == [6, 7, 8])
+        #expect(subject.log.claimPositions(ids, from: 9) == [6, 3, 7, 6, 8])
+        #expect(try subject.log.makeReader().read(after: 0, through: 8, limit: 10, maxBytes: 1 << 20) == stored + new)
+    }
 }

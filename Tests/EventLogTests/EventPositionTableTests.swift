@@ -130,4 +130,75 @@ struct EventPositionTableTests {
         #expect(batched.positions(of: ids) == ids.map { single.position(of: $0) })
         #expect(ids.suffix(1000).allSatisfy { batched.position(of: $0) != nil })
     }
+
+    @Test func claimingAnswersWhatALookupAnswersAndNumbersTheNewIDsRepeatsIncluded() {
+        var table = EventPositionTable(minimumCapacity: 64)
+        let stored = (1...20).map { Self.sequentialID($0) }
+        for (index, id) in stored.enumerated() { table.set(id, to: UInt64(index + 1)) }
+        let new = (100...110).map { Self.sequentialID($0) }
+        let ids = [stored[3], new[0], new[1], stored[3], new[0]] + new.dropFirst(2) + [new[1]]
+
+        let claimed = table.claim(ids, from: 21)
+
+        #expect(
+            claimed
+                == EventPositionTable.claims(ids, known: ids.map { stored.contains($0) ? table[$0] : nil }, from: 21))
+        #expect(claimed == [4, nil, nil, 4, 21] + Array(repeating: nil, count: 9) + [22])
+        #expect(new.enumerated().allSatisfy { table[$1] == 21 + UInt64($0) }, "each new id stored at its number")
+        #expect(table.count == 31)
+    }
+
+    @Test func claimsTakeTheirPlacesInTheWindowWhenExactlyTheirRecordsAreAppended() {
+        var claimedWindow = DeduplicationWindow(capacity: 100)
+        var plainWindow = DeduplicationWindow(capacity: 100)
+        let ids = (1...350).map { _ in EventID.random() }
+        var position: UInt64 = 1
+        // Batches that wrap the ring, one of them with an id repeated.
+        for range in [0..<80, 80..<200, 200..<350] {
+            var batchIDs = Array(ids[range])
+            if range.lowerBound == 80 { batchIDs.insert(ids[85], at: 10) }
+            let claimed = claimedWindow.claim(batchIDs, from: position)
+            #expect(claimed.filter { $0 != nil }.count == (range.lowerBound == 80 ? 1 : 0))
+            var entries: [RecordBatch.Entry] = []
+            var batch = RecordBatch()
+            for (id, found) in zip(batchIDs, claimed) where found == nil {
+                batch.append(position: position, id: id, body: Data([1]))
+                position += 1
+            }
+            entries = batch.entries
+            claimedWindow.insert(entries)
+            plainWindow.insert(entries)
+        }
+
+        #expect(claimedWindow.count == 100)
+        #expect(claimedWindow.positions(of: ids) == plainWindow.positions(of: ids))
+        #expect(ids.suffix(100).allSatisfy { claimedWindow.position(of: $0) != nil })
+    }
+
+    @Test func claimsNotAppendedAreForgotten() {
+        var window = DeduplicationWindow(capacity: 100)
+        let kept = (1...10).map { _ in EventID.random() }
+        _ = window.claim(kept, from: 1)
+        var batch = RecordBatch()
+        for (index, id) in kept.enumerated() { batch.append(position: UInt64(index + 1), id: id, body: Data([1])) }
+        window.insert(batch.entries)
+        let refused = (1...5).map { _ in EventID.random() }
+
+        // Refused: cancelled.
+        #expect(window.claim(refused, from: 11) == Array(repeating: nil, count: 5))
+        window.cancelClaims()
+        #expect(refused.allSatisfy { window.position(of: $0) == nil })
+        // Claimed again (a batch sequenced again): the earlier claims give way.
+        #expect(window.claim(refused, from: 11) == Array(repeating: nil, count: 5))
+        #expect(window.claim(refused, from: 11) == Array(repeating: nil, count: 5))
+        // Other records appended than those claimed: the claims give way to them.
+        let other = EventID.random()
+        var different = RecordBatch()
+        different.append(position: 11, id: other, body: Data([1]))
+        window.insert(different.entries)
+        #expect(refused.allSatisfy { window.position(of: $0) == nil })
+        #expect(window.position(of: other) == 11)
+        #expect(kept.enumerated().allSatisfy { window.position(of: $1) == UInt64($0 + 1) })
+        #expect(window.count == 11)
+    }
 }
