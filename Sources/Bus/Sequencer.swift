@@ -110,9 +110,6 @@ package struct Sequencer {
         let stamp = EnvelopeStamp(seconds: time.seconds, nanos: time.nanos)
         let first = log.head + 1
         var next = first
-        // The committed envelopes and what each becomes, stamped together once all are decided.
-        var committed: [Data] = []
-        var decided: [(id: EventID, type: KnownType, previousInPackage: UInt64)] = []
         // Checked first, so that the log is asked for every id of the batch at once: one
         // query for a log in a database, however many requests the batch holds. The log numbers
         // the new ids in order from `first`, as the loop below does, and finds ids repeated
@@ -120,6 +117,12 @@ package struct Sequencer {
         let checks = requests.map { $0.map { check($0) } }
         var known = log.claimPositions(checks.flatMap { $0.compactMap { try? $0.get().id } }, from: first)
             .makeIterator()
+        batch.records.reserve(
+            records: checks.reduce(0) { $0 + $1.count },
+            bodyBytes: requests.reduce(0) { total, envelopes in
+                envelopes.reduce(total) { $0 + $1.count + stamp.maxBytes }
+            })
+        batch.publications.reserveCapacity(batch.records.entries.capacity)
         for (envelopes, checks) in zip(requests, checks) {
             var results: [Bureau_Bus_PublishResult] = []
             results.reserveCapacity(envelopes.count)
@@ -136,27 +139,19 @@ package struct Sequencer {
                 let package = packageIndex(type.package)
                 let previous = lastInPackage[package]
                 lastInPackage[package] = next
-                committed.append(envelope)
-                decided.append((accepted.id, type, previous))
-                results.append(.committed(next))
+                // Stamped into the batch's buffer as it is decided.
+                let position = next
+                let body = envelope.withUnsafeBytes { envelope in
+                    batch.records.append(position: position, id: accepted.id) { bodies in
+                        stamp.append(envelope, position: position, to: &bodies)
+                    }
+                }
+                batch.publications.append(
+                    Publication(position: position, type: type, previousInPackage: previous, body: body))
+                results.append(.committed(position))
                 next += 1
             }
             batch.results.append(results)
-        }
-        batch.publications.reserveCapacity(committed.count)
-        batch.records.reserve(
-            records: committed.count, bodyBytes: committed.reduce(0) { $0 + $1.count + stamp.maxBytes })
-        for (index, (envelope, event)) in zip(committed, decided).enumerated() {
-            let position = first + UInt64(index)
-            envelope.withUnsafeBytes { envelope in
-                batch.records.append(position: position, id: event.id) { bodies in
-                    stamp.append(envelope, position: position, to: &bodies)
-                }
-            }
-            batch.publications.append(
-                Publication(
-                    position: position, type: event.type, previousInPackage: event.previousInPackage,
-                    body: batch.records.entries[index].body))
         }
         return batch
     }

@@ -27,11 +27,15 @@ public struct RecordBatch: Sendable {
     public var isEmpty: Bool { entries.isEmpty }
     public var count: Int { entries.count }
 
-    /// Adds the record at `position` whose body `write` appends to the buffer it is given.
-    public mutating func append(position: UInt64, id: EventID, body write: (inout [UInt8]) -> Void) {
+    /// Adds the record at `position` whose body `write` appends to the buffer it is given;
+    /// returns where the body lies in ``bodies``.
+    @discardableResult
+    public mutating func append(position: UInt64, id: EventID, body write: (inout [UInt8]) -> Void) -> Range<Int> {
         let start = bodies.count
         write(&bodies)
-        entries.append(Entry(position: position, id: id, body: start..<bodies.count))
+        let body = start..<bodies.count
+        entries.append(Entry(position: position, id: id, body: body))
+        return body
     }
 
     /// Adds the record at `position` with a copy of `body`.

@@ -30,15 +30,18 @@ enum RecordFormat {
     /// Appends the framed record to `buffer`.
     static func append(position: UInt64, id: EventID, body: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
         let start = buffer.count
-        let total = headerSize + body.count
-        buffer.append(contentsOf: repeatElement(0, count: total))
+        // The header is built aside and appended with the body: nothing is zero-filled first.
+        withUnsafeTemporaryAllocation(byteCount: headerSize, alignment: 8) { header in
+            header.storeBytes(of: UInt32(body.count).littleEndian, toByteOffset: 0, as: UInt32.self)
+            header.storeBytes(of: 0, toByteOffset: 4, as: UInt32.self)
+            header.storeBytes(of: position.littleEndian, toByteOffset: 8, as: UInt64.self)
+            header.storeBytes(of: id.high.bigEndian, toByteOffset: 16, as: UInt64.self)
+            header.storeBytes(of: id.low.bigEndian, toByteOffset: 24, as: UInt64.self)
+            buffer.append(contentsOf: UnsafeRawBufferPointer(header))
+        }
+        buffer.append(contentsOf: body)
         buffer.withUnsafeMutableBytes { all in
-            let record = UnsafeMutableRawBufferPointer(rebasing: all[start..<start + total])
-            record.storeBytes(of: UInt32(body.count).littleEndian, toByteOffset: 0, as: UInt32.self)
-            record.storeBytes(of: position.littleEndian, toByteOffset: 8, as: UInt64.self)
-            record.storeBytes(of: id.high.bigEndian, toByteOffset: 16, as: UInt64.self)
-            record.storeBytes(of: id.low.bigEndian, toByteOffset: 24, as: UInt64.self)
-            UnsafeMutableRawBufferPointer(rebasing: record[headerSize...]).copyMemory(from: body)
+            let record = UnsafeMutableRawBufferPointer(rebasing: all[start...])
             let readable = UnsafeRawBufferPointer(record)
             var crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: readable[0..<4]))
             crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: readable[8...]), continuing: crc)
