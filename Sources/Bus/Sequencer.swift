@@ -103,6 +103,15 @@ package struct Sequencer {
         _ requests: [[Data]], log: any EventLog, now: (seconds: Int64, nanos: Int32),
         reusing buffer: consuming RecordBatch = RecordBatch()
     ) -> Batch {
+        sequence(requests.map(EnvelopeBatch.init), log: log, now: now, reusing: buffer)
+    }
+
+    /// ``sequence(_:log:now:reusing:)-([[Data]],_,_,_)`` for requests as they arrive: each one
+    /// buffer of envelopes.
+    package mutating func sequence(
+        _ requests: [EnvelopeBatch], log: any EventLog, now: (seconds: Int64, nanos: Int32),
+        reusing buffer: consuming RecordBatch = RecordBatch()
+    ) -> Batch {
         var batch = Batch(reusing: buffer)
         // Commit times never go backwards, even when the wall clock does.
         let time = now < lastCommitTime ? lastCommitTime : now
@@ -114,42 +123,44 @@ package struct Sequencer {
         // query for a log in a database, however many requests the batch holds. The log numbers
         // the new ids in order from `first`, as the loop below does, and finds ids repeated
         // within the batch.
-        let checks = requests.map { $0.map { check($0) } }
+        let checks = requests.map { request in
+            request.withBytes { bytes in
+                request.envelopes.map { check(UnsafeRawBufferPointer(rebasing: bytes[$0])) }
+            }
+        }
         var known = log.claimPositions(checks.flatMap { $0.compactMap { try? $0.get().id } }, from: first)
             .makeIterator()
         batch.records.reserve(
             records: checks.reduce(0) { $0 + $1.count },
-            bodyBytes: requests.reduce(0) { total, envelopes in
-                envelopes.reduce(total) { $0 + $1.count + stamp.maxBytes }
-            })
+            bodyBytes: requests.reduce(0) { $0 + $1.byteCount + $1.count * stamp.maxBytes })
         batch.publications.reserveCapacity(batch.records.entries.capacity)
-        for (envelopes, checks) in zip(requests, checks) {
+        for (request, checks) in zip(requests, checks) {
             var results: [Bureau_Bus_PublishResult] = []
-            results.reserveCapacity(envelopes.count)
-            for (envelope, checked) in zip(envelopes, checks) {
-                guard case .success(let accepted) = checked else {
-                    if case .failure(let reason) = checked { results.append(.rejected(reason.text)) }
-                    continue
-                }
-                if let position = known.next() ?? nil {
-                    results.append(.duplicate(position))
-                    continue
-                }
-                let type = accepted.type
-                let package = packageIndex(type.package)
-                let previous = lastInPackage[package]
-                lastInPackage[package] = next
-                // Stamped into the batch's buffer as it is decided.
-                let position = next
-                let body = envelope.withUnsafeBytes { envelope in
-                    batch.records.append(position: position, id: accepted.id) { bodies in
-                        stamp.append(envelope, position: position, to: &bodies)
+            results.reserveCapacity(request.count)
+            request.withBytes { bytes in
+                for (range, checked) in zip(request.envelopes, checks) {
+                    guard case .success(let accepted) = checked else {
+                        if case .failure(let reason) = checked { results.append(.rejected(reason.text)) }
+                        continue
                     }
+                    if let position = known.next() ?? nil {
+                        results.append(.duplicate(position))
+                        continue
+                    }
+                    let type = accepted.type
+                    let package = packageIndex(type.package)
+                    let previous = lastInPackage[package]
+                    lastInPackage[package] = next
+                    // Stamped into the batch's buffer as it is decided.
+                    let position = next
+                    let body = batch.records.append(position: position, id: accepted.id) { bodies in
+                        stamp.append(UnsafeRawBufferPointer(rebasing: bytes[range]), position: position, to: &bodies)
+                    }
+                    batch.publications.append(
+                        Publication(position: position, type: type, previousInPackage: previous, body: body))
+                    results.append(.committed(position))
+                    next += 1
                 }
-                batch.publications.append(
-                    Publication(position: position, type: type, previousInPackage: previous, body: body))
-                results.append(.committed(position))
-                next += 1
             }
             batch.results.append(results)
         }

@@ -79,11 +79,11 @@ final class IngressLoop {
         let socket: Int
         let identity: Data
         let requestID: Data
-        let envelopes: [Data]
+        let envelopes: EnvelopeBatch
 
         /// The daemon's own events: no socket to answer on.
         static func own(_ envelopes: [Data]) -> Request {
-            Request(socket: -1, identity: Data(), requestID: Data(), envelopes: envelopes)
+            Request(socket: -1, identity: Data(), requestID: Data(), envelopes: EnvelopeBatch(envelopes))
         }
 
         var isOwn: Bool { socket < 0 }
@@ -148,7 +148,7 @@ final class IngressLoop {
             case .success(let request):
                 switch request.verb {
                 case WireProtocol.publish:
-                    let envelopes: [Data]
+                    let envelopes: EnvelopeBatch
                     switch publishEnvelopes(request) {
                     case .success(let split):
                         envelopes = split
@@ -207,7 +207,7 @@ final class IngressLoop {
 
     /// The envelopes of a publish request's one batch frame, or why it is refused whole: not one
     /// frame, too many envelopes or bytes, or a batch cut short.
-    private func publishEnvelopes(_ request: RequestFrames) -> Result<[Data], Refusal> {
+    private func publishEnvelopes(_ request: RequestFrames) -> Result<EnvelopeBatch, Refusal> {
         if request.argumentBytes > BusLimits.maxRequestBytes {
             return .failure(
                 Refusal(
@@ -222,11 +222,11 @@ final class IngressLoop {
                     message: "a \(WireProtocol.version) publish request carries one batch frame of envelopes, "
                         + "not \(request.frameCount) frames"))
         }
-        switch WireProtocol.envelopes(inPublishBatch: batch, maxEnvelopes: BusLimits.maxEnvelopesPerPublish) {
+        switch WireProtocol.envelopeRanges(inPublishBatch: batch, maxEnvelopes: BusLimits.maxEnvelopesPerPublish) {
         case .success(let envelopes) where envelopes.isEmpty:
             return .failure(Refusal(code: "malformed-request", message: RequestFrames.noEnvelopes))
         case .success(let envelopes):
-            return .success(envelopes)
+            return .success(EnvelopeBatch(bytes: batch, envelopes: envelopes))
         case .failure(let problem):
             switch problem {
             case .tooMany: return .failure(Refusal(code: "too-large", message: problem.description))

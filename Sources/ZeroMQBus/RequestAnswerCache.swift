@@ -45,12 +45,20 @@ struct RequestAnswerCache {
     /// What identifies a request's content: how many envelopes, how many bytes, and a checksum
     /// of the start of the first and the last (where their ids are).
     static func fingerprint(of envelopes: [Data]) -> Fingerprint {
-        var crc: UInt32 = 0
-        if let first = envelopes.first { crc = first.prefix(64).withUnsafeBytes { Checksum.crc32($0) } }
-        if let last = envelopes.last, envelopes.count > 1 {
-            crc = last.prefix(64).withUnsafeBytes { Checksum.crc32($0, continuing: crc) }
+        fingerprint(of: EnvelopeBatch(envelopes))
+    }
+
+    static func fingerprint(of batch: EnvelopeBatch) -> Fingerprint {
+        batch.withBytes { bytes in
+            var crc: UInt32 = 0
+            if let first = batch.envelopes.first {
+                crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: bytes[first.prefix(64)]))
+            }
+            if let last = batch.envelopes.last, batch.count > 1 {
+                crc = Checksum.crc32(UnsafeRawBufferPointer(rebasing: bytes[last.prefix(64)]), continuing: crc)
+            }
+            return Fingerprint(count: batch.count, bytes: batch.byteCount, edges: crc)
         }
-        return Fingerprint(count: envelopes.count, bytes: envelopes.reduce(0) { $0 + $1.count }, edges: crc)
     }
 
     /// The answer given to this request before, if it is remembered.

@@ -122,24 +122,34 @@ public enum WireProtocol {
     /// Splits a publish batch into its envelopes (slices of `batch`, not copies); at most
     /// `maxEnvelopes`, and none past the frame's end.
     public static func envelopes(inPublishBatch batch: Data, maxEnvelopes: Int) -> Result<[Data], BatchProblem> {
-        var envelopes: [Data] = []
-        var offset = batch.startIndex
-        while offset < batch.endIndex {
-            guard envelopes.count < maxEnvelopes else { return .failure(.tooMany(limit: maxEnvelopes)) }
-            let remaining = batch.endIndex - offset
-            guard remaining >= 4 else {
-                return .failure(.lengthCutShort(index: envelopes.count + 1, remaining: remaining))
-            }
-            let length = batch[offset..<offset + 4].withUnsafeBytes {
-                Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)))
-            }
-            guard length <= remaining - 4 else {
-                return .failure(.cutShort(index: envelopes.count + 1, declared: length, remaining: remaining - 4))
-            }
-            envelopes.append(batch[offset + 4..<offset + 4 + length])
-            offset += 4 + length
+        envelopeRanges(inPublishBatch: batch, maxEnvelopes: maxEnvelopes).map { ranges in
+            ranges.map { batch[batch.startIndex + $0.lowerBound..<batch.startIndex + $0.upperBound] }
         }
-        return .success(envelopes)
+    }
+
+    /// Where each envelope of a publish batch lies, counted from the batch's first byte; at
+    /// most `maxEnvelopes`, and none past the frame's end.
+    public static func envelopeRanges(
+        inPublishBatch batch: Data, maxEnvelopes: Int
+    ) -> Result<[Range<Int>], BatchProblem> {
+        batch.withUnsafeBytes { bytes in
+            var ranges: [Range<Int>] = []
+            var offset = 0
+            while offset < bytes.count {
+                guard ranges.count < maxEnvelopes else { return .failure(.tooMany(limit: maxEnvelopes)) }
+                let remaining = bytes.count - offset
+                guard remaining >= 4 else {
+                    return .failure(.lengthCutShort(index: ranges.count + 1, remaining: remaining))
+                }
+                let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                guard length <= remaining - 4 else {
+                    return .failure(.cutShort(index: ranges.count + 1, declared: length, remaining: remaining - 4))
+                }
+                ranges.append(offset + 4..<offset + 4 + length)
+                offset += 4 + length
+            }
+            return .success(ranges)
+        }
     }
 }
 

@@ -97,6 +97,11 @@ struct PublicationBatcherTests {
         let batch = WireProtocol.publishBatch(envelopes)
         #expect(batch.count == 3 * 4 + 303)
         #expect(try WireProtocol.envelopes(inPublishBatch: batch, maxEnvelopes: 10).get() == envelopes)
+        // A frame that is a slice of a larger buffer: ranges count from its first byte.
+        let inside = (Data([0xAA, 0xBB]) + batch + Data([0xCC]))[2..<(2 + batch.count)]
+        let ranges = try WireProtocol.envelopeRanges(inPublishBatch: inside, maxEnvelopes: 10).get()
+        #expect(ranges == [4..<7, 11..<11, 15..<315])
+        #expect(try WireProtocol.envelopes(inPublishBatch: inside, maxEnvelopes: 10).get() == envelopes)
         #expect(WireProtocol.envelopes(inPublishBatch: batch, maxEnvelopes: 2) == .failure(.tooMany(limit: 2)))
         #expect(
             WireProtocol.BatchProblem.tooMany(limit: 2).description == "a publish request carries at most 2 envelopes")

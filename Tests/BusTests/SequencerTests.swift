@@ -104,4 +104,28 @@ struct SequencerTests {
         #expect(batch.results[0].map(\.status) == [.rejected, .committed, .duplicate, .committed])
         #expect(sequencer.packageHeads == ["bureau.b": 2])
     }
+
+    @Test func aRequestAsOneBufferOfEnvelopesIsSequencedAsTheSameEnvelopesOneByOne() throws {
+        let envelopes = [Self.envelope(), Data([0xFF]), Self.envelope(), Self.envelope()]
+        let id = EventID.random()
+        let repeated = [Self.envelope(id: id), Self.envelope(id: id)]
+        var framed = Self.sequencer()
+        var oneByOne = Self.sequencer()
+
+        // The buffer is a slice, offset in its storage, as a received frame may be.
+        let joined = EnvelopeBatch(envelopes)
+        let padded = Data([0, 0, 0]) + joined.bytes
+        let slice = EnvelopeBatch(bytes: padded[3...], envelopes: joined.envelopes)
+        let fromBuffers = framed.sequence(
+            [slice, EnvelopeBatch(repeated)], log: InMemoryEventLog(), now: (7, 0))
+        let fromData = oneByOne.sequence([envelopes, repeated], log: InMemoryEventLog(), now: (7, 0))
+
+        #expect(fromBuffers.results == fromData.results)
+        #expect(
+            fromBuffers.results.map { $0.map(\.status) } == [
+                [.committed, .rejected, .committed, .committed], [.committed, .duplicate],
+            ])
+        #expect(fromBuffers.records.entries.map(\.position) == fromData.records.entries.map(\.position))
+        #expect(fromBuffers.records.records.map(\.body) == fromData.records.records.map(\.body))
+    }
 }
