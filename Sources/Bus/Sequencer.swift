@@ -103,7 +103,7 @@ package struct Sequencer {
         _ requests: [[Data]], log: any EventLog, now: (seconds: Int64, nanos: Int32),
         reusing buffer: consuming RecordBatch = RecordBatch()
     ) -> Batch {
-        sequence(requests.map(EnvelopeBatch.init), log: log, now: now, reusing: buffer)
+        sequence(requests.map(EnvelopeBatch.init), log: log, now: now, reusing: consume buffer)
     }
 
     /// ``sequence(_:log:now:reusing:)-([[Data]],_,_,_)`` for requests as they arrive: each one
@@ -112,7 +112,7 @@ package struct Sequencer {
         _ requests: [EnvelopeBatch], log: any EventLog, now: (seconds: Int64, nanos: Int32),
         reusing buffer: consuming RecordBatch = RecordBatch()
     ) -> Batch {
-        var batch = Batch(reusing: buffer)
+        var batch = Batch(reusing: consume buffer)
         // Commit times never go backwards, even when the wall clock does.
         let time = now < lastCommitTime ? lastCommitTime : now
         lastCommitTime = time
@@ -130,10 +130,10 @@ package struct Sequencer {
         }
         var known = log.claimPositions(checks.flatMap { $0.compactMap { try? $0.get().id } }, from: first)
             .makeIterator()
+        let envelopes = checks.reduce(0) { $0 + $1.count }
         batch.records.reserve(
-            records: checks.reduce(0) { $0 + $1.count },
-            bodyBytes: requests.reduce(0) { $0 + $1.byteCount + $1.count * stamp.maxBytes })
-        batch.publications.reserveCapacity(batch.records.entries.capacity)
+            records: envelopes, bodyBytes: requests.reduce(0) { $0 + $1.byteCount + $1.count * stamp.maxBytes })
+        batch.publications.reserveCapacity(envelopes)
         for (request, checks) in zip(requests, checks) {
             var results: [Bureau_Bus_PublishResult] = []
             results.reserveCapacity(request.count)
@@ -194,12 +194,6 @@ package struct Sequencer {
     }
 
     /// Checks one producer envelope: size, wire format, id, type, and no bus-assigned fields.
-    ///
-    /// All of it within one look at the bytes: each access to a `Data` costs an exclusivity check.
-    mutating func check(_ envelope: Data) -> Result<Accepted, Rejection> {
-        envelope.withUnsafeBytes { raw in check(raw) }
-    }
-
     private mutating func check(_ envelope: UnsafeRawBufferPointer) -> Result<Accepted, Rejection> {
         guard envelope.count <= maxEnvelopeBytes else {
             return .failure(

@@ -130,7 +130,7 @@ public final class FileEventLog: EventLog {
     public func append(_ records: [LogRecord]) throws {
         try forgettingClaimsOnFailure {
             if let failure { throw failure }
-            guard let last = records.last else { return }
+            guard let last = records.last else { return window.cancelClaims() }
             try writeFramed { buffer, sizes in
                 var expected = head + 1
                 for record in records {
@@ -150,7 +150,7 @@ public final class FileEventLog: EventLog {
     public func append(_ batch: RecordBatch) throws {
         try forgettingClaimsOnFailure {
             if let failure { throw failure }
-            guard let last = batch.entries.last else { return }
+            guard let last = batch.entries.last else { return window.cancelClaims() }
             try batch.bodies.withUnsafeBytes { bodies in
                 try writeFramed { buffer, sizes in
                     var expected = head + 1

@@ -274,8 +274,14 @@ final class IngressLoop {
         var requests = withReports(self.reports, received)
         var batch = sequencer.sequence(
             requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos), reusing: takeRecordBuffer())
-        // Kept for the next batch, whose records it holds once this one is gone.
-        defer { recordBuffer = batch.records }
+        // Kept, emptied, for the next batch; a buffer a burst made large is given back
+        // (RecordBatch.removeAll), so that an idle daemon holds little.
+        defer {
+            var records = batch.records
+            batch.records = RecordBatch()
+            records.removeAll()
+            recordBuffer = records
+        }
         if diskFull, batch.records.count > self.reports.count {
             // A producer's events would be stored: the report that the full disk has passed
             // goes in the same batch, so it is committed exactly when accepting resumes.

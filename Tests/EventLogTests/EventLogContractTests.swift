@@ -175,6 +175,14 @@ struct EventLogContractTests {
 
         #expect(subject.log.positions(of: new.map(\.id)) == [6, 7, 8])
         #expect(subject.log.claimPositions(ids, from: 9) == [6, 3, 7, 6, 8])
+        // Nothing appended after a claim (an empty append of either kind): nothing remembered.
+        let unwritten = EventID.random()
+        #expect(subject.log.claimPositions([unwritten], from: 9) == [nil])
+        try subject.log.append([LogRecord]())
+        #expect(subject.log.position(of: unwritten) == nil)
+        #expect(subject.log.claimPositions([unwritten], from: 9) == [nil])
+        try subject.log.append(RecordBatch())
+        #expect(subject.log.position(of: unwritten) == nil)
         #expect(try subject.log.makeReader().read(after: 0, through: 8, limit: 10, maxBytes: 1 << 20) == stored + new)
     }
 }
