@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,6 +20,9 @@ import Synchronization
 ///
 /// Calls that change the disk: `write`, `fdatasync`, `fsync`, `ftruncate`, `fchmod`, `chmod`,
 /// `rename`, `unlink`, `mkdir`, and `open` with `O_CREAT`.
+///
+/// Besides faults, a slow disk: after ``holdSyncs()`` every `fdatasync` and `fsync` waits until
+/// ``releaseSyncs()``, so that a test can look at what a writer does while one is under way.
 public final class FaultInjectingFileSystem: FileSystem {
     public enum Fault: String, Sendable, CaseIterable, CustomStringConvertible {
         case noSpace = "enospc"
@@ -71,6 +75,15 @@ public final class FaultInjectingFileSystem: FileSystem {
 
     private let base: any FileSystem
     private let state: Mutex<State>
+    private let gate = SyncGate()
+
+    /// Whether syncs wait, and how many wait now, under a condition a held sync waits on.
+    private final class SyncGate: @unchecked Sendable {
+        let condition = NSCondition()
+        // Guarded by `condition`.
+        var holding = false
+        var waiting = 0
+    }
 
     /// - Parameter plan: the fault to inject; nil only counts the calls (a dry run that tells
     ///   how many there are to fail).
@@ -238,9 +251,44 @@ public final class FaultInjectingFileSystem: FileSystem {
         try synchronise(descriptor, operation: "fsync") { () throws(SystemError) in try base.sync(descriptor) }
     }
 
+    /// Makes every `fdatasync` and `fsync` from now on wait until ``releaseSyncs()``.
+    public func holdSyncs() {
+        gate.condition.lock()
+        gate.holding = true
+        gate.condition.unlock()
+    }
+
+    /// Lets the held syncs, and every later one, go on.
+    public func releaseSyncs() {
+        gate.condition.lock()
+        gate.holding = false
+        gate.condition.broadcast()
+        gate.condition.unlock()
+    }
+
+    /// Waits until `count` syncs are held, or `timeout` passes; whether they are.
+    public func waitUntilSyncsHeld(_ count: Int = 1, timeout: Duration = .seconds(10)) -> Bool {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        gate.condition.lock()
+        defer { gate.condition.unlock() }
+        while gate.waiting < count {
+            if !gate.condition.wait(until: deadline) { return gate.waiting >= count }
+        }
+        return true
+    }
+
     private func synchronise(
         _ descriptor: Int32, operation: String, _ call: () throws(SystemError) -> Void
     ) throws(SystemError) {
+        gate.condition.lock()
+        if gate.holding {
+            gate.waiting += 1
+            gate.condition.broadcast()
+            while gate.holding { gate.condition.wait() }
+            gate.waiting -= 1
+        }
+        gate.condition.unlock()
         state.withLock { state in
             if state.failedSyncs.contains(descriptor) { state.retriedSyncs += 1 }
         }
