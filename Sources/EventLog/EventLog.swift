@@ -28,6 +28,17 @@ public protocol EventLog: AnyObject {
     func append(_ batch: RecordBatch) throws
     /// Makes what was appended durable as the policy says; called once per batch.
     func commit() throws
+    /// Starts what ``commit()`` does without making the caller wait, where the log can: returns
+    /// the commit under way and calls `finished`, on another thread, once it has finished; the
+    /// caller then calls ``finishCommit(_:)`` and only after that acknowledges or publishes what
+    /// the commit covers. Returns nil when the log has committed already, as ``commit()``
+    /// would (and then `finished` is not called). Records may be appended while a commit is
+    /// under way; they are made durable by the next one. A second commit begun while one is
+    /// under way waits for the first.
+    func beginCommit(whenFinished finished: @escaping @Sendable () -> Void) throws -> PendingCommit?
+    /// Completes a commit ``beginCommit(whenFinished:)`` started, waiting for it if it has not
+    /// finished; throws what ``commit()`` would have thrown.
+    func finishCommit(_ commit: PendingCommit) throws
     /// Makes what was appended durable if the policy's interval has passed; called on a timer.
     func syncIfDue() throws
     /// Makes everything durable and releases the log.
@@ -37,6 +48,15 @@ public protocol EventLog: AnyObject {
 }
 
 extension EventLog {
+    /// ``commit()``, at once: for logs whose commit has nothing to overlap with the caller's work.
+    public func beginCommit(whenFinished finished: @escaping @Sendable () -> Void) throws -> PendingCommit? {
+        try commit()
+        return nil
+    }
+
+    /// Nothing is ever under way for a log that commits at once.
+    public func finishCommit(_ commit: PendingCommit) throws {}
+
     /// ``positions(of:)``, with the new ids numbered from `first`; nothing is kept.
     public func claimPositions(_ ids: [EventID], from first: UInt64) -> [UInt64?] {
         EventPositionTable.claims(ids, known: positions(of: ids), from: first)

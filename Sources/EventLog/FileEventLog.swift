@@ -61,6 +61,12 @@ public final class FileEventLog: EventLog {
     private var window: DeduplicationWindow
     private var unsynced = false
     private var lastSync = ContinuousClock.now
+    /// The commit ``beginCommit(whenFinished:)`` started, until it is waited for.
+    private var underWay: PendingCommit?
+    /// Runs the fdatasyncs of ``beginCommit(whenFinished:)``; started by the first.
+    private let syncThread = SyncThread()
+    /// The highest position the recovery point has said was acknowledged: it never goes back.
+    private var acknowledged: UInt64 = 0
     private var writeBuffer: [UInt8] = []
     private var indexBuffer: [UInt8] = []
     private var recordSizes: [Int] = []
@@ -93,6 +99,7 @@ public final class FileEventLog: EventLog {
         file = opened.file
         index = opened.index
         head = opened.report.head
+        acknowledged = head
         lastRecord = opened.lastRecord
         size = opened.size
         indexSize = opened.indexSize
@@ -113,6 +120,10 @@ public final class FileEventLog: EventLog {
             logger.info(
                 "opened the event log", metadata: ["log.head": "\(head)", "log.newest_segment": "\(segment.name)"])
         }
+    }
+
+    deinit {
+        syncThread.stop()
     }
 
     public func position(of id: EventID) -> UInt64? {
@@ -258,8 +269,67 @@ public final class FileEventLog: EventLog {
         case .interval: try syncIfDue()
         case .never: break
         }
+        try recordAcknowledged(through: head)
+    }
+
+    /// With `always`, the fdatasync runs on the log's sync thread, and the caller may frame and
+    /// write the next batch meanwhile (``EventLog/beginCommit(whenFinished:)``); with the other
+    /// policies it is ``commit()``.
+    public func beginCommit(whenFinished finished: @escaping @Sendable () -> Void) throws -> PendingCommit? {
+        if let failure { throw failure }
+        try awaitCommitUnderWay()
+        guard case .always = options.durability, unsynced else {
+            try commit()
+            return nil
+        }
+        let commit = PendingCommit(head: head)
+        let file = UncheckedFile(file: file)
+        underWay = commit
+        // Anything written from now on needs the next fdatasync.
+        unsynced = false
+        syncThread.submit {
+            do {
+                try file.file.dataSync()
+                commit.finish(.success(()))
+            } catch let error as EventLogError {
+                commit.finish(.failure(error))
+            } catch {
+                commit.finish(.failure(.failed("\(error)")))
+            }
+            finished()
+        }
+        return commit
+    }
+
+    public func finishCommit(_ commit: PendingCommit) throws {
+        if underWay === commit { try awaitCommitUnderWay() }
+        if let failure { throw failure }
+        if case .failure = commit.wait() {
+            // Waited for earlier (by a roll or a later commit), which failed the log.
+            throw fail("the fdatasync of a commit failed")
+        }
+        try recordAcknowledged(through: commit.head)
+    }
+
+    /// Waits for the commit under way, if any. A failed fdatasync fails the log: it is never
+    /// retried, since a second one may report success for data lost.
+    private func awaitCommitUnderWay() throws {
+        guard let commit = underWay else { return }
+        underWay = nil
+        switch commit.wait() {
+        case .success:
+            lastSync = .now
+        case .failure(let error):
+            throw fail("\(error); it is not retried, since a second fdatasync may report success for data lost")
+        }
+    }
+
+    /// Records positions through `position` as acknowledged in the recovery point (never fewer
+    /// than it said before).
+    private func recordAcknowledged(through position: UInt64) throws {
+        acknowledged = max(acknowledged, position)
         do {
-            try recoveryPoint.record(RecoveryPoint(acknowledged: head, segment: segment.firstPosition))
+            try recoveryPoint.record(RecoveryPoint(acknowledged: acknowledged, segment: segment.firstPosition))
         } catch {
             throw fail("could not record the recovery point: \(error)")
         }
@@ -277,6 +347,7 @@ public final class FileEventLog: EventLog {
     /// the log refuses everything after it.
     public func sync() throws {
         if let failure { throw failure }
+        try awaitCommitUnderWay()
         guard unsynced else { return }
         do {
             try file.dataSync()
@@ -289,6 +360,9 @@ public final class FileEventLog: EventLog {
 
     public func close() throws {
         defer {
+            // Not closed under an fdatasync still running.
+            _ = underWay?.wait()
+            syncThread.stop()
             file.close()
             index?.close()
             recoveryPoint.close()
@@ -298,6 +372,7 @@ public final class FileEventLog: EventLog {
         guard failure == nil else { return }
         try sync()
         do {
+            acknowledged = head
             try recoveryPoint.recordDurably(RecoveryPoint(acknowledged: head, segment: segment.firstPosition))
         } catch {
             throw fail("could not record the recovery point: \(error)")
@@ -321,6 +396,9 @@ public final class FileEventLog: EventLog {
     /// Undoes a data write that failed part way: cuts the segment back to where the batch
     /// began, durably, so that nothing of it can come back. Throws what the caller is told.
     private func undoWrite(after error: any Error) throws -> Never {
+        // The fdatasync under way first: after a failed one, none may follow (nor is the log's
+        // state on disk known).
+        try awaitCommitUnderWay()
         do {
             try file.truncate(to: size)
             try file.dataSync()
@@ -374,6 +452,7 @@ public final class FileEventLog: EventLog {
             newFile = try PosixFile(path: next.path, flags: O_RDWR, fileSystem: fileSystem)
             newIndex = try PosixFile(path: next.indexPath, flags: O_RDWR | O_CREAT | O_TRUNC, fileSystem: fileSystem)
             // The recovery point names the newest segment, so opening finds it without a listing.
+            acknowledged = head
             try recoveryPoint.recordDurably(RecoveryPoint(acknowledged: head, segment: next.firstPosition))
         } catch {
             throw fail("could not switch to segment \(next.name): \(error)")
@@ -572,4 +651,10 @@ public final class FileEventLog: EventLog {
             window.insert(record.id, at: record.position)
         }
     }
+}
+
+/// The segment file, handed to the sync thread: it only calls `fdatasync` on it, and the writer
+/// neither closes nor replaces it before that has finished (``FileEventLog`` waits first).
+private struct UncheckedFile: @unchecked Sendable {
+    let file: PosixFile
 }

@@ -20,6 +20,13 @@ import ZeroMQ
 /// Runs on a thread of its own that owns the ingress ROUTER sockets, the PUB sockets and the
 /// log's writer. Each wake-up drains every request waiting (up to a cap) into one batch, so
 /// one fdatasync covers all of them (group commit).
+///
+/// The fdatasync of a commit runs on the log's sync thread where the log can do that
+/// (``EventLog/beginCommit(whenFinished:)``): while it runs, the loop goes on taking requests in
+/// and writing their batches, and holds back what they publish and answer. When it has
+/// finished, the batches it covered are published and answered in order, and one commit
+/// begins for everything written meanwhile. Nothing is published or acknowledged before the
+/// commit that covers it has finished.
 final class IngressLoop {
     private let ingress: [ZMQSocket]
     private let events: [ZMQSocket]
@@ -57,11 +64,47 @@ final class IngressLoop {
     private var lastTrim = ContinuousClock.now
     /// The buffer each batch's records are built in, kept from batch to batch.
     private var recordBuffer = RecordBatch()
+    /// Rung by the log's sync thread when the commit under way has finished.
+    private let commitFinished: WakeSignal
+    /// The commit under way and the batches it makes durable, in order.
+    private var committing: (commit: PendingCommit, batches: [WrittenBatch])?
+    /// Batches written since it began, for the next commit.
+    private var written: [WrittenBatch] = []
+    /// The bytes of publications ``written`` holds back.
+    private var writtenBytes = 0
+    /// Past this many bytes held back, no request is taken in until the commit under way has
+    /// finished, so that a slow disk bounds memory rather than letting it grow.
+    private let maxWrittenBytes = 64 << 20
+    /// The last position published, and each package's as of then: what pings and heartbeats say.
+    private var publishedHead: UInt64
+    private var publishedPackageHeads: [String: UInt64] = [:]
+
+    /// A batch in the log whose commit has not finished yet: what to publish and answer once it has.
+    private struct WrittenBatch {
+        /// The log's head after it.
+        var head: UInt64
+        var packageHeads: [String: UInt64]
+        var events: Int
+        /// Publication messages: topic and frame.
+        var messages: [(Data, [UInt8])]
+        var bytes: Int
+        var answers: [Answer]
+    }
+
+    /// An acknowledgement to send.
+    private struct Answer {
+        let socket: Int
+        let identity: Data
+        let requestID: Data
+        let body: Data
+    }
 
     init(
         ingress: [ZMQSocket], events: [ZMQSocket], log: any EventLog, sequencer: Sequencer, state: DaemonState,
         stop: WakeSignal, configuration: BusDaemon.Configuration, reports: [OutgoingEvent] = [], logger: Logger
-    ) {
+    ) throws {
+        commitFinished = try WakeSignal()
+        publishedHead = log.head
         self.reports = reports
         self.ingress = ingress
         self.events = events
@@ -97,22 +140,30 @@ final class IngressLoop {
         var poller = ZMQPoller()
         let ingressItems = ingress.map { poller.add($0) }
         let stopItem = poller.add(fileDescriptor: stop.fileDescriptor)
+        let commitItem = poller.add(fileDescriptor: commitFinished.fileDescriptor)
         let clock = ContinuousClock()
         var nextHeartbeat = clock.now
         var pending: [Request] = []
         while true {
             var wait = Int(clamping: max(0, (nextHeartbeat - clock.now).inMilliseconds))
             if case .interval(let milliseconds) = durability { wait = min(wait, milliseconds) }
+            let taking = writtenBytes < maxWrittenBytes
+            for item in ingressItems { poller.setReadable(item, taking) }
             try poller.poll(timeout: wait)
-            if poller.isReadable(stopItem) { break }
+            if poller.isReadable(stopItem) {
+                try commitEverything()
+                break
+            }
+            if poller.isReadable(commitItem) { try finishCommit() }
             var budget = Budget(events: maxEventsPerBatch, bytes: maxBytesPerBatch)
-            for (index, item) in ingressItems.enumerated() where poller.isReadable(item) {
+            for (index, item) in ingressItems.enumerated() where taking && poller.isReadable(item) {
                 try drain(socket: index, into: &pending, budget: &budget)
             }
             if !pending.isEmpty || !reports.isEmpty {
                 try process(pending)
                 pending.removeAll(keepingCapacity: true)
             }
+            try commitWritten()
             if clock.now >= nextHeartbeat {
                 try publishHeartbeat()
                 nextHeartbeat = clock.now + heartbeatInterval
@@ -183,7 +234,7 @@ final class IngressLoop {
                     budget.bytes -= request.argumentBytes
                 case WireProtocol.ping:
                     reply(on: socket, to: request.identity, verb: WireProtocol.pong, requestID: request.requestID) {
-                        state.pong(head: log.head)
+                        state.pong(head: publishedHead)
                     }
                 default:
                     let message = "unknown verb '\(request.verb)' on the ingress socket: use publish or ping"
@@ -265,6 +316,8 @@ final class IngressLoop {
         return RequestFrames.parse(header, arguments: arguments, frameCount: count, argumentBytes: bytes)
     }
 
+    /// Sequences and appends one batch, and holds what it publishes and answers until the
+    /// commit that covers it has finished (``commitWritten()``).
     private func process(_ received: [Request]) throws {
         // Kept to go back to if the log refuses the batch: the package heads must not name
         // positions that were never written.
@@ -292,6 +345,8 @@ final class IngressLoop {
         }
         var results = batch.results
         if batch.records.isEmpty { self.reports = [] }
+        var messages: [(Data, [UInt8])] = []
+        var bytes = 0
         if !batch.records.isEmpty {
             do {
                 try log.append(batch.records)
@@ -308,39 +363,110 @@ final class IngressLoop {
                 }
                 let reason = "not stored: \(error)"
                 results = results.map { list in list.map { $0.status == .committed ? .rejected(reason) : $0 } }
-                acknowledge(requests, results, remembering: true)
+                // Answered after what is written before it is durable: a duplicate's position
+                // may be in a batch whose commit is under way.
+                written.append(
+                    WrittenBatch(
+                        head: log.head, packageHeads: sequencer.packageHeads, events: 0, messages: [], bytes: 0,
+                        answers: acknowledgements(of: requests, results, head: log.head, remembering: true)))
                 return
             }
             // Any other failure leaves the log refusing everything: the loop stops, without
             // acknowledging, and the daemon's next start recovers from what is durable.
-            try log.commit()
             self.reports = []
             if diskFull {
                 diskFull = false
                 logger.notice("the log stores publishes again", metadata: ["bus.report": "\(diskFullReport())"])
                 refusedWhileFull = 0
             }
-            // Made once: a closure made per event is an allocation per event.
-            let send = Self.publish(on: events)
+            // Built now, while the buffer holds the batch, and sent once it is durable.
+            let hold: (Data, [UInt8]) -> Void = { topic, frame in
+                messages.append((topic, frame))
+                bytes += frame.count
+            }
             batch.records.bodies.withUnsafeBytes { bodies in
                 for publication in batch.publications {
                     publications.add(
                         type: publication.type, position: publication.position,
                         previousInPackage: publication.previousInPackage,
-                        body: UnsafeRawBufferPointer(rebasing: bodies[publication.body]), send: send)
+                        body: UnsafeRawBufferPointer(rebasing: bodies[publication.body]), send: hold)
                 }
             }
-            publications.flush(send: send)
-            state.publishedHead.store(log.head, ordering: .releasing)
-            state.committedBatches.add(1, ordering: .relaxed)
-            state.committedEvents.add(batch.records.count, ordering: .relaxed)
+            publications.flush(send: hold)
         }
         for list in results {
             for result in list where result.status == .rejected {
                 badInput.record(result.reason, socket: "ingress")
             }
         }
-        acknowledge(requests, results)
+        written.append(
+            WrittenBatch(
+                head: log.head, packageHeads: sequencer.packageHeads, events: batch.records.count, messages: messages,
+                bytes: bytes, answers: acknowledgements(of: requests, results, head: log.head)))
+        writtenBytes += bytes
+    }
+
+    /// Begins a commit of the batches written, unless one is under way; a log that commits at
+    /// once has them published and answered at once.
+    private func commitWritten() throws {
+        guard committing == nil, !written.isEmpty else { return }
+        let batches = written
+        written = []
+        writtenBytes = 0
+        let signal = commitFinished
+        if let commit = try log.beginCommit(whenFinished: { signal.ring() }) {
+            committing = (commit, batches)
+        } else {
+            complete(batches)
+        }
+    }
+
+    /// Once the sync thread has rung: completes the commit under way (a failed one stops the
+    /// loop, nothing of it answered), publishes and answers its batches, and begins the next.
+    private func finishCommit() throws {
+        commitFinished.drain()
+        guard let (commit, batches) = committing, commit.isFinished else { return }
+        committing = nil
+        try log.finishCommit(commit)
+        complete(batches)
+        try commitWritten()
+    }
+
+    /// When the loop stops: makes everything written durable, then publishes and answers it.
+    private func commitEverything() throws {
+        if let (commit, batches) = committing {
+            committing = nil
+            try log.finishCommit(commit)
+            complete(batches)
+        }
+        guard !written.isEmpty else { return }
+        let batches = written
+        written = []
+        writtenBytes = 0
+        try log.commit()
+        complete(batches)
+    }
+
+    /// Publishes and answers batches a finished commit made durable, in the order they were written.
+    private func complete(_ batches: [WrittenBatch]) {
+        // Made once: a closure made per message is an allocation per message.
+        let send = Self.publish(on: events)
+        var committedEvents = 0
+        for batch in batches {
+            for (topic, frame) in batch.messages { send(topic, frame) }
+            publishedHead = max(publishedHead, batch.head)
+            publishedPackageHeads = batch.packageHeads
+            state.publishedHead.store(publishedHead, ordering: .releasing)
+            committedEvents += batch.events
+            for answer in batch.answers {
+                _ = try? ingress[answer.socket].send(
+                    multipart: [answer.identity, version, ackVerb, answer.requestID, answer.body], wait: false)
+            }
+        }
+        if committedEvents > 0 {
+            state.committedBatches.add(1, ordering: .relaxed)
+            state.committedEvents.add(committedEvents, ordering: .relaxed)
+        }
     }
 
     /// ``recordBuffer``, left empty: handed over whole, so that the batch built in it can grow
@@ -372,8 +498,6 @@ final class IngressLoop {
         _ = releaseFreedHeapMemory(0)
     }
 
-    /// Answers each request; `remembering` answers that a retry must get again (a refusal
-    /// that may not hold later).
     /// `received`, after a request of the daemon's own `reports` if there are any.
     private func withReports(_ reports: [OutgoingEvent], _ received: [Request]) -> [Request] {
         let own = reports.compactMap { try? $0.envelopeBytes(process: reporter.process) }
@@ -387,19 +511,23 @@ final class IngressLoop {
             + "were refused, and it stores them again"
     }
 
-    private func acknowledge(
-        _ requests: [Request], _ results: [[Bureau_Bus_PublishResult]], remembering: Bool = false
-    ) {
-        let head = log.head
+    /// The acknowledgement of each request; `remembering` keeps the answers that a retry must
+    /// get again (a refusal that may not hold later).
+    private func acknowledgements(
+        of requests: [Request], _ results: [[Bureau_Bus_PublishResult]], head: UInt64, remembering: Bool = false
+    ) -> [Answer] {
+        var acknowledgements: [Answer] = []
+        acknowledgements.reserveCapacity(requests.count)
         for (request, list) in zip(requests, results) where !request.isOwn {
             let body = PublishAckEncoding.encode(list, head: head)
             if remembering {
-                answers.remember(
+                self.answers.remember(
                     body, to: request.requestID, fingerprint: RequestAnswerCache.fingerprint(of: request.envelopes))
             }
-            _ = try? ingress[request.socket].send(
-                multipart: [request.identity, version, ackVerb, request.requestID, body], wait: false)
+            acknowledgements.append(
+                Answer(socket: request.socket, identity: request.identity, requestID: request.requestID, body: body))
         }
+        return acknowledgements
     }
 
     private let version = Data(WireProtocol.version.utf8)
@@ -407,11 +535,13 @@ final class IngressLoop {
 
     private func publishHeartbeat() throws {
         var heartbeat = Bureau_Bus_Heartbeat()
-        heartbeat.head = log.head
+        // What is published, not what is written: a subscriber that saw a higher head would
+        // fetch positions that the catch-up server does not serve before they are published.
+        heartbeat.head = publishedHead
         heartbeat.epochStart = sequencer.epochStart
         heartbeat.epoch = state.epoch
         heartbeat.intervalMs = UInt32(clamping: heartbeatInterval.inMilliseconds)
-        heartbeat.packageHeads = sequencer.packageHeads.sorted { $0.key < $1.key }.map { package, position in
+        heartbeat.packageHeads = publishedPackageHeads.sorted { $0.key < $1.key }.map { package, position in
             var head = Bureau_Bus_PackageHead()
             head.package = package
             head.position = position

@@ -73,7 +73,7 @@ public final class RunningBusDaemon: Sendable {
         let catchUp = ReaderBox(
             CatchUpServer(sockets: sockets.read, reader: reader, state: state, stop: stopSignal, logger: logger))
         let ingress = ReaderBox(
-            IngressLoop(
+            try IngressLoop(
                 ingress: sockets.ingress, events: sockets.events, log: log, sequencer: sequencer, state: state,
                 stop: stopSignal, configuration: configuration, reports: Self.reports(of: recovery),
                 logger: logger))

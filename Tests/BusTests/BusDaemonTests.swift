@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import ZeroMQ
@@ -122,6 +123,69 @@ extension BusDaemonTests {
             if positions.count >= count { break }
         }
         return positions
+    }
+
+    /// Waits, on a thread of its own rather than the test's, until `disk` holds an fdatasync.
+    static func syncHeld(_ disk: FaultInjectingFileSystem) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: disk.waitUntilSyncsHeld()) }.start()
+        }
+    }
+
+    /// What a test has seen so far, from several tasks.
+    final class Seen: Sendable {
+        let positions = Mutex<[UInt64]>([])
+        let answers = Atomic<Int>(0)
+    }
+
+    @Test func nothingIsPublishedOrAcknowledgedBeforeTheFdatasyncThatCoversItHasFinished() async throws {
+        let disk = FaultInjectingFileSystem(plan: nil)
+        let bus = try TestBus { $0.fileSystem = disk }
+        let producer = try bus.client("producer")
+        let consumer = try bus.client("consumer")
+        let seen = Seen()
+        let (arrivals, arrived) = AsyncStream.makeStream(of: UInt64.self)
+        let subscription = consumer.subscribe()
+        let receiving = Task {
+            for try await item in subscription {
+                guard case .event(let event) = item else { continue }
+                seen.positions.withLock { $0.append(event.position) }
+                arrived.yield(event.position)
+            }
+        }
+        defer { receiving.cancel() }
+        var waiting = arrivals.makeAsyncIterator()
+        #expect(try await producer.publish(Self.event(1)) == .committed(1))
+        #expect(await waiting.next() == 1)
+
+        disk.holdSyncs()
+        let first = Task {
+            defer { seen.answers.add(1, ordering: .relaxed) }
+            return try await producer.publish([Self.event(2), Self.event(3)])
+        }
+        #expect(await Self.syncHeld(disk), "the first request's fdatasync is under way")
+        let second = Task {
+            defer { seen.answers.add(1, ordering: .relaxed) }
+            return try await producer.publish(Self.event(4))
+        }
+        // The daemon takes the second request in and writes it meanwhile (nothing to await
+        // but the file: looked at every 10 ms for at most 10 s).
+        var written: UInt64 = 0
+        for _ in 0..<1000 where written < 4 {
+            let cursor = try LogCursor(directory: bus.location.logDirectory, after: 0)
+            while let record = try cursor.next() { written = record.position }
+            if written < 4 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(written == 4, "the second request is written while the first one's fdatasync is held")
+        #expect(try await producer.ping().head == 1, "the daemon says it has published 1")
+        #expect(seen.answers.load(ordering: .relaxed) == 0, "neither request is answered")
+        #expect(seen.positions.withLock { $0 } == [1], "nothing after 1 is published")
+
+        disk.releaseSyncs()
+        #expect(try await first.value == [.committed(2), .committed(3)])
+        #expect(try await second.value == .committed(4))
+        for expected in UInt64(2)...4 { #expect(await waiting.next() == expected) }
+        #expect(seen.positions.withLock { $0 } == [1, 2, 3, 4])
     }
 
     @Test func aSubscriberStartedAfter100000EventsReceivesThemAllThenTheLiveOnesInOrderOnce() async throws {

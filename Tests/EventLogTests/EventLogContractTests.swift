@@ -185,4 +185,27 @@ struct EventLogContractTests {
         #expect(subject.log.position(of: unwritten) == nil)
         #expect(try subject.log.makeReader().read(after: 0, through: 8, limit: 10, maxBytes: 1 << 20) == stored + new)
     }
+
+    @Test(arguments: Kind.available)
+    func aCommitBegunCoversWhatCameBeforeItAndAppendsMayGoOnMeanwhile(kind: Kind) throws {
+        let subject = try Subject(kind)
+        let records = Self.records(1...8)
+        try subject.log.append(Array(records[0..<5]))
+        let finished = DispatchSemaphore(value: 0)
+        let commit = try subject.log.beginCommit { finished.signal() }
+        // Taken in while the commit is under way (where a log leaves one under way).
+        try subject.log.append(Array(records[5...]))
+        if let commit {
+            #expect(commit.head == 5)
+            try subject.log.finishCommit(commit)
+            #expect(finished.wait(timeout: .now() + 10) == .success, "the log said when its commit finished")
+        }
+        // The next commit covers the rest.
+        if let next = try subject.log.beginCommit(whenFinished: {}) {
+            #expect(next.head == 8)
+            try subject.log.finishCommit(next)
+        }
+        #expect(subject.log.head == 8)
+        #expect(try subject.log.makeReader().read(after: 0, through: 8, limit: 10, maxBytes: 1 << 20) == records)
+    }
 }

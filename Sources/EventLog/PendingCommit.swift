@@ -1,0 +1,44 @@
+import Foundation
+
+/// A commit under way: what ``EventLog/beginCommit(whenFinished:)`` started, for the caller to
+/// complete with ``EventLog/finishCommit(_:)`` once it has finished.
+///
+/// Until then nothing it covers may be acknowledged or published: the records are written, not
+/// yet durable.
+public final class PendingCommit: @unchecked Sendable {
+    /// The log's head when the commit began: every record through it is durable once it succeeds.
+    public let head: UInt64
+
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var outcome: Result<Void, EventLogError>?
+
+    init(head: UInt64) {
+        self.head = head
+    }
+
+    /// Whether it has finished, well or not: ``EventLog/finishCommit(_:)`` will not wait.
+    public var isFinished: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return outcome != nil
+    }
+
+    /// Records how it ended; called once, by the thread that ran it.
+    func finish(_ outcome: Result<Void, EventLogError>) {
+        condition.lock()
+        self.outcome = outcome
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// How it ended, waiting until it has.
+    func wait() -> Result<Void, EventLogError> {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let outcome { return outcome }
+            condition.wait()
+        }
+    }
+}
