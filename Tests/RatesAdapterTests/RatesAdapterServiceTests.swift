@@ -236,8 +236,16 @@ struct RatesAdapterServiceTests {
         let server = try await InProcessServer { rates.application(logger: TestLogging.logger("ecb"), onListening: $0) }
         let source = HTTPRatesSource(
             url: "http://127.0.0.1:\(server.port)\(RatesServer.dailyPath)", timeout: .seconds(30))
-        // A long interval: no poll is superseded however slowly this machine answers.
-        let events = try await Self.withAdapter(source: source, bus: bus, configure: { $0.interval = .seconds(10) }) {
+        // A long interval and timeout: no poll is superseded or timed out however slowly this
+        // machine answers (the first request to a server just started once took over 5 s
+        // while the other suites ran).
+        let events = try await Self.withAdapter(
+            source: source, bus: bus,
+            configure: {
+                $0.interval = .seconds(10)
+                $0.timeout = .seconds(30)
+            }
+        ) {
             observer in
             try await observer.collect(
                 .types([Bureau_Rates_RatesFetchFailed.protoMessageName, Bureau_Rates_RatesPublished.protoMessageName]),
