@@ -1,4 +1,4 @@
-import CZlib
+import CISAL
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -6,19 +6,14 @@ import CZlib
     import Foundation
 #endif
 
-/// zlib's CRC-32: the checksum of every log record, segment header, recovery point and snapshot.
+/// The CRC-32 of every log record, segment header, recovery point and snapshot: zlib's CRC-32
+/// (the reflected IEEE polynomial, as gzip and PNG use), computed by ISA-L with carry-less
+/// multiplication, about seven times as fast as zlib's on a 230-byte record. The values are
+/// zlib's (a test compares them), so logs written with zlib's own are read as before.
 public enum Checksum {
     public static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return crc }
-        var crc = UInt(crc)
-        var offset = 0
-        // zlib takes a 32-bit length; larger inputs go in pieces.
-        while offset < bytes.count {
-            let length = min(bytes.count - offset, Int(UInt32.max >> 1))
-            crc = CZlib.crc32(crc, (base + offset).assumingMemoryBound(to: UInt8.self), UInt32(length))
-            offset += length
-        }
-        return UInt32(truncatingIfNeeded: crc)
+        return crc32_gzip_refl(crc, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
     }
 
     public static func crc32(of bytes: some ContiguousBytes) -> UInt32 {

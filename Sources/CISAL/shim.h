@@ -1,0 +1,1 @@
+#include <isa-l/crc.h>
