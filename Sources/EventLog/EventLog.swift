@@ -26,12 +26,12 @@ public protocol EventLog: AnyObject {
     func append(_ records: [LogRecord]) throws
     /// ``append(_:)-([LogRecord])`` for records whose bodies share one buffer.
     func append(_ batch: RecordBatch) throws
-    /// Makes what was appended durable as the policy says; called once per batch.
+    /// Makes what was appended durable as the policy says, before anything of it is acknowledged.
     func commit() throws
     /// Starts what ``commit()`` does without making the caller wait, where the log can: returns
-    /// the commit under way and calls `finished`, on another thread, once it has finished; the
-    /// caller then calls ``finishCommit(_:)`` and only after that acknowledges or publishes what
-    /// the commit covers. Returns nil when the log has committed already, as ``commit()``
+    /// the commit under way and calls `finished`, on another thread, once it has finished
+    /// (`finished` must not touch the log: it only tells the caller, who then calls
+    /// ``finishCommit(_:)`` and only after that acknowledges or publishes what the commit covers). Returns nil when the log has committed already, as ``commit()``
     /// would (and then `finished` is not called). Records may be appended while a commit is
     /// under way; they are made durable by the next one. A second commit begun while one is
     /// under way waits for the first.

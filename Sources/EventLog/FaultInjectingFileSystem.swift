@@ -112,6 +112,11 @@ public final class FaultInjectingFileSystem: FileSystem {
         state.withLock { $0.crashed = true }
     }
 
+    /// Fills the disk now, as an `enospc` fault does, until ``freeSpace()``.
+    public func fillDisk() {
+        state.withLock { $0.full = true }
+    }
+
     /// Ends an `enospc` or `short-write` fault: writes succeed again.
     public func freeSpace() {
         state.withLock { $0.full = false }

@@ -261,7 +261,7 @@ public final class FileEventLog: EventLog {
     }
 
     /// Makes the appended records durable as the policy says, then records them as
-    /// acknowledged in the recovery point: call it once per batch, before acknowledging.
+    /// acknowledged in the recovery point: call it before acknowledging them.
     public func commit() throws {
         if let failure { throw failure }
         switch options.durability {
@@ -282,32 +282,30 @@ public final class FileEventLog: EventLog {
             try commit()
             return nil
         }
-        let commit = PendingCommit(head: head)
+        let pending = PendingCommit(head: head)
         let file = UncheckedFile(file: file)
-        underWay = commit
+        underWay = pending
         // Anything written from now on needs the next fdatasync.
         unsynced = false
         syncThread.submit {
             do {
                 try file.file.dataSync()
-                commit.finish(.success(()))
+                pending.finish(.success(()))
             } catch let error as EventLogError {
-                commit.finish(.failure(error))
+                pending.finish(.failure(error))
             } catch {
-                commit.finish(.failure(.failed("\(error)")))
+                pending.finish(.failure(.failed("\(error)")))
             }
             finished()
         }
-        return commit
+        return pending
     }
 
     public func finishCommit(_ commit: PendingCommit) throws {
+        // Waited for here, or earlier (by a roll, a sync, the next beginCommit), where a failed
+        // one failed the log.
         if underWay === commit { try awaitCommitUnderWay() }
         if let failure { throw failure }
-        if case .failure = commit.wait() {
-            // Waited for earlier (by a roll or a later commit), which failed the log.
-            throw fail("the fdatasync of a commit failed")
-        }
         try recordAcknowledged(through: commit.head)
     }
 
@@ -621,8 +619,12 @@ public final class FileEventLog: EventLog {
             }
         }
 
-        let recoveryPoint = try RecoveryPointFile(directory: directory, fileSystem: fileSystem)
         // What survived opening is the log now, acknowledged or not: later damage to it is damage.
+        // Made durable first: a writer killed between a write and its fdatasync left records in
+        // the page cache only, and a power cut now must not take away what the recovery point
+        // is about to call acknowledged (the next opening would refuse to start).
+        try file.dataSync()
+        let recoveryPoint = try RecoveryPointFile(directory: directory, fileSystem: fileSystem)
         try recoveryPoint.recordDurably(RecoveryPoint(acknowledged: scan.head, segment: segment.firstPosition))
         return Opened(
             report: report, recoveryPoint: recoveryPoint, segment: segment, file: file, index: index,

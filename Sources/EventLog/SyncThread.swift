@@ -12,9 +12,14 @@ final class SyncThread: @unchecked Sendable {
     private var stopping = false
     private var started = false
 
-    /// Runs `job` on the thread, after the jobs before it.
+    /// Runs `job` on the thread, after the jobs before it; once stopped, runs it here and now.
     func submit(_ job: @escaping () -> Void) {
         condition.lock()
+        if stopping {
+            condition.unlock()
+            job()
+            return
+        }
         jobs.append(job)
         let start = !started
         started = true

@@ -5,7 +5,8 @@ import Synchronization
 final class DaemonState: Sendable {
     /// The last position published: the catch-up server reads no further.
     let publishedHead: Atomic<UInt64>
-    /// Batches made durable (one fdatasync each with `always`) and the events they held.
+    /// Commits made (one fdatasync each with `always`, covering one or more written batches) and
+    /// the events they held.
     let committedBatches = Atomic<Int>(0)
     let committedEvents = Atomic<Int>(0)
     let epoch: UInt64

@@ -18,15 +18,16 @@ import ZeroMQ
 /// The sequencer's loop: receives publish requests, appends, makes durable, publishes, acknowledges.
 ///
 /// Runs on a thread of its own that owns the ingress ROUTER sockets, the PUB sockets and the
-/// log's writer. Each wake-up drains every request waiting (up to a cap) into one batch, so
-/// one fdatasync covers all of them (group commit).
+/// log's writer. Each wake-up drains every request waiting (up to a cap) into one batch and
+/// writes it.
 ///
 /// The fdatasync of a commit runs on the log's sync thread where the log can do that
 /// (``EventLog/beginCommit(whenFinished:)``): while it runs, the loop goes on taking requests in
 /// and writing their batches, and holds back what they publish and answer. When it has
 /// finished, the batches it covered are published and answered in order, and one commit
-/// begins for everything written meanwhile. Nothing is published or acknowledged before the
-/// commit that covers it has finished.
+/// begins for everything written meanwhile (group commit: one fdatasync covers every batch
+/// written while the last one ran). Nothing is published or acknowledged before the commit
+/// that covers it has finished.
 final class IngressLoop {
     private let ingress: [ZMQSocket]
     private let events: [ZMQSocket]
@@ -70,11 +71,12 @@ final class IngressLoop {
     private var committing: (commit: PendingCommit, batches: [WrittenBatch])?
     /// Batches written since it began, for the next commit.
     private var written: [WrittenBatch] = []
-    /// The bytes of publications ``written`` holds back.
-    private var writtenBytes = 0
+    /// The bytes ``committing`` and ``written`` hold back (publications, answers).
+    private var heldBytes = 0
     /// Past this many bytes held back, no request is taken in until the commit under way has
-    /// finished, so that a slow disk bounds memory rather than letting it grow.
-    private let maxWrittenBytes = 64 << 20
+    /// finished, so that a slow disk bounds memory rather than letting it grow (by at most one
+    /// wake-up's batch past it).
+    private let maxHeldBytes = 64 << 20
     /// The last position published, and each package's as of then: what pings and heartbeats say.
     private var publishedHead: UInt64
     private var publishedPackageHeads: [String: UInt64] = [:]
@@ -85,10 +87,16 @@ final class IngressLoop {
         var head: UInt64
         var packageHeads: [String: UInt64]
         var events: Int
-        /// Publication messages: topic and frame.
-        var messages: [(Data, [UInt8])]
-        var bytes: Int
+        /// The publication messages' frames, one after another, in one buffer.
+        var frames: [UInt8] = []
+        /// Each publication message: its topic and where its frame lies in ``frames``.
+        var messages: [(topic: Data, frame: Range<Int>)] = []
         var answers: [Answer]
+
+        /// What it holds in memory, about.
+        var bytes: Int {
+            frames.capacity + answers.reduce(0) { $0 + $1.body.count + $1.identity.count + 64 }
+        }
     }
 
     /// An acknowledgement to send.
@@ -101,9 +109,10 @@ final class IngressLoop {
 
     init(
         ingress: [ZMQSocket], events: [ZMQSocket], log: any EventLog, sequencer: Sequencer, state: DaemonState,
-        stop: WakeSignal, configuration: BusDaemon.Configuration, reports: [OutgoingEvent] = [], logger: Logger
-    ) throws {
-        commitFinished = try WakeSignal()
+        stop: WakeSignal, commitFinished: WakeSignal, configuration: BusDaemon.Configuration,
+        reports: [OutgoingEvent] = [], logger: Logger
+    ) {
+        self.commitFinished = commitFinished
         publishedHead = log.head
         self.reports = reports
         self.ingress = ingress
@@ -147,13 +156,15 @@ final class IngressLoop {
         while true {
             var wait = Int(clamping: max(0, (nextHeartbeat - clock.now).inMilliseconds))
             if case .interval(let milliseconds) = durability { wait = min(wait, milliseconds) }
-            let taking = writtenBytes < maxWrittenBytes
+            let taking = heldBytes < maxHeldBytes
             for item in ingressItems { poller.setReadable(item, taking) }
             try poller.poll(timeout: wait)
             if poller.isReadable(stopItem) {
                 try commitEverything()
                 break
             }
+            // Finished first, then this wake-up's requests are written, then the next commit
+            // begins: it covers them too.
             if poller.isReadable(commitItem) { try finishCommit() }
             var budget = Budget(events: maxEventsPerBatch, bytes: maxBytesPerBatch)
             for (index, item) in ingressItems.enumerated() where taking && poller.isReadable(item) {
@@ -222,8 +233,16 @@ final class IngressLoop {
                     {
                         // A retry of a request refused for a full disk: the same refusal, so that
                         // an event answered REJECTED cannot be committed by a retry still in flight.
-                        _ = try? socket.send(
-                            multipart: [request.identity, version, ackVerb, request.requestID, answer], wait: false)
+                        // Behind what is held: the answer may say DUPLICATE of an event whose
+                        // commit has not finished.
+                        hold(
+                            WrittenBatch(
+                                head: publishedHead, packageHeads: publishedPackageHeads, events: 0,
+                                answers: [
+                                    Answer(
+                                        socket: index, identity: request.identity, requestID: request.requestID,
+                                        body: answer)
+                                ]))
                         continue
                     }
                     pending.append(
@@ -345,8 +364,7 @@ final class IngressLoop {
         }
         var results = batch.results
         if batch.records.isEmpty { self.reports = [] }
-        var messages: [(Data, [UInt8])] = []
-        var bytes = 0
+        var held = WrittenBatch(head: log.head, packageHeads: [:], events: 0, answers: [])
         if !batch.records.isEmpty {
             do {
                 try log.append(batch.records)
@@ -362,13 +380,21 @@ final class IngressLoop {
                         "refusing publishes: the log cannot store them", metadata: ["bus.error": "\(error)"])
                 }
                 let reason = "not stored: \(error)"
-                results = results.map { list in list.map { $0.status == .committed ? .rejected(reason) : $0 } }
+                let head = log.head
+                // A repeat of an id within the batch was answered DUPLICATE of a position that
+                // is not written either.
+                results = results.map { list in
+                    list.map { result in
+                        result.status == .committed || (result.status == .duplicate && result.position > head)
+                            ? .rejected(reason) : result
+                    }
+                }
                 // Answered after what is written before it is durable: a duplicate's position
                 // may be in a batch whose commit is under way.
-                written.append(
+                hold(
                     WrittenBatch(
-                        head: log.head, packageHeads: sequencer.packageHeads, events: 0, messages: [], bytes: 0,
-                        answers: acknowledgements(of: requests, results, head: log.head, remembering: true)))
+                        head: head, packageHeads: sequencer.packageHeads, events: 0,
+                        answers: acknowledgements(of: requests, results, head: head, remembering: true)))
                 return
             }
             // Any other failure leaves the log refusing everything: the loop stops, without
@@ -379,31 +405,40 @@ final class IngressLoop {
                 logger.notice("the log stores publishes again", metadata: ["bus.report": "\(diskFullReport())"])
                 refusedWhileFull = 0
             }
-            // Built now, while the buffer holds the batch, and sent once it is durable.
-            let hold: (Data, [UInt8]) -> Void = { topic, frame in
-                messages.append((topic, frame))
-                bytes += frame.count
+            // Built now, while the buffer holds the batch, and sent once it is durable: copied
+            // into one buffer, so that the batcher's own stays its own, to be reused.
+            held.frames.reserveCapacity(batch.records.bodies.count + batch.records.count * 32)
+            let keep: (Data, [UInt8]) -> Void = { topic, frame in
+                let start = held.frames.count
+                held.frames.append(contentsOf: frame)
+                held.messages.append((topic, start..<held.frames.count))
             }
             batch.records.bodies.withUnsafeBytes { bodies in
                 for publication in batch.publications {
                     publications.add(
                         type: publication.type, position: publication.position,
                         previousInPackage: publication.previousInPackage,
-                        body: UnsafeRawBufferPointer(rebasing: bodies[publication.body]), send: hold)
+                        body: UnsafeRawBufferPointer(rebasing: bodies[publication.body]), send: keep)
                 }
             }
-            publications.flush(send: hold)
+            publications.flush(send: keep)
         }
         for list in results {
             for result in list where result.status == .rejected {
                 badInput.record(result.reason, socket: "ingress")
             }
         }
-        written.append(
-            WrittenBatch(
-                head: log.head, packageHeads: sequencer.packageHeads, events: batch.records.count, messages: messages,
-                bytes: bytes, answers: acknowledgements(of: requests, results, head: log.head)))
-        writtenBytes += bytes
+        held.head = log.head
+        held.packageHeads = sequencer.packageHeads
+        held.events = batch.records.count
+        held.answers = acknowledgements(of: requests, results, head: log.head)
+        hold(held)
+    }
+
+    /// Holds a batch's publications and answers until the commit that covers it has finished.
+    private func hold(_ batch: WrittenBatch) {
+        heldBytes += batch.bytes
+        written.append(batch)
     }
 
     /// Begins a commit of the batches written, unless one is under way; a log that commits at
@@ -412,7 +447,6 @@ final class IngressLoop {
         guard committing == nil, !written.isEmpty else { return }
         let batches = written
         written = []
-        writtenBytes = 0
         let signal = commitFinished
         if let commit = try log.beginCommit(whenFinished: { signal.ring() }) {
             committing = (commit, batches)
@@ -422,14 +456,13 @@ final class IngressLoop {
     }
 
     /// Once the sync thread has rung: completes the commit under way (a failed one stops the
-    /// loop, nothing of it answered), publishes and answers its batches, and begins the next.
+    /// loop, nothing of it answered), and publishes and answers its batches.
     private func finishCommit() throws {
         commitFinished.drain()
         guard let (commit, batches) = committing, commit.isFinished else { return }
         committing = nil
         try log.finishCommit(commit)
         complete(batches)
-        try commitWritten()
     }
 
     /// When the loop stops: makes everything written durable, then publishes and answers it.
@@ -442,7 +475,6 @@ final class IngressLoop {
         guard !written.isEmpty else { return }
         let batches = written
         written = []
-        writtenBytes = 0
         try log.commit()
         complete(batches)
     }
@@ -453,7 +485,10 @@ final class IngressLoop {
         let send = Self.publish(on: events)
         var committedEvents = 0
         for batch in batches {
-            for (topic, frame) in batch.messages { send(topic, frame) }
+            batch.frames.withUnsafeBytes { frames in
+                for (topic, frame) in batch.messages { send(topic, UnsafeRawBufferPointer(rebasing: frames[frame])) }
+            }
+            heldBytes -= batch.bytes
             publishedHead = max(publishedHead, batch.head)
             publishedPackageHeads = batch.packageHeads
             state.publishedHead.store(publishedHead, ordering: .releasing)
@@ -479,13 +514,11 @@ final class IngressLoop {
 
     /// Sends one publication message on every PUB socket; a subscriber that does not keep up
     /// loses it (PUB drops past its high-water mark) and fills the gap from the log.
-    private static func publish(on sockets: [ZMQSocket]) -> (Data, [UInt8]) -> Void {
+    private static func publish(on sockets: [ZMQSocket]) -> (Data, UnsafeRawBufferPointer) -> Void {
         { type, frame in
-            frame.withUnsafeBytes { frame in
-                for socket in sockets {
-                    _ = try? socket.send(type, more: true, wait: false)
-                    _ = try? socket.send(bytes: frame, wait: false)
-                }
+            for socket in sockets {
+                _ = try? socket.send(type, more: true, wait: false)
+                _ = try? socket.send(bytes: frame, wait: false)
             }
         }
     }

@@ -159,6 +159,8 @@ extension BusDaemonTests {
         #expect(await waiting.next() == 1)
 
         disk.holdSyncs()
+        // Released however the test ends: the bus's stop waits for a held fdatasync.
+        defer { disk.releaseSyncs() }
         let first = Task {
             defer { seen.answers.add(1, ordering: .relaxed) }
             return try await producer.publish([Self.event(2), Self.event(3)])
@@ -186,6 +188,22 @@ extension BusDaemonTests {
         #expect(try await second.value == .committed(4))
         for expected in UInt64(2)...4 { #expect(await waiting.next() == expected) }
         #expect(seen.positions.withLock { $0 } == [1, 2, 3, 4])
+    }
+
+    @Test func anIDRepeatedInARequestRefusedForAFullDiskIsRefusedBothTimes() async throws {
+        let disk = FaultInjectingFileSystem(plan: nil)
+        let bus = try TestBus { $0.fileSystem = disk }
+        let client = try bus.client()
+        #expect(try await client.publish(Self.event(1)) == .committed(1))
+        disk.fillDisk()
+        let repeated = Self.event(2)
+        let refused = try await client.publish([repeated, Self.event(3), repeated])
+        // Not DUPLICATE of the position the first one would have had: nothing is there.
+        #expect(refused.allSatisfy { $0.position == nil }, "\(refused)")
+        disk.freeSpace()
+        let stored = try await client.publish([repeated, repeated])
+        let position = try #require(stored.first?.position)
+        #expect(stored == [.committed(position), .duplicate(position)])
     }
 
     @Test func aSubscriberStartedAfter100000EventsReceivesThemAllThenTheLiveOnesInOrderOnce() async throws {

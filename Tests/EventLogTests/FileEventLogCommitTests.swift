@@ -62,9 +62,12 @@ struct FileEventLogCommitTests {
         options.fileSystem = disk
         let log = try FileEventLog(directory: directory.path, options: options)
         try log.append(FileEventLogTests.records(1...5))
+        disk.holdSyncs()
         let commit = try #require(try log.beginCommit(whenFinished: {}))
-        // Written while the failing fdatasync is under way: never acknowledged either.
-        try? log.append(FileEventLogTests.records(6...6))
+        #expect(disk.waitUntilSyncsHeld())
+        // Written while the fdatasync that will fail is under way: never acknowledged either.
+        try log.append(FileEventLogTests.records(6...6))
+        disk.releaseSyncs()
         #expect {
             try log.finishCommit(commit)
         } throws: { error in
@@ -77,4 +80,51 @@ struct FileEventLogCommitTests {
         try? log.close()
         #expect(disk.retriedSyncs == 0)
     }
+
+    @Test func aSegmentRollWaitsForTheFdatasyncUnderWayAndEveryRecordSurvives() throws {
+        let directory = try TemporaryDirectory("log")
+        let disk = FaultInjectingFileSystem(plan: nil)
+        var options = FileEventLogTests.smallSegments()
+        options.fileSystem = disk
+        let log = try FileEventLog(directory: directory.path, options: options)
+        let records = FileEventLogTests.records(1...120)
+        try log.append(Array(records[0..<20]))
+        disk.holdSyncs()
+        let commit = try #require(try log.beginCommit(whenFinished: {}))
+        #expect(disk.waitUntilSyncsHeld())
+        // Past the segment size: the appends roll, and a roll makes the old segment durable
+        // first. A roll that comes while the fdatasync is held waits for it (never a second one
+        // beside it); one that comes after it finds it finished. Either way nothing is lost.
+        let appended = DispatchSemaphore(value: 0)
+        let rest = Array(records[20...])
+        let appending = UncheckedBox(log)
+        Thread {
+            do {
+                for start in stride(from: 0, to: rest.count, by: 20) {
+                    try appending.value.append(Array(rest[start..<start + 20]))
+                }
+            } catch {
+                Issue.record("the append failed: \(error)")
+            }
+            appended.signal()
+        }.start()
+        disk.releaseSyncs()
+        #expect(appended.wait(timeout: .now() + 10) == .success)
+        try log.finishCommit(commit)
+        try log.commit()
+        #expect(try Self.acknowledged(in: directory.path) == 120)
+        try log.close()
+        #expect(disk.retriedSyncs == 0)
+        #expect(Files.list(directory.path).filter { $0.hasSuffix(".seg") }.count > 1, "the log rolled")
+        let reopened = try FileEventLog(directory: directory.path, options: FileEventLogTests.smallSegments())
+        #expect(try reopened.makeReader().read(after: 0, through: 120, limit: 200, maxBytes: 1 << 20) == records)
+        try reopened.close()
+    }
+}
+
+/// A log handed to the thread that appends while the test waits; the test touches it again
+/// only after that thread has signalled.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
