@@ -125,10 +125,11 @@ extension BusDaemonTests {
         return positions
     }
 
-    /// Waits, on a thread of its own rather than the test's, until `disk` holds an fdatasync.
+    /// Waits, on a thread of its own rather than the test's, until `disk` holds an fdatasync
+    /// (at most 60 s: the whole suite on two cores can keep a task from running for long).
     static func syncHeld(_ disk: FaultInjectingFileSystem) async -> Bool {
         await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: disk.waitUntilSyncsHeld()) }.start()
+            Thread { continuation.resume(returning: disk.waitUntilSyncsHeld(timeout: .seconds(60))) }.start()
         }
     }
 

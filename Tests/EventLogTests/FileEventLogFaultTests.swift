@@ -92,8 +92,14 @@ struct FileEventLogFaultTests {
     }
 
     @Test func aFailedFdatasyncIsNeverRetriedAndTheLogRefusesEverythingUntilReopened() throws {
+        // The first commit's fdatasync fails: after those of opening.
+        let counter = FaultInjectingFileSystem(plan: nil)
+        let scratch = try TemporaryDirectory("count")
+        let counted = try FileEventLog(directory: scratch.path, options: Self.options(counter))
+        let opening = counter.count(of: .failedSync)
+        try counted.close()
         let directory = try TemporaryDirectory("log")
-        let fileSystem = FaultInjectingFileSystem(plan: .init(.failedSync, at: 4))
+        let fileSystem = FaultInjectingFileSystem(plan: .init(.failedSync, at: opening + 1))
         let log = try FileEventLog(directory: directory.path, options: Self.options(fileSystem))
         let records = FileEventLogTests.records(1...40)
         let (committed, error) = Self.appendUntilFailure(log, records, batch: 4)

@@ -55,7 +55,7 @@ struct RatesAdapterServiceTests {
         let published = try await Self.withAdapter(source: source, bus: bus) { observer in
             try await observer.collect(.types([Bureau_Rates_RatesPublished.protoMessageName]), count: 2)
         }
-        #expect(published.count == 2)
+        try #require(published.count == 2)
         let payloads = try published.map { try #require(try $0.payload(as: Bureau_Rates_RatesPublished.self)) }
         #expect(payloads.map(\.asOf) == ["2026-10-29", "2026-10-30"])
         #expect(payloads.first?.rates.first?.rate == "1.11")
