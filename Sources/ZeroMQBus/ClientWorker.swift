@@ -151,6 +151,19 @@ final class ClientWorker {
     // MARK: Commands
 
     private func handle(_ command: ClientLoop.Command) {
+        // The bus has refused this client for good: what is asked now fails at once, with why,
+        // as what was waiting did.
+        if let verdict = diagnosis?.verdict {
+            let error = BusError.connectionRefused(endpoint: endpoints.ingress, reason: verdict)
+            switch command {
+            case .publish(let pending): return pending.continuation.resume(throwing: error)
+            case .ping(let pending): return pending.continuation.resume(throwing: error)
+            case .subscribe(let request):
+                request.channel.push([.failure(error)])
+                return request.channel.finish()
+            case .cancelPublish, .unsubscribe, .resume: break
+            }
+        }
         switch command {
         case .publish(let pending):
             publishes[pending.requestID] = pending

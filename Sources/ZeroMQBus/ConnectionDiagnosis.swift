@@ -16,6 +16,8 @@ struct ConnectionDiagnosis: Sendable, Equatable {
     private(set) var handshakes = 0
     /// Connections that ended before their handshake finished.
     private(set) var cutInHandshake = 0
+    /// The reason an event settled the matter with, once one has: it stays the reason.
+    private(set) var verdict: String?
 
     init(usesCurve: Bool) {
         self.usesCurve = usesCurve
@@ -23,6 +25,12 @@ struct ConnectionDiagnosis: Sendable, Equatable {
 
     /// Takes in one monitor event of a connection to the bus; returns a reason when it shows the client can never get in.
     mutating func record(_ event: ZMQMonitorEvent) -> String? {
+        let reason = settle(event)
+        if let reason { verdict = reason }
+        return reason
+    }
+
+    private mutating func settle(_ event: ZMQMonitorEvent) -> String? {
         switch event.kind {
         case .connected:
             connections += 1
@@ -54,6 +62,8 @@ struct ConnectionDiagnosis: Sendable, Equatable {
     /// Why nothing answered, as far as the monitor can tell; nil when the connection was made
     /// (the daemon is there but did not answer in time) or nothing is known yet.
     var explanation: String? {
+        // A refusal seen before the request was even made is still why nothing answers it.
+        if let verdict { return verdict }
         if handshakes > 0 { return nil }
         if cutInHandshake > 0 {
             return usesCurve

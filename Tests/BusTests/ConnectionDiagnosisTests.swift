@@ -23,6 +23,16 @@ struct ConnectionDiagnosisTests {
         #expect(verdicts == [ConnectionDiagnosisTests.denied])
     }
 
+    @Test func aDenialStaysTheExplanationWhateverComesAfterIt() {
+        // The client's request may come after the refusal: it times out, or is failed at once,
+        // with the refusal as the reason, not the disconnections that follow it.
+        let (diagnosis, _) = Self.diagnosis(
+            curve: true, after: [.connected, .handshakeFailedAuth, .disconnected, .connected, .disconnected],
+            value: 400)
+        #expect(diagnosis.verdict == ConnectionDiagnosisTests.denied)
+        #expect(diagnosis.explanation == ConnectionDiagnosisTests.denied)
+    }
+
     static let denied =
         "the bus refused this client's key: its public key is not in the daemon's --allow-keys "
         + "(the daemon logs the key it refused)"
