@@ -67,6 +67,9 @@ public final class FileEventLog: EventLog {
     private let syncThread = SyncThread()
     /// The highest position the recovery point has said was acknowledged: it never goes back.
     private var acknowledged: UInt64 = 0
+    /// Where the acknowledged records end in the current segment (its header's end if none
+    /// is in it): a failed fdatasync cuts the segment back to here.
+    private var acknowledgedEnd: Int64
     private var writeBuffer: [UInt8] = []
     private var indexBuffer: [UInt8] = []
     private var recordSizes: [Int] = []
@@ -102,6 +105,7 @@ public final class FileEventLog: EventLog {
         acknowledged = head
         lastRecord = opened.lastRecord
         size = opened.size
+        acknowledgedEnd = opened.size
         indexSize = opened.indexSize
         lastIndexedOffset = opened.lastIndexedOffset
         window = DeduplicationWindow(capacity: options.deduplicationWindow)
@@ -269,7 +273,7 @@ public final class FileEventLog: EventLog {
         case .interval: try syncIfDue()
         case .never: break
         }
-        try recordAcknowledged(through: head)
+        try recordAcknowledged(through: head, end: size)
     }
 
     /// With `always`, the fdatasync runs on the log's sync thread, and the caller may frame and
@@ -282,7 +286,7 @@ public final class FileEventLog: EventLog {
             try commit()
             return nil
         }
-        let pending = PendingCommit(head: head)
+        let pending = PendingCommit(head: head, end: size)
         let file = UncheckedFile(file: file)
         underWay = pending
         // Anything written from now on needs the next fdatasync.
@@ -306,7 +310,7 @@ public final class FileEventLog: EventLog {
         // one failed the log.
         if underWay === commit { try awaitCommitUnderWay() }
         if let failure { throw failure }
-        try recordAcknowledged(through: commit.head)
+        try recordAcknowledged(through: commit.head, end: commit.end)
     }
 
     /// Waits for the commit under way, if any. A failed fdatasync fails the log: it is never
@@ -318,14 +322,47 @@ public final class FileEventLog: EventLog {
         case .success:
             lastSync = .now
         case .failure(let error):
-            throw fail("\(error); it is not retried, since a second fdatasync may report success for data lost")
+            throw failSync("\(error)")
         }
     }
 
-    /// Records positions through `position` as acknowledged in the recovery point (never fewer
-    /// than it said before).
-    private func recordAcknowledged(through position: UInt64) throws {
-        acknowledged = max(acknowledged, position)
+    /// Fails the log after a failed fdatasync, and cuts the records it does not know to be
+    /// durable. Those are in the page cache, maybe only there: left, this process's readers
+    /// and the next opening would take them for stored ones, and a retry would be answered
+    /// DUPLICATE of an event the disk may never get (PostgreSQL's "fsyncgate"). None was
+    /// acknowledged, so cutting them loses nothing; a retry stores them again. No fdatasync
+    /// follows the cut (none may follow a failed one): the page cache has it at once, which is
+    /// what every read sees, and if a power cut loses it the records are unacknowledged ones
+    /// beyond the recovery point, which opening checks as it always does.
+    private func failSync(_ reason: String) -> EventLogError {
+        let failure = fail("\(reason); it is not retried, since a second fdatasync may report success for data lost")
+        guard size > acknowledgedEnd else { return failure }
+        do {
+            try file.truncate(to: acknowledgedEnd)
+            logger.warning(
+                "cut the records written since the last acknowledged one, as their fdatasync failed",
+                metadata: [
+                    "log.segment": "\(segment.name)", "log.acknowledged": "\(acknowledged)",
+                    "log.cut_bytes": "\(size - acknowledgedEnd)",
+                ])
+            size = acknowledgedEnd
+        } catch {
+            logger.critical(
+                "could not cut the records whose fdatasync failed; until the machine restarts, the page cache may show them as stored",
+                metadata: ["log.segment": "\(segment.name)", "log.error": "\(error)"])
+        }
+        return failure
+    }
+
+    /// Records positions through `position`, which end at `end` in the current segment, as
+    /// acknowledged in the recovery point (never fewer than it said before).
+    private func recordAcknowledged(through position: UInt64, end: Int64) throws {
+        if position > acknowledged {
+            acknowledged = position
+            // A commit begun before a roll ends in the old segment, but covers nothing past
+            // what the roll acknowledged: it never gets here.
+            acknowledgedEnd = end
+        }
         do {
             try recoveryPoint.record(RecoveryPoint(acknowledged: acknowledged, segment: segment.firstPosition))
         } catch {
@@ -350,7 +387,7 @@ public final class FileEventLog: EventLog {
         do {
             try file.dataSync()
         } catch {
-            throw fail("\(error); it is not retried, since a second fdatasync may report success for data lost")
+            throw failSync("\(error)")
         }
         unsynced = false
         lastSync = .now
@@ -399,9 +436,13 @@ public final class FileEventLog: EventLog {
         try awaitCommitUnderWay()
         do {
             try file.truncate(to: size)
-            try file.dataSync()
         } catch let undo {
             throw fail("\(error), and undoing the partial write failed too: \(undo)")
+        }
+        do {
+            try file.dataSync()
+        } catch let undo {
+            throw failSync("\(error), and the fdatasync after undoing the partial write failed: \(undo)")
         }
         if case .io(_, let path, let code) = error as? EventLogError, SystemError(code).isNoSpace {
             throw EventLogError.diskFull(path: path)
@@ -461,6 +502,7 @@ public final class FileEventLog: EventLog {
         file = newFile
         index = newIndex
         size = Int64(SegmentFile.headerSize)
+        acknowledgedEnd = size
         indexSize = 0
         lastIndexedOffset = size
         logger.debug("started a new segment", metadata: ["log.segment": "\(next.name)"])

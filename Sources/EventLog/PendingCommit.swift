@@ -8,13 +8,16 @@ import Foundation
 public final class PendingCommit: @unchecked Sendable {
     /// The log's head when the commit began: every record through it is durable once it succeeds.
     public let head: UInt64
+    /// Where the records it covers end in the segment it syncs.
+    let end: Int64
 
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var outcome: Result<Void, EventLogError>?
 
-    init(head: UInt64) {
+    init(head: UInt64, end: Int64) {
         self.head = head
+        self.end = end
     }
 
     /// Whether it has finished, well or not: ``EventLog/finishCommit(_:)`` will not wait.
