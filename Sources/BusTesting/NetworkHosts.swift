@@ -10,6 +10,11 @@ import Foundation
 ///
 /// Needs root and `ip` (iproute2); ``unavailable`` says why not otherwise, so that a test can
 /// be skipped saying so. ``remove()`` (or releasing it) deletes everything it made.
+///
+/// Every name it makes carries its process's id (``Tag``): a process that died without
+/// removing its hosts (a crashed test run) left a bridge that also says it is .254 and would
+/// take the next run's traffic, so making hosts first deletes the bridges and namespaces of
+/// processes that are gone (``removeLeftovers()``), and nothing of a process still running.
 public final class NetworkHosts: @unchecked Sendable {
     public struct Host: Sendable {
         public let name: String
@@ -44,7 +49,8 @@ public final class NetworkHosts: @unchecked Sendable {
 
     /// Makes a host per name, addresses .1, .2, … in order.
     public init(_ names: [String]) throws {
-        tag = String(format: "%04x", UInt32.random(in: 0...0xFFFF))
+        Self.removeLeftovers()
+        tag = Tag(process: getpid(), serial: UInt8.random(in: 0...0xFF)).text
         bridge = "bb\(tag)"
         try SystemCommand.run([Self.ip, "link", "add", bridge, "type", "bridge"])
         try SystemCommand.run([Self.ip, "addr", "add", "\(bridgeAddress)/24", "dev", bridge])
@@ -155,4 +161,56 @@ public final class NetworkHosts: @unchecked Sendable {
     }
 
     deinit { remove() }
+
+    /// What tells one set of hosts from another: the id of the process that made it and a
+    /// serial, in hexadecimal (8 digits, so that `bo` + tag + index stays within the 15
+    /// characters of a Linux interface name).
+    public struct Tag: Equatable, Sendable {
+        public let process: pid_t
+        public let serial: UInt8
+
+        public var text: String { String(format: "%06x%02x", UInt32(truncatingIfNeeded: process), serial) }
+
+        /// The tag a name made by ``NetworkHosts`` carries after `prefix`, if it has one.
+        init?(in name: Substring, after prefix: String) {
+            guard name.hasPrefix(prefix) else { return nil }
+            let digits = name.dropFirst(prefix.count).prefix(8)
+            guard digits.count == 8, digits.allSatisfy(\.isHexDigit),
+                let process = pid_t(digits.prefix(6), radix: 16), let serial = UInt8(digits.suffix(2), radix: 16)
+            else { return nil }
+            self.init(process: process, serial: serial)
+        }
+
+        public init(process: pid_t, serial: UInt8) {
+            self.process = process
+            self.serial = serial
+        }
+
+        /// Whether the process that made it has ended (`kill(pid, 0)` finds no such process).
+        public var isLeftOver: Bool { kill(process, 0) != 0 && errno == ESRCH }
+    }
+
+    /// Deletes the namespaces and bridges made by processes that have ended. Their processes
+    /// are left alone: any still running in a namespace was started by someone else's run.
+    static func removeLeftovers() {
+        let namespaces = (try? SystemCommand.run([ip, "netns", "list"])) ?? ""
+        for line in namespaces.split(separator: "\n") {
+            // `name (id: N)`
+            guard let name = line.split(separator: " ").first,
+                let tag = Tag(in: name, after: "bureau-"), tag.isLeftOver
+            else { continue }
+            _ = try? SystemCommand.run([ip, "netns", "del", String(name)])
+        }
+        let bridges = (try? SystemCommand.run([ip, "-o", "link", "show", "type", "bridge"])) ?? ""
+        for line in bridges.split(separator: "\n") {
+            // `7: bb00a1b2c3: <BROADCAST,…`
+            let fields = line.split(separator: " ")
+            guard fields.count > 1 else { continue }
+            let name = fields[1].prefix { $0 != ":" && $0 != "@" }
+            guard let tag = Tag(in: name, after: "bb") ?? Tag(in: name, after: "bx"), tag.isLeftOver,
+                name.count <= 12
+            else { continue }
+            _ = try? SystemCommand.run([ip, "link", "del", String(name)])
+        }
+    }
 }
