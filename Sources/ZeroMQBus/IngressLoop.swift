@@ -132,10 +132,13 @@ final class IngressLoop {
         let identity: Data
         let requestID: Data
         let envelopes: EnvelopeBatch
+        /// The event this request must come after (``WireProtocol/publish``'s optional frame).
+        let follows: EventID?
 
         /// The daemon's own events: no socket to answer on.
         static func own(_ envelopes: [Data]) -> Request {
-            Request(socket: -1, identity: Data(), requestID: Data(), envelopes: EnvelopeBatch(envelopes))
+            Request(
+                socket: -1, identity: Data(), requestID: Data(), envelopes: EnvelopeBatch(envelopes), follows: nil)
         }
 
         var isOwn: Bool { socket < 0 }
@@ -211,9 +214,10 @@ final class IngressLoop {
                 switch request.verb {
                 case WireProtocol.publish:
                     let envelopes: EnvelopeBatch
+                    let follows: EventID?
                     switch publishEnvelopes(request) {
                     case .success(let split):
-                        envelopes = split
+                        (envelopes, follows) = split
                     case .failure(let refusal):
                         // An error, not an ack of one rejection per envelope: the request may
                         // hold any number of envelopes, and the answer must stay small.
@@ -248,7 +252,7 @@ final class IngressLoop {
                     pending.append(
                         Request(
                             socket: index, identity: request.identity, requestID: request.requestID,
-                            envelopes: envelopes))
+                            envelopes: envelopes, follows: follows))
                     budget.events -= envelopes.count
                     budget.bytes -= request.argumentBytes
                 case WireProtocol.ping:
@@ -275,9 +279,10 @@ final class IngressLoop {
         let message: String
     }
 
-    /// The envelopes of a publish request's one batch frame, or why it is refused whole: not one
-    /// frame, too many envelopes or bytes, or a batch cut short.
-    private func publishEnvelopes(_ request: RequestFrames) -> Result<EnvelopeBatch, Refusal> {
+    /// The envelopes of a publish request's batch frame and the event it follows (its optional
+    /// second frame), or why it is refused whole: not one or two frames, a second frame that is
+    /// not an event id, too many envelopes or bytes, or a batch cut short.
+    private func publishEnvelopes(_ request: RequestFrames) -> Result<(EnvelopeBatch, follows: EventID?), Refusal> {
         if request.argumentBytes > BusLimits.maxRequestBytes {
             return .failure(
                 Refusal(
@@ -285,18 +290,32 @@ final class IngressLoop {
                     message: "a publish request carries at most \(BusLimits.maxRequestBytes) bytes of envelopes, "
                         + "not \(request.argumentBytes): send fewer envelopes per request"))
         }
-        guard request.frameCount == 1, let batch = request.arguments.first else {
+        guard (1...2).contains(request.frameCount), request.arguments.count == request.frameCount,
+            let batch = request.arguments.first
+        else {
             return .failure(
                 Refusal(
                     code: "malformed-request",
-                    message: "a \(WireProtocol.version) publish request carries one batch frame of envelopes, "
-                        + "not \(request.frameCount) frames"))
+                    message: "a \(WireProtocol.version) publish request carries one batch frame of envelopes "
+                        + "(and, optionally, the id of the event it follows), not \(request.frameCount) frames"))
+        }
+        var follows: EventID?
+        if request.frameCount == 2 {
+            let frame = request.arguments[1]
+            guard frame.count == WireProtocol.eventIDBytes, let id = EventID(bytes: frame) else {
+                return .failure(
+                    Refusal(
+                        code: "malformed-request",
+                        message: "a publish request's second frame is the id of the event it follows: "
+                            + "\(WireProtocol.eventIDBytes) bytes, not \(frame.count)"))
+            }
+            follows = id
         }
         switch WireProtocol.envelopeRanges(inPublishBatch: batch, maxEnvelopes: BusLimits.maxEnvelopesPerPublish) {
         case .success(let envelopes) where envelopes.isEmpty:
             return .failure(Refusal(code: "malformed-request", message: RequestFrames.noEnvelopes))
         case .success(let envelopes):
-            return .success(EnvelopeBatch(bytes: batch, envelopes: envelopes))
+            return .success((EnvelopeBatch(bytes: batch, envelopes: envelopes), follows))
         case .failure(let problem):
             switch problem {
             case .tooMany: return .failure(Refusal(code: "too-large", message: problem.description))
@@ -338,6 +357,7 @@ final class IngressLoop {
     /// Sequences and appends one batch, and holds what it publishes and answers until the
     /// commit that covers it has finished (``commitWritten()``).
     private func process(_ received: [Request]) throws {
+        let received = inOrder(received)
         // Kept to go back to if the log refuses the batch: the package heads must not name
         // positions that were never written.
         let before = sequencer
@@ -433,6 +453,44 @@ final class IngressLoop {
         held.events = batch.records.count
         held.answers = acknowledgements(of: requests, results, head: log.head)
         hold(held)
+    }
+
+    /// The requests that may be appended now: those that follow nothing, or an event that is
+    /// in the log (written, if not yet durable: it will be before anything after it) or in an
+    /// earlier request of this wake-up. The others are answered `out-of-order` at once and
+    /// nothing of them is stored, so that a producer with several requests in flight never
+    /// has one stored before the one it sent first (a request lost with a connection and sent
+    /// again would otherwise land behind the next).
+    private func inOrder(_ requests: [Request]) -> [Request] {
+        guard requests.contains(where: { $0.follows != nil }) else { return requests }
+        var admitted: [Request] = []
+        admitted.reserveCapacity(requests.count)
+        // The ids of the admitted requests' envelopes, gathered only if some request follows
+        // an event that is not in the log yet.
+        var earlier: Set<EventID>?
+        for request in requests {
+            if let follows = request.follows, log.position(of: follows) == nil {
+                let ids = earlier ?? Set(admitted.flatMap(\.envelopes.ids))
+                earlier = ids
+                guard ids.contains(follows) else {
+                    reply(
+                        on: ingress[request.socket], to: request.identity, verb: WireProtocol.error,
+                        requestID: request.requestID
+                    ) {
+                        var error = Bureau_Bus_ErrorReply()
+                        error.code = WireProtocol.outOfOrder
+                        error.message =
+                            "not stored: the event this request follows (\(follows)) is not in the log; "
+                            + "send it again once the request before it is answered"
+                        return error
+                    }
+                    continue
+                }
+            }
+            admitted.append(request)
+            if earlier != nil { earlier?.formUnion(request.envelopes.ids) }
+        }
+        return admitted
     }
 
     /// Holds a batch's publications and answers until the commit that covers it has finished.

@@ -10,7 +10,9 @@ import Bus
 /// The bus's wire protocol, version `bureau/2`, as README's "Wire protocol" section documents it.
 ///
 /// Requests (DEALER → ROUTER): `[version][verb][request id][arguments…]`; a publish request's
-/// one argument is a batch of envelopes (``publishBatch(_:)``).
+/// arguments are a batch of envelopes (``publishBatch(_:)``) and, optionally, the id of the
+/// event it must follow in the log (answered `out-of-order`, nothing stored, if that event is
+/// not there): what lets a producer keep several requests in flight without reordering them.
 /// Replies (ROUTER → DEALER): `[version][reply verb][request id][results…]`.
 /// Publications (PUB → SUB): `[type name][events of that type]` (``PublicationFrame``), and
 /// `[_heartbeat][Heartbeat]`.
@@ -33,6 +35,10 @@ public enum WireProtocol {
 
     /// The request id frame's size.
     public static let requestIDBytes = 8
+    /// The size of an event id, as in a publish request's `follows` frame.
+    public static let eventIDBytes = 16
+    /// The error code of a publish request whose `follows` event is not in the log.
+    public static let outOfOrder = "out-of-order"
     /// The most replies the read socket queues for a client that does not read them; later
     /// ones are dropped, and the client asks again (a read is idempotent).
     public static let maxQueuedReplies = 100

@@ -24,6 +24,10 @@ public final class ZeroMQBusClient: EventBus {
         /// The first retry of an unanswered publish; later ones double, up to ``maxRetry``.
         public var firstRetry: Duration = .milliseconds(250)
         public var maxRetry: Duration = .seconds(2)
+        /// How many requests of one ``ZeroMQBusClient/publish(_:)`` may be in flight at once
+        /// (each of at most ``BusLimits/maxEnvelopesPerPublish`` events); they are stored in
+        /// order whatever happens to the connection (README, "Publishing").
+        public var requestsInFlight = 4
         /// An unanswered catch-up read is sent again after this long.
         public var readTimeout: Duration = .seconds(2)
         /// Publication messages (each up to ``BusLimits/maxPublicationFrameBytes`` of events) a
@@ -93,51 +97,98 @@ public final class ZeroMQBusClient: EventBus {
     /// once however many times it is sent. Throws ``BusError/noAnswer(endpoint:seconds:)`` if
     /// no daemon answers within ``Options/publishTimeout``.
     public func publish(_ events: [OutgoingEvent]) async throws -> [PublishOutcome] {
+        // Up to ``Options/requestsInFlight`` requests in flight, each after the first naming the
+        // last event of the one before it (`follows`): the daemon stores a request only once
+        // that event is in the log, so a request lost with a connection and sent again can
+        // never land behind a later one, and the events of a publish keep their order. A
+        // request refused `out-of-order` is sent again once every request before it is answered.
+        // Events are encoded a request's worth at a time, the next while others are in flight.
+        let chunk = BusLimits.maxEnvelopesPerPublish
+        var encoded: [Request] = []
+        var nextChunk = 0
+        func request(_ index: Int) -> Request? {
+            while index >= encoded.count, nextChunk < events.count {
+                let start = nextChunk
+                nextChunk = min(start + chunk, events.count)
+                var first = start
+                for batch in WireProtocol.publishBatches(events[start..<nextChunk], process: options.process) {
+                    encoded.append(
+                        Request(frame: batch.frame, count: batch.count, last: events[first + batch.count - 1].id))
+                    first += batch.count
+                }
+            }
+            return index < encoded.count ? encoded[index] : nil
+        }
+        let window = max(1, options.requestsInFlight)
         var outcomes: [PublishOutcome] = []
         outcomes.reserveCapacity(events.count)
-        // One request in flight at a time, so that a request sent again after a silence can
-        // never land behind a later one: the events of a publish keep their order. Events are
-        // encoded a request's worth at a time, the next while the previous is in flight.
-        let chunk = BusLimits.maxEnvelopesPerPublish
-        func encode(_ start: Int) -> [(frame: Data, count: Int)] {
-            guard start < events.count else { return [] }
-            return WireProtocol.publishBatches(
-                events[start..<min(start + chunk, events.count)], process: options.process)
-        }
-        var start = 0
-        var requests = encode(start)
-        while !requests.isEmpty {
-            var next: [(frame: Data, count: Int)] = []
-            for (index, request) in requests.enumerated() {
-                async let answer = send(batch: request.frame)
-                if index == requests.count - 1 {
-                    start += chunk
-                    next = encode(start)
+        try await withThrowingTaskGroup(of: (Int, Result<Bureau_Bus_PublishAck, any Error>).self) { group in
+            var sent = 0
+            var answered = 0
+            var early: [Int: Result<Bureau_Bus_PublishAck, any Error>] = [:]
+            while true {
+                while sent - answered < window, let next = request(sent) {
+                    let follows = sent > answered ? encoded[sent - 1].last : nil
+                    let index = sent
+                    group.addTask { (index, await self.attempt(next.frame, follows: follows)) }
+                    sent += 1
                 }
-                let ack = try await answer
-                guard ack.results.count == request.count else {
-                    throw BusError.refused(
-                        code: "bad-ack",
-                        message: "the bus answered \(ack.results.count) results for \(request.count) events")
+                guard answered < sent else { break }
+                while let result = early.removeValue(forKey: answered) {
+                    var answer = result
+                    if case .failure(BusError.refused(let code, _)) = answer, code == WireProtocol.outOfOrder {
+                        // Every request before it is answered now: what it follows is stored or
+                        // never will be, so it follows nothing.
+                        answer = await attempt(encoded[answered].frame, follows: nil)
+                    }
+                    let ack = try answer.get()
+                    let count = encoded[answered].count
+                    guard ack.results.count == count else {
+                        throw BusError.refused(
+                            code: "bad-ack",
+                            message: "the bus answered \(ack.results.count) results for \(count) events")
+                    }
+                    outcomes += ack.results.map(PublishOutcome.init)
+                    answered += 1
                 }
-                outcomes += ack.results.map(PublishOutcome.init)
+                guard answered < sent else { continue }
+                guard let (index, result) = try await group.next() else { break }
+                early[index] = result
             }
-            requests = next
         }
         return outcomes
     }
 
-    /// Sends producer envelopes as they are, for tools that relay bytes.
-    public func publish(envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
-        try await send(batch: WireProtocol.publishBatch(envelopes))
+    /// ``send(batch:follows:)``, its error kept rather than thrown.
+    private func attempt(_ batch: Data, follows: EventID?) async -> Result<Bureau_Bus_PublishAck, any Error> {
+        do {
+            return .success(try await send(batch: batch, follows: follows))
+        } catch {
+            return .failure(error)
+        }
     }
 
-    /// Sends one publish request whose argument is `batch` (``WireProtocol/publishBatch(_:)``).
-    private func send(batch: Data) async throws -> Bureau_Bus_PublishAck {
+    /// One publish request: its batch frame, how many events it holds, and the last one's id
+    /// (what the next request follows).
+    private struct Request {
+        let frame: Data
+        let count: Int
+        let last: EventID
+    }
+
+    /// Sends producer envelopes as they are, for tools that relay bytes.
+    public func publish(envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
+        try await send(batch: WireProtocol.publishBatch(envelopes), follows: nil)
+    }
+
+    /// Sends one publish request whose argument is `batch` (``WireProtocol/publishBatch(_:)``),
+    /// to be stored only after the event `follows`, if given, is in the log.
+    private func send(batch: Data, follows: EventID?) async throws -> Bureau_Bus_PublishAck {
         let id = loop.nextRequestID()
-        let frames = [
+        var frames = [
             Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(id), batch,
         ]
+        if let follows { frames.append(Data(follows.bytes)) }
         let deadline = ContinuousClock.now + options.publishTimeout
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -399,6 +399,158 @@ extension BusDaemonTests {
         #expect(try await bus.client().ping().head == 2)
     }
 
+    /// A request that names the event it follows is stored only once that event is in the log:
+    /// before, it is answered `out-of-order` and nothing of it is stored; a request that follows
+    /// one sent just before it, unanswered, is stored behind it.
+    @Test func aRequestIsStoredOnlyAfterTheEventItFollows() async throws {
+        let bus = try TestBus()
+        let context = try ZMQContext()
+        let socket = try context.socket(.dealer)
+        try socket.setLinger(milliseconds: 0)
+        try socket.setReceiveTimeout(milliseconds: 10_000)
+        try socket.connect(bus.location.ipcEndpoints.ingress)
+        defer { socket.close() }
+        let header = [Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8)]
+        func send(_ request: UInt64, _ ids: [EventID], follows: EventID?) throws {
+            let batch = WireProtocol.publishBatch(ids.map { SequencerTests.envelope(id: $0) })
+            try socket.send(
+                multipart: header + [WireProtocol.requestID(request), batch] + (follows.map { [Data($0.bytes)] } ?? []))
+        }
+        /// The next answer: its request and, for an ack, the positions; for an error, its code.
+        func answer() throws -> (request: Data, positions: [UInt64], error: String?) {
+            let reply = try #require(try socket.receiveMessage())
+            if String(decoding: reply[1], as: UTF8.self) == WireProtocol.error {
+                return (reply[2], [], try Bureau_Bus_ErrorReply(serializedBytes: reply[3]).code)
+            }
+            return (reply[2], try Bureau_Bus_PublishAck(serializedBytes: reply[3]).results.map(\.position), nil)
+        }
+        let first = [EventID.random(), .random()]
+        let second = [EventID.random()]
+
+        // The second request reaches the bus before the first (as one sent again after a lost
+        // connection would): refused, nothing stored.
+        try send(2, second, follows: first[1])
+        let early = try answer()
+        #expect(early.request == WireProtocol.requestID(2) && early.error == WireProtocol.outOfOrder)
+        #expect(try await bus.client().ping().head == 0)
+
+        try send(1, first, follows: nil)
+        #expect(try answer().positions == [1, 2])
+        try send(2, second, follows: first[1])
+        #expect(try answer().positions == [3])
+
+        // Sent back to back, the second before the first is answered (one wake-up of the
+        // daemon, or two): both stored, in order.
+        let third = [EventID.random(), .random(), .random()]
+        let fourth = [EventID.random(), .random()]
+        try send(3, third, follows: nil)
+        try send(4, fourth, follows: third[2])
+        var answers: [Data: [UInt64]] = [:]
+        for _ in 0..<2 {
+            let next = try answer()
+            #expect(next.error == nil)
+            answers[next.request] = next.positions
+        }
+        #expect(answers[WireProtocol.requestID(3)] == [4, 5, 6])
+        #expect(answers[WireProtocol.requestID(4)] == [7, 8])
+
+        // Following an event stored long before is following it: stored.
+        try send(5, [.random()], follows: first[0])
+        #expect(try answer().positions == [9])
+    }
+
+    /// A publish larger than the requests in flight at once keeps its events in order, each
+    /// request after the first following the one before it.
+    @Test func aPublishOfManyRequestsInFlightIsStoredInOrder() async throws {
+        let bus = try TestBus()
+        let client = try bus.client("producer") { $0.requestsInFlight = 3 }
+        defer { client.close() }
+        let events = (0..<(BusLimits.maxEnvelopesPerPublish * 7 + 5)).map { index in
+            OutgoingEvent(type: "bureau.test.Happened", payload: Data("\(index)".utf8))
+        }
+        let outcomes = try await client.publish(events)
+        #expect(outcomes.map(\.position) == (1...UInt64(events.count)).map { Optional($0) })
+        var stored: [EventID] = []
+        _ = try await client.readLog(to: UInt64(events.count)) { event, _ in
+            stored.append(event.id)
+            return true
+        }
+        #expect(stored == events.map(\.id))
+    }
+
+    /// The client's side of `out-of-order`, against a scripted daemon: a request refused for it
+    /// is sent again once the one before it is answered, following nothing, and the publish
+    /// answers every event in order.
+    @Test func aRequestRefusedOutOfOrderIsSentAgainAfterTheOneBeforeIt() async throws {
+        let directory = try TemporaryDirectory("scripted")
+        let endpoints = BusEndpoints(
+            ingress: "ipc://\(directory.file("ingress"))", read: "ipc://\(directory.file("read"))",
+            events: "ipc://\(directory.file("events"))")
+        // What the scripted daemon saw: each request's frame count after the request id.
+        let script = Task.detached { () throws -> [Int] in
+            let context = try ZMQContext()
+            let router = try context.socket(.router)
+            defer { router.close() }
+            try router.setLinger(milliseconds: 0)
+            try router.setReceiveTimeout(milliseconds: 20_000)
+            try router.bind(endpoints.ingress)
+            var seen: [Int] = []
+            var position: UInt64 = 0
+            func receive() throws -> [Data] {
+                let frames = try #require(try router.receiveMessage())
+                seen.append(frames.count - 4)
+                return frames
+            }
+            func ack(_ request: [Data]) throws {
+                let count = try WireProtocol.envelopeRanges(inPublishBatch: request[4], maxEnvelopes: 4096).get().count
+                var ack = Bureau_Bus_PublishAck()
+                ack.results = (0..<count).map { _ in
+                    position += 1
+                    var result = Bureau_Bus_PublishResult()
+                    result.status = .committed
+                    result.position = position
+                    return result
+                }
+                ack.head = position
+                try router.send(
+                    multipart: [
+                        request[0], request[1], Data(WireProtocol.ack.utf8), request[3], try ack.serializedData(),
+                    ])
+            }
+            let first = try receive()
+            let second = try receive()
+            var refusal = Bureau_Bus_ErrorReply()
+            refusal.code = WireProtocol.outOfOrder
+            try router.send(
+                multipart: [
+                    second[0], second[1], Data(WireProtocol.error.utf8), second[3], try refusal.serializedData(),
+                ])
+            try ack(first)
+            let again = try receive()
+            #expect(again[4] == second[4], "the refused request's events, sent again")
+            try ack(again)
+            try ack(try receive())
+            return seen
+        }
+        let client = try ZeroMQBusClient(
+            endpoints: endpoints,
+            options: {
+                var options = ZeroMQBusClient.Options(process: "producer")
+                options.requestsInFlight = 2
+                options.publishTimeout = .seconds(20)
+                return options
+            }(), logger: TestLogging.logger("producer"))
+        defer { client.close() }
+        let events = (0..<(BusLimits.maxEnvelopesPerPublish * 2 + 1)).map { _ in
+            OutgoingEvent(type: "bureau.test.Happened", payload: Data("x".utf8))
+        }
+        let outcomes = try await client.publish(events)
+        #expect(outcomes.map(\.position) == (1...UInt64(events.count)).map { Optional($0) })
+        // The first follows nothing, the second the first's last event; sent again, it follows
+        // nothing (the first is answered), nor does the third, sent after it is answered.
+        #expect(try await script.value == [1, 2, 1, 1])
+    }
+
     /// What README's protocol text says of request shapes, through a raw DEALER.
     @Test func requestsOutsideTheProtocolTextAreAnsweredWithTheRightError() async throws {
         let bus = try TestBus()
@@ -435,9 +587,14 @@ extension BusDaemonTests {
         #expect(try error(oldVersion.body).code == "unsupported-protocol")
         #expect(try error(oldVersion.body).message.contains("this bus speaks bureau/2"))
 
-        let twoFrames = try ask([version, publish, id, SequencerTests.envelope(), SequencerTests.envelope()])
+        let batchOfOne = WireProtocol.publishBatch([SequencerTests.envelope()])
+        let threeFrames = try ask([version, publish, id, batchOfOne, Data(count: 16), Data(count: 16)])
+        #expect(try error(threeFrames.body).code == "malformed-request")
+        #expect(try error(threeFrames.body).message.contains("not 3 frames"))
+        // A second frame is the id of the event the request follows: 16 bytes.
+        let twoFrames = try ask([version, publish, id, batchOfOne, SequencerTests.envelope()])
         #expect(try error(twoFrames.body).code == "malformed-request")
-        #expect(try error(twoFrames.body).message.contains("one batch frame of envelopes, not 2 frames"))
+        #expect(try error(twoFrames.body).message.contains("the id of the event it follows: 16 bytes"))
 
         var cut = WireProtocol.publishBatch([SequencerTests.envelope(), SequencerTests.envelope()])
         cut.removeLast(3)

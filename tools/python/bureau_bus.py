@@ -157,9 +157,11 @@ class Bus:
             if reply[1] == expected:
                 return reply[3:]
 
-    def publish(self, message, producer="python", correlation=None, timeout=10.0):
+    def publish(self, message, producer="python", correlation=None, timeout=10.0, follows=None):
         """Publishes one event; sends the same request again (same request id, same envelope)
-        until it is answered. Returns (position, id); raises on REJECTED."""
+        until it is answered. Returns (position, id); raises on REJECTED. With `follows` (the
+        16-byte id of an event), it is stored only after that event is in the log; otherwise
+        it raises BusError("out-of-order") and nothing is stored."""
         envelope = envelope_pb2.Envelope()
         event_id = uuid.uuid4().bytes
         envelope.id = event_id
@@ -171,6 +173,8 @@ class Bus:
         body = envelope.SerializeToString()
         # A publish request's one argument is a batch: each envelope after its 4-byte length.
         frames = [VERSION, b"publish", request_id, struct.pack("<I", len(body)) + body]
+        if follows is not None:
+            frames.append(follows)
         deadline = time.monotonic() + timeout
         wait = 0.25
         while time.monotonic() < deadline:
