@@ -1,6 +1,3 @@
-import BureauSchemas
-import EventLog
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -36,17 +33,6 @@ package struct EnvelopeBatch: Sendable {
 
     /// The bytes of every envelope.
     package var byteCount: Int { envelopes.reduce(0) { $0 + $1.count } }
-
-    /// The id of each envelope that has a well-formed one, in order.
-    package var ids: [EventID] {
-        withBytes { bytes in
-            envelopes.compactMap { range in
-                let envelope = UnsafeRawBufferPointer(rebasing: bytes[range])
-                guard let id = (try? EnvelopeScanner.scan(envelope))?.idRange else { return nil }
-                return EventID(bytes: UnsafeRawBufferPointer(rebasing: envelope[id]))
-            }
-        }
-    }
 
     /// Calls `body` with the request's bytes, in which each of ``envelopes`` lies.
     package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {

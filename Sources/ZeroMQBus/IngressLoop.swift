@@ -59,6 +59,8 @@ final class IngressLoop {
     private let reporter = ErrorReporter(module: "bus", process: "bus")
     /// Recent refusals for a full disk, so that a retry of a refused request gets the same answer.
     private var answers = RequestAnswerCache()
+    /// The publish requests admitted lately, for the ones that name a request they follow.
+    private var recentRequests = RecentRequests()
     /// Builds the publication messages of each committed batch.
     private var publications = PublicationBatcher()
     /// When memory freed since was last handed back to the system.
@@ -132,8 +134,8 @@ final class IngressLoop {
         let identity: Data
         let requestID: Data
         let envelopes: EnvelopeBatch
-        /// The event this request must come after (``WireProtocol/publish``'s optional frame).
-        let follows: EventID?
+        /// The request this one must be stored after (``WireProtocol/publish``'s optional frame).
+        let follows: UInt64?
 
         /// The daemon's own events: no socket to answer on.
         static func own(_ envelopes: [Data]) -> Request {
@@ -214,7 +216,7 @@ final class IngressLoop {
                 switch request.verb {
                 case WireProtocol.publish:
                     let envelopes: EnvelopeBatch
-                    let follows: EventID?
+                    let follows: UInt64?
                     switch publishEnvelopes(request) {
                     case .success(let split):
                         (envelopes, follows) = split
@@ -279,10 +281,10 @@ final class IngressLoop {
         let message: String
     }
 
-    /// The envelopes of a publish request's batch frame and the event it follows (its optional
-    /// second frame), or why it is refused whole: not one or two frames, a second frame that is
-    /// not an event id, too many envelopes or bytes, or a batch cut short.
-    private func publishEnvelopes(_ request: RequestFrames) -> Result<(EnvelopeBatch, follows: EventID?), Refusal> {
+    /// The envelopes of a publish request's batch frame and the request it follows (its
+    /// optional second frame), or why it is refused whole: not one or two frames, a second
+    /// frame that is not a request id, too many envelopes or bytes, or a batch cut short.
+    private func publishEnvelopes(_ request: RequestFrames) -> Result<(EnvelopeBatch, follows: UInt64?), Refusal> {
         if request.argumentBytes > BusLimits.maxRequestBytes {
             return .failure(
                 Refusal(
@@ -297,17 +299,17 @@ final class IngressLoop {
                 Refusal(
                     code: "malformed-request",
                     message: "a \(WireProtocol.version) publish request carries one batch frame of envelopes "
-                        + "(and, optionally, the id of the event it follows), not \(request.frameCount) frames"))
+                        + "(and, optionally, the id of the request it follows), not \(request.frameCount) frames"))
         }
-        var follows: EventID?
+        var follows: UInt64?
         if request.frameCount == 2 {
             let frame = request.arguments[1]
-            guard frame.count == WireProtocol.eventIDBytes, let id = EventID(bytes: frame) else {
+            guard let id = WireProtocol.parseRequestID(frame) else {
                 return .failure(
                     Refusal(
                         code: "malformed-request",
-                        message: "a publish request's second frame is the id of the event it follows: "
-                            + "\(WireProtocol.eventIDBytes) bytes, not \(frame.count)"))
+                        message: "a publish request's second frame is the id of the request it follows: "
+                            + "\(WireProtocol.requestIDBytes) bytes, not \(frame.count)"))
             }
             follows = id
         }
@@ -455,42 +457,34 @@ final class IngressLoop {
         hold(held)
     }
 
-    /// The requests that may be appended now: those that follow nothing, or an event that is
-    /// in the log (written, if not yet durable: it will be before anything after it) or in an
-    /// earlier request of this wake-up. The others are answered `out-of-order` at once and
-    /// nothing of them is stored, so that a producer with several requests in flight never
-    /// has one stored before the one it sent first (a request lost with a connection and sent
-    /// again would otherwise land behind the next).
+    /// The requests that may be appended now (``RecentRequests``); the others are answered
+    /// `out-of-order` at once and nothing of them is stored, so that a producer with several
+    /// requests in flight never has one stored before the one it sent first (a request lost with
+    /// a connection and sent again would otherwise land behind the next).
     private func inOrder(_ requests: [Request]) -> [Request] {
-        guard requests.contains(where: { $0.follows != nil }) else { return requests }
-        var admitted: [Request] = []
-        admitted.reserveCapacity(requests.count)
-        // The ids of the admitted requests' envelopes, gathered only if some request follows
-        // an event that is not in the log yet.
-        var earlier: Set<EventID>?
-        for request in requests {
-            if let follows = request.follows, log.position(of: follows) == nil {
-                let ids = earlier ?? Set(admitted.flatMap(\.envelopes.ids))
-                earlier = ids
-                guard ids.contains(follows) else {
-                    reply(
-                        on: ingress[request.socket], to: request.identity, verb: WireProtocol.error,
-                        requestID: request.requestID
-                    ) {
-                        var error = Bureau_Bus_ErrorReply()
-                        error.code = WireProtocol.outOfOrder
-                        error.message =
-                            "not stored: the event this request follows (\(follows)) is not in the log; "
-                            + "send it again once the request before it is answered"
-                        return error
-                    }
-                    continue
-                }
+        let admitted = recentRequests.admit(
+            requests.map { ($0.isOwn ? nil : WireProtocol.parseRequestID($0.requestID), $0.follows) })
+        guard admitted.contains(false) else { return requests }
+        var inOrder: [Request] = []
+        inOrder.reserveCapacity(requests.count)
+        for (request, admitted) in zip(requests, admitted) {
+            guard !admitted else {
+                inOrder.append(request)
+                continue
             }
-            admitted.append(request)
-            if earlier != nil { earlier?.formUnion(request.envelopes.ids) }
+            reply(
+                on: ingress[request.socket], to: request.identity, verb: WireProtocol.error,
+                requestID: request.requestID
+            ) {
+                var error = Bureau_Bus_ErrorReply()
+                error.code = WireProtocol.outOfOrder
+                error.message =
+                    "not stored: the request this one follows has not reached the bus (or was long ago); "
+                    + "send it again, following nothing, once the request before it is answered"
+                return error
+            }
         }
-        return admitted
+        return inOrder
     }
 
     /// Holds a batch's publications and answers until the commit that covers it has finished.

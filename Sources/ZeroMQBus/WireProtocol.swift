@@ -11,8 +11,8 @@ import Bus
 ///
 /// Requests (DEALER → ROUTER): `[version][verb][request id][arguments…]`; a publish request's
 /// arguments are a batch of envelopes (``publishBatch(_:)``) and, optionally, the id of the
-/// event it must follow in the log (answered `out-of-order`, nothing stored, if that event is
-/// not there): what lets a producer keep several requests in flight without reordering them.
+/// request it must be stored after (answered `out-of-order`, nothing stored, if that one has not
+/// reached the daemon): what lets a producer keep several requests in flight in order.
 /// Replies (ROUTER → DEALER): `[version][reply verb][request id][results…]`.
 /// Publications (PUB → SUB): `[type name][events of that type]` (``PublicationFrame``), and
 /// `[_heartbeat][Heartbeat]`.
@@ -35,9 +35,7 @@ public enum WireProtocol {
 
     /// The request id frame's size.
     public static let requestIDBytes = 8
-    /// The size of an event id, as in a publish request's `follows` frame.
-    public static let eventIDBytes = 16
-    /// The error code of a publish request whose `follows` event is not in the log.
+    /// The error code of a publish request whose `follows` request has not reached the daemon.
     public static let outOfOrder = "out-of-order"
     /// The most replies the read socket queues for a client that does not read them; later
     /// ones are dropped, and the client asks again (a read is idempotent).

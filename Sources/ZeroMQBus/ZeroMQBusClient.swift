@@ -97,98 +97,105 @@ public final class ZeroMQBusClient: EventBus {
     /// once however many times it is sent. Throws ``BusError/noAnswer(endpoint:seconds:)`` if
     /// no daemon answers within ``Options/publishTimeout``.
     public func publish(_ events: [OutgoingEvent]) async throws -> [PublishOutcome] {
-        // Up to ``Options/requestsInFlight`` requests in flight, each after the first naming the
-        // last event of the one before it (`follows`): the daemon stores a request only once
-        // that event is in the log, so a request lost with a connection and sent again can
-        // never land behind a later one, and the events of a publish keep their order. A
-        // request refused `out-of-order` is sent again once every request before it is answered.
-        // Events are encoded a request's worth at a time, the next while others are in flight.
+        // Up to ``Options/requestsInFlight`` requests in flight, each sent while the one before
+        // it is unanswered naming that one (`follows`): the daemon stores a request only after
+        // the one it follows, so a request lost with a connection and sent again can never land
+        // behind a later one, and the events of a publish keep their order. A request refused
+        // `out-of-order` is sent again, following nothing, once every request before it is
+        // answered. Events are encoded a request's worth at a time, while others are in flight,
+        // and each frame is let go once its request is answered.
         let chunk = BusLimits.maxEnvelopesPerPublish
-        var encoded: [Request] = []
+        var requests: [Request] = []
         var nextChunk = 0
         func request(_ index: Int) -> Request? {
-            while index >= encoded.count, nextChunk < events.count {
+            while index >= requests.count, nextChunk < events.count {
                 let start = nextChunk
                 nextChunk = min(start + chunk, events.count)
-                var first = start
                 for batch in WireProtocol.publishBatches(events[start..<nextChunk], process: options.process) {
-                    encoded.append(
-                        Request(frame: batch.frame, count: batch.count, last: events[first + batch.count - 1].id))
-                    first += batch.count
+                    requests.append(Request(id: loop.nextRequestID(), frame: batch.frame, count: batch.count))
                 }
             }
-            return index < encoded.count ? encoded[index] : nil
+            return index < requests.count ? requests[index] : nil
         }
-        let window = max(1, options.requestsInFlight)
+        var window = max(1, options.requestsInFlight)
         var outcomes: [PublishOutcome] = []
         outcomes.reserveCapacity(events.count)
         try await withThrowingTaskGroup(of: (Int, Result<Bureau_Bus_PublishAck, any Error>).self) { group in
             var sent = 0
             var answered = 0
-            var early: [Int: Result<Bureau_Bus_PublishAck, any Error>] = [:]
+            var arrived: [Int: Result<Bureau_Bus_PublishAck, any Error>] = [:]
             while true {
-                while sent - answered < window, let next = request(sent) {
-                    let follows = sent > answered ? encoded[sent - 1].last : nil
-                    let index = sent
-                    group.addTask { (index, await self.attempt(next.frame, follows: follows)) }
-                    sent += 1
-                }
-                guard answered < sent else { break }
-                while let result = early.removeValue(forKey: answered) {
-                    var answer = result
-                    if case .failure(BusError.refused(let code, _)) = answer, code == WireProtocol.outOfOrder {
-                        // Every request before it is answered now: what it follows is stored or
-                        // never will be, so it follows nothing.
-                        answer = await attempt(encoded[answered].frame, follows: nil)
+                // The answers that arrived, in order, first: a refused request is sent again
+                // before any later one is sent following it.
+                while let arrival = arrived.removeValue(forKey: answered) {
+                    var answer = arrival
+                    if case .failure(BusError.refused(let code, _)) = answer, answered > 0,
+                        code == WireProtocol.outOfOrder || code == "malformed-request"
+                    {
+                        // Every request before it is answered now: what it followed is stored
+                        // or never will be. (`malformed-request`: a daemon from before `follows`
+                        // refuses the frame; from here on, one request at a time.)
+                        if code == "malformed-request" { window = 1 }
+                        let again = Request(
+                            id: loop.nextRequestID(), frame: requests[answered].frame, count: requests[answered].count)
+                        answer = await attempt(again, follows: nil)
                     }
                     let ack = try answer.get()
-                    let count = encoded[answered].count
+                    let count = requests[answered].count
                     guard ack.results.count == count else {
                         throw BusError.refused(
                             code: "bad-ack",
                             message: "the bus answered \(ack.results.count) results for \(count) events")
                     }
                     outcomes += ack.results.map(PublishOutcome.init)
+                    requests[answered].frame = Data()
                     answered += 1
                 }
-                guard answered < sent else { continue }
-                guard let (index, result) = try await group.next() else { break }
-                early[index] = result
+                while sent - answered < window, let next = request(sent) {
+                    let follows = sent > answered ? requests[sent - 1].id : nil
+                    let index = sent
+                    group.addTask { (index, await self.attempt(next, follows: follows)) }
+                    sent += 1
+                }
+                guard answered < sent else { break }
+                guard let (index, result) = try await group.next() else {
+                    throw BusError.refused(code: "bad-ack", message: "a publish request ended without an answer")
+                }
+                arrived[index] = result
             }
         }
         return outcomes
     }
 
-    /// ``send(batch:follows:)``, its error kept rather than thrown.
-    private func attempt(_ batch: Data, follows: EventID?) async -> Result<Bureau_Bus_PublishAck, any Error> {
+    /// ``send(batch:id:follows:)`` for `request`, its error kept rather than thrown.
+    private func attempt(_ request: Request, follows: UInt64?) async -> Result<Bureau_Bus_PublishAck, any Error> {
         do {
-            return .success(try await send(batch: batch, follows: follows))
+            return .success(try await send(batch: request.frame, id: request.id, follows: follows))
         } catch {
             return .failure(error)
         }
     }
 
-    /// One publish request: its batch frame, how many events it holds, and the last one's id
-    /// (what the next request follows).
+    /// One publish request of a ``publish(_:)``: its id, its batch frame (emptied once it is
+    /// answered) and how many events it holds.
     private struct Request {
-        let frame: Data
+        let id: UInt64
+        var frame: Data
         let count: Int
-        let last: EventID
     }
 
     /// Sends producer envelopes as they are, for tools that relay bytes.
     public func publish(envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
-        try await send(batch: WireProtocol.publishBatch(envelopes), follows: nil)
+        try await send(batch: WireProtocol.publishBatch(envelopes), id: loop.nextRequestID(), follows: nil)
     }
 
     /// Sends one publish request whose argument is `batch` (``WireProtocol/publishBatch(_:)``),
-    /// to be stored only after the event `follows`, if given, is in the log.
-    private func send(batch: Data, follows: EventID?) async throws -> Bureau_Bus_PublishAck {
-        let id = loop.nextRequestID()
+    /// to be stored only after the request `follows`, if given.
+    private func send(batch: Data, id: UInt64, follows: UInt64?) async throws -> Bureau_Bus_PublishAck {
         var frames = [
             Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(id), batch,
         ]
-        if let follows { frames.append(Data(follows.bytes)) }
+        if let follows { frames.append(WireProtocol.requestID(follows)) }
         let deadline = ContinuousClock.now + options.publishTimeout
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -399,10 +399,10 @@ extension BusDaemonTests {
         #expect(try await bus.client().ping().head == 2)
     }
 
-    /// A request that names the event it follows is stored only once that event is in the log:
-    /// before, it is answered `out-of-order` and nothing of it is stored; a request that follows
-    /// one sent just before it, unanswered, is stored behind it.
-    @Test func aRequestIsStoredOnlyAfterTheEventItFollows() async throws {
+    /// A request that names the request it follows is stored only after that one: before, it
+    /// is answered `out-of-order` and nothing of it is stored; one that follows a request sent
+    /// just before it, unanswered, is stored behind it.
+    @Test func aRequestIsStoredOnlyAfterTheRequestItFollows() async throws {
         let bus = try TestBus()
         let context = try ZMQContext()
         let socket = try context.socket(.dealer)
@@ -411,10 +411,11 @@ extension BusDaemonTests {
         try socket.connect(bus.location.ipcEndpoints.ingress)
         defer { socket.close() }
         let header = [Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8)]
-        func send(_ request: UInt64, _ ids: [EventID], follows: EventID?) throws {
-            let batch = WireProtocol.publishBatch(ids.map { SequencerTests.envelope(id: $0) })
+        func send(_ request: UInt64, events: Int, follows: UInt64?) throws {
+            let batch = WireProtocol.publishBatch((0..<events).map { _ in SequencerTests.envelope() })
             try socket.send(
-                multipart: header + [WireProtocol.requestID(request), batch] + (follows.map { [Data($0.bytes)] } ?? []))
+                multipart: header + [WireProtocol.requestID(request), batch]
+                    + (follows.map { [WireProtocol.requestID($0)] } ?? []))
         }
         /// The next answer: its request and, for an ack, the positions; for an error, its code.
         func answer() throws -> (request: Data, positions: [UInt64], error: String?) {
@@ -424,27 +425,23 @@ extension BusDaemonTests {
             }
             return (reply[2], try Bureau_Bus_PublishAck(serializedBytes: reply[3]).results.map(\.position), nil)
         }
-        let first = [EventID.random(), .random()]
-        let second = [EventID.random()]
 
         // The second request reaches the bus before the first (as one sent again after a lost
         // connection would): refused, nothing stored.
-        try send(2, second, follows: first[1])
+        try send(2, events: 1, follows: 1)
         let early = try answer()
         #expect(early.request == WireProtocol.requestID(2) && early.error == WireProtocol.outOfOrder)
         #expect(try await bus.client().ping().head == 0)
 
-        try send(1, first, follows: nil)
+        try send(1, events: 2, follows: nil)
         #expect(try answer().positions == [1, 2])
-        try send(2, second, follows: first[1])
+        try send(2, events: 1, follows: 1)
         #expect(try answer().positions == [3])
 
         // Sent back to back, the second before the first is answered (one wake-up of the
         // daemon, or two): both stored, in order.
-        let third = [EventID.random(), .random(), .random()]
-        let fourth = [EventID.random(), .random()]
-        try send(3, third, follows: nil)
-        try send(4, fourth, follows: third[2])
+        try send(3, events: 3, follows: nil)
+        try send(4, events: 2, follows: 3)
         var answers: [Data: [UInt64]] = [:]
         for _ in 0..<2 {
             let next = try answer()
@@ -454,13 +451,15 @@ extension BusDaemonTests {
         #expect(answers[WireProtocol.requestID(3)] == [4, 5, 6])
         #expect(answers[WireProtocol.requestID(4)] == [7, 8])
 
-        // Following an event stored long before is following it: stored.
-        try send(5, [.random()], follows: first[0])
+        // Following a request the bus took earlier is following it; one it never saw is not.
+        try send(5, events: 1, follows: 1)
         #expect(try answer().positions == [9])
+        try send(6, events: 1, follows: 99)
+        #expect(try answer().error == WireProtocol.outOfOrder)
+        #expect(try await bus.client().ping().head == 9)
     }
 
-    /// A publish larger than the requests in flight at once keeps its events in order, each
-    /// request after the first following the one before it.
+    /// A publish larger than the requests in flight at once keeps its events in order.
     @Test func aPublishOfManyRequestsInFlightIsStoredInOrder() async throws {
         let bus = try TestBus()
         let client = try bus.client("producer") { $0.requestsInFlight = 3 }
@@ -478,30 +477,46 @@ extension BusDaemonTests {
         #expect(stored == events.map(\.id))
     }
 
-    /// The client's side of `out-of-order`, against a scripted daemon: a request refused for it
-    /// is sent again once the one before it is answered, following nothing, and the publish
-    /// answers every event in order.
+    /// The client against a scripted daemon that stores a request only after the one it
+    /// follows, and takes the second request as if it had arrived first: every request but the
+    /// first is sent following the one before it while that is unanswered, the refused one is
+    /// sent again following nothing once the first is answered, and the publish answers every
+    /// event in order.
     @Test func aRequestRefusedOutOfOrderIsSentAgainAfterTheOneBeforeIt() async throws {
         let directory = try TemporaryDirectory("scripted")
         let endpoints = BusEndpoints(
             ingress: "ipc://\(directory.file("ingress"))", read: "ipc://\(directory.file("read"))",
             events: "ipc://\(directory.file("events"))")
-        // What the scripted daemon saw: each request's frame count after the request id.
-        let script = Task.detached { () throws -> [Int] in
+        let total = BusLimits.maxEnvelopesPerPublish * 4 + 1
+        /// What the scripted daemon saw: each request's id, the one it followed, and its batch.
+        let script = Task.detached { () throws -> [(id: UInt64, follows: UInt64?, batch: Data)] in
             let context = try ZMQContext()
             let router = try context.socket(.router)
             defer { router.close() }
             try router.setLinger(milliseconds: 0)
             try router.setReceiveTimeout(milliseconds: 20_000)
             try router.bind(endpoints.ingress)
-            var seen: [Int] = []
+            var seen: [(id: UInt64, follows: UInt64?, batch: Data)] = []
+            var stored: Set<UInt64> = []
             var position: UInt64 = 0
             func receive() throws -> [Data] {
                 let frames = try #require(try router.receiveMessage())
-                seen.append(frames.count - 4)
+                let id = try #require(WireProtocol.parseRequestID(frames[3]))
+                seen.append((id, frames.count > 5 ? WireProtocol.parseRequestID(frames[5]) : nil, frames[4]))
                 return frames
             }
-            func ack(_ request: [Data]) throws {
+            func refuse(_ request: [Data]) throws {
+                var refusal = Bureau_Bus_ErrorReply()
+                refusal.code = WireProtocol.outOfOrder
+                try router.send(
+                    multipart: [
+                        request[0], request[1], Data(WireProtocol.error.utf8), request[3], try refusal.serializedData(),
+                    ])
+            }
+            func answer(_ request: [Data]) throws {
+                let follows = request.count > 5 ? WireProtocol.parseRequestID(request[5]) : nil
+                if let follows, !stored.contains(follows) { return try refuse(request) }
+                stored.insert(try #require(WireProtocol.parseRequestID(request[3])))
                 let count = try WireProtocol.envelopeRanges(inPublishBatch: request[4], maxEnvelopes: 4096).get().count
                 var ack = Bureau_Bus_PublishAck()
                 ack.results = (0..<count).map { _ in
@@ -517,19 +532,11 @@ extension BusDaemonTests {
                         request[0], request[1], Data(WireProtocol.ack.utf8), request[3], try ack.serializedData(),
                     ])
             }
+            // The second request as if it came first: refused; then the first, stored.
             let first = try receive()
-            let second = try receive()
-            var refusal = Bureau_Bus_ErrorReply()
-            refusal.code = WireProtocol.outOfOrder
-            try router.send(
-                multipart: [
-                    second[0], second[1], Data(WireProtocol.error.utf8), second[3], try refusal.serializedData(),
-                ])
-            try ack(first)
-            let again = try receive()
-            #expect(again[4] == second[4], "the refused request's events, sent again")
-            try ack(again)
-            try ack(try receive())
+            try refuse(try receive())
+            try answer(first)
+            while position < UInt64(total) { try answer(try receive()) }
             return seen
         }
         let client = try ZeroMQBusClient(
@@ -541,14 +548,17 @@ extension BusDaemonTests {
                 return options
             }(), logger: TestLogging.logger("producer"))
         defer { client.close() }
-        let events = (0..<(BusLimits.maxEnvelopesPerPublish * 2 + 1)).map { _ in
-            OutgoingEvent(type: "bureau.test.Happened", payload: Data("x".utf8))
-        }
+        let events = (0..<total).map { _ in OutgoingEvent(type: "bureau.test.Happened", payload: Data("x".utf8)) }
         let outcomes = try await client.publish(events)
-        #expect(outcomes.map(\.position) == (1...UInt64(events.count)).map { Optional($0) })
-        // The first follows nothing, the second the first's last event; sent again, it follows
-        // nothing (the first is answered), nor does the third, sent after it is answered.
-        #expect(try await script.value == [1, 2, 1, 1])
+        #expect(outcomes.map(\.position) == (1...UInt64(total)).map { Optional($0) })
+        let seen = try await script.value
+        #expect(seen.count >= 6, "5 requests and the refused one again: \(seen)")
+        #expect(seen[0].follows == nil && seen[1].follows == seen[0].id)
+        // The refused second request's events went again under a new id, following nothing.
+        let again = try #require(seen.dropFirst(2).first { $0.batch == seen[1].batch })
+        #expect(again.follows == nil && again.id != seen[1].id)
+        // Positions 1… in the events' order above: the script stored the requests in order.
+        #expect(Set(seen.map(\.id)).count == seen.count)
     }
 
     /// What README's protocol text says of request shapes, through a raw DEALER.
@@ -591,10 +601,10 @@ extension BusDaemonTests {
         let threeFrames = try ask([version, publish, id, batchOfOne, Data(count: 16), Data(count: 16)])
         #expect(try error(threeFrames.body).code == "malformed-request")
         #expect(try error(threeFrames.body).message.contains("not 3 frames"))
-        // A second frame is the id of the event the request follows: 16 bytes.
+        // A second frame is the id of the request this one follows: 8 bytes.
         let twoFrames = try ask([version, publish, id, batchOfOne, SequencerTests.envelope()])
         #expect(try error(twoFrames.body).code == "malformed-request")
-        #expect(try error(twoFrames.body).message.contains("the id of the event it follows: 16 bytes"))
+        #expect(try error(twoFrames.body).message.contains("the id of the request it follows: 8 bytes"))
 
         var cut = WireProtocol.publishBatch([SequencerTests.envelope(), SequencerTests.envelope()])
         cut.removeLast(3)

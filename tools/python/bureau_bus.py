@@ -160,8 +160,8 @@ class Bus:
     def publish(self, message, producer="python", correlation=None, timeout=10.0, follows=None):
         """Publishes one event; sends the same request again (same request id, same envelope)
         until it is answered. Returns (position, id); raises on REJECTED. With `follows` (the
-        16-byte id of an event), it is stored only after that event is in the log; otherwise
-        it raises BusError("out-of-order") and nothing is stored."""
+        8-byte request id of an earlier publish), it is stored only if that request reached the
+        bus first; otherwise it raises BusError("out-of-order") and nothing is stored."""
         envelope = envelope_pb2.Envelope()
         event_id = uuid.uuid4().bytes
         envelope.id = event_id
