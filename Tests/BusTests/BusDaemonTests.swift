@@ -477,6 +477,13 @@ extension BusDaemonTests {
         #expect(stored == events.map(\.id))
     }
 
+    /// A request as the scripted daemon below saw it.
+    struct ScriptedRequest: Sendable {
+        let id: UInt64
+        let follows: UInt64?
+        let batch: Data
+    }
+
     /// The client against a scripted daemon that stores a request only after the one it
     /// follows, and takes the second request as if it had arrived first: every request but the
     /// first is sent following the one before it while that is unanswered, the refused one is
@@ -489,20 +496,25 @@ extension BusDaemonTests {
             events: "ipc://\(directory.file("events"))")
         let total = BusLimits.maxEnvelopesPerPublish * 4 + 1
         /// What the scripted daemon saw: each request's id, the one it followed, and its batch.
-        let script = Task.detached { () throws -> [(id: UInt64, follows: UInt64?, batch: Data)] in
+        /// On a thread of its own: its calls block, and a blocked thread of the shared pool
+        /// starves the client's tasks when the other suites run beside it.
+        async let script = BusFuzzTests.onThread { () throws -> [ScriptedRequest] in
             let context = try ZMQContext()
             let router = try context.socket(.router)
             defer { router.close() }
             try router.setLinger(milliseconds: 0)
             try router.setReceiveTimeout(milliseconds: 20_000)
             try router.bind(endpoints.ingress)
-            var seen: [(id: UInt64, follows: UInt64?, batch: Data)] = []
+            var seen: [ScriptedRequest] = []
             var stored: Set<UInt64> = []
             var position: UInt64 = 0
             func receive() throws -> [Data] {
                 let frames = try #require(try router.receiveMessage())
                 let id = try #require(WireProtocol.parseRequestID(frames[3]))
-                seen.append((id, frames.count > 5 ? WireProtocol.parseRequestID(frames[5]) : nil, frames[4]))
+                seen.append(
+                    ScriptedRequest(
+                        id: id, follows: frames.count > 5 ? WireProtocol.parseRequestID(frames[5]) : nil,
+                        batch: frames[4]))
                 return frames
             }
             func refuse(_ request: [Data]) throws {
@@ -551,7 +563,7 @@ extension BusDaemonTests {
         let events = (0..<total).map { _ in OutgoingEvent(type: "bureau.test.Happened", payload: Data("x".utf8)) }
         let outcomes = try await client.publish(events)
         #expect(outcomes.map(\.position) == (1...UInt64(total)).map { Optional($0) })
-        let seen = try await script.value
+        let seen = try await script
         #expect(seen.count >= 6, "5 requests and the refused one again: \(seen)")
         #expect(seen[0].follows == nil && seen[1].follows == seen[0].id)
         // The refused second request's events went again under a new id, following nothing.
