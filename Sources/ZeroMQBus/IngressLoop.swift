@@ -206,12 +206,7 @@ final class IngressLoop {
             switch received {
             case .failure(let problem):
                 badInput.record(problem.message, socket: "ingress")
-                reply(on: socket, to: problem.identity, verb: WireProtocol.error, requestID: problem.requestID) {
-                    var error = Bureau_Bus_ErrorReply()
-                    error.code = problem.code
-                    error.message = problem.message
-                    return error
-                }
+                refuse(on: socket, to: problem.identity, requestID: problem.requestID, problem.code, problem.message)
             case .success(let request):
                 switch request.verb {
                 case WireProtocol.publish:
@@ -224,13 +219,9 @@ final class IngressLoop {
                         // An error, not an ack of one rejection per envelope: the request may
                         // hold any number of envelopes, and the answer must stay small.
                         badInput.record(refusal.message, socket: "ingress")
-                        reply(on: socket, to: request.identity, verb: WireProtocol.error, requestID: request.requestID)
-                        {
-                            var error = Bureau_Bus_ErrorReply()
-                            error.code = refusal.code
-                            error.message = refusal.message
-                            return error
-                        }
+                        refuse(
+                            on: socket, to: request.identity, requestID: request.requestID, refusal.code,
+                            refusal.message)
                         continue
                     }
                     if !answers.isEmpty,
@@ -264,12 +255,7 @@ final class IngressLoop {
                 default:
                     let message = "unknown verb '\(request.verb)' on the ingress socket: use publish or ping"
                     badInput.record(message, socket: "ingress")
-                    reply(on: socket, to: request.identity, verb: WireProtocol.error, requestID: request.requestID) {
-                        var error = Bureau_Bus_ErrorReply()
-                        error.code = "unknown-verb"
-                        error.message = message
-                        return error
-                    }
+                    refuse(on: socket, to: request.identity, requestID: request.requestID, "unknown-verb", message)
                 }
             }
         }
@@ -472,17 +458,11 @@ final class IngressLoop {
                 inOrder.append(request)
                 continue
             }
-            reply(
-                on: ingress[request.socket], to: request.identity, verb: WireProtocol.error,
-                requestID: request.requestID
-            ) {
-                var error = Bureau_Bus_ErrorReply()
-                error.code = WireProtocol.outOfOrder
-                error.message =
-                    "not stored: the request this one follows has not reached the bus (or was long ago); "
-                    + "send it again, following nothing, once the request before it is answered"
-                return error
-            }
+            refuse(
+                on: ingress[request.socket], to: request.identity, requestID: request.requestID,
+                WireProtocol.outOfOrder,
+                "not stored: the request this one follows has not reached the bus (or was long ago); "
+                    + "send it again, following nothing, once the request before it is answered")
         }
         return inOrder
     }
@@ -640,6 +620,17 @@ final class IngressLoop {
     }
 
     /// Sends a reply; a peer that has gone away or stopped reading is skipped, never waited for.
+    /// Answers a request with an `error` reply: `code` (README, "Other requests and errors")
+    /// and what the client is told.
+    private func refuse(on socket: ZMQSocket, to identity: Data, requestID: Data, _ code: String, _ message: String) {
+        reply(on: socket, to: identity, verb: WireProtocol.error, requestID: requestID) {
+            var error = Bureau_Bus_ErrorReply()
+            error.code = code
+            error.message = message
+            return error
+        }
+    }
+
     private func reply(
         on socket: ZMQSocket, to identity: Data, verb: String, requestID: Data,
         _ message: () throws -> some SwiftProtobuf.Message

@@ -399,16 +399,23 @@ extension BusDaemonTests {
         #expect(try await bus.client().ping().head == 2)
     }
 
-    /// A request that names the request it follows is stored only after that one: before, it
-    /// is answered `out-of-order` and nothing of it is stored; one that follows a request sent
-    /// just before it, unanswered, is stored behind it.
-    @Test func aRequestIsStoredOnlyAfterTheRequestItFollows() async throws {
-        let bus = try TestBus()
+    /// A raw DEALER on `bus`'s ingress (it keeps its context alive), to send what README's
+    /// protocol text describes. Replies are waited for up to 10 s.
+    static func rawIngress(of bus: TestBus) throws -> ZMQSocket {
         let context = try ZMQContext()
         let socket = try context.socket(.dealer)
         try socket.setLinger(milliseconds: 0)
         try socket.setReceiveTimeout(milliseconds: 10_000)
         try socket.connect(bus.location.ipcEndpoints.ingress)
+        return socket
+    }
+
+    /// A request that names the request it follows is stored only after that one: before, it
+    /// is answered `out-of-order` and nothing of it is stored; one that follows a request sent
+    /// just before it, unanswered, is stored behind it.
+    @Test func aRequestIsStoredOnlyAfterTheRequestItFollows() async throws {
+        let bus = try TestBus()
+        let socket = try Self.rawIngress(of: bus)
         defer { socket.close() }
         let header = [Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8)]
         func send(_ request: UInt64, events: Int, follows: UInt64?) throws {
@@ -591,11 +598,7 @@ extension BusDaemonTests {
     /// What README's protocol text says of request shapes, through a raw DEALER.
     @Test func requestsOutsideTheProtocolTextAreAnsweredWithTheRightError() async throws {
         let bus = try TestBus()
-        let context = try ZMQContext()
-        let socket = try context.socket(.dealer)
-        try socket.setLinger(milliseconds: 0)
-        try socket.setReceiveTimeout(milliseconds: 10_000)
-        try socket.connect(bus.location.ipcEndpoints.ingress)
+        let socket = try Self.rawIngress(of: bus)
         let version = Data(WireProtocol.version.utf8)
         let publish = Data(WireProtocol.publish.utf8)
         func ask(_ frames: [Data]) throws -> (verb: String, id: Data, body: Data) {

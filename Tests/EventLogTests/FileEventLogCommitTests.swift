@@ -12,12 +12,29 @@ struct FileEventLogCommitTests {
         return bytes[8..<16].withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
-    @Test func theWriterGoesOnWhileAnFdatasyncIsUnderWayAndNothingAfterItIsAcknowledgedByIt() throws {
-        let directory = try TemporaryDirectory("log")
-        let disk = FaultInjectingFileSystem(plan: nil)
-        var options = FileEventLogTests.oneSegment()
+    /// A log in a new directory whose file calls go through `disk`.
+    static func log(
+        _ options: FileEventLog.Options, on disk: FaultInjectingFileSystem
+    ) throws -> (TemporaryDirectory, FileEventLog) {
+        var options = options
         options.fileSystem = disk
-        let log = try FileEventLog(directory: directory.path, options: options)
+        let directory = try TemporaryDirectory("log")
+        return (directory, try FileEventLog(directory: directory.path, options: options))
+    }
+
+    /// How many fdatasyncs and fsyncs opening a new log makes: a plan that fails the next one
+    /// fails the first commit's.
+    static func syncsOfOpening(_ options: FileEventLog.Options) throws -> Int {
+        let counter = FaultInjectingFileSystem(plan: nil)
+        let (scratch, counted) = try log(options, on: counter)
+        let opening = counter.count(of: .failedSync)
+        try withExtendedLifetime(scratch) { try counted.close() }
+        return opening
+    }
+
+    @Test func theWriterGoesOnWhileAnFdatasyncIsUnderWayAndNothingAfterItIsAcknowledgedByIt() throws {
+        let disk = FaultInjectingFileSystem(plan: nil)
+        let (directory, log) = try Self.log(FileEventLogTests.oneSegment(), on: disk)
         let records = FileEventLogTests.records(1...20)
         try log.append(Array(records[0..<10]))
 
@@ -48,19 +65,10 @@ struct FileEventLogCommitTests {
     }
 
     @Test func aFailedFdatasyncUnderWayFailsTheLogAndIsNeverRetried() throws {
-        // How many syncs opening makes, so that the first commit's is the one that fails.
-        let counter = FaultInjectingFileSystem(plan: nil)
-        var options = FileEventLogTests.oneSegment()
-        options.fileSystem = counter
-        let scratch = try TemporaryDirectory("count")
-        let counted = try FileEventLog(directory: scratch.path, options: options)
-        let opening = counter.count(of: .failedSync)
-        try counted.close()
-
-        let directory = try TemporaryDirectory("log")
+        // The first commit's fdatasync is the one that fails.
+        let opening = try Self.syncsOfOpening(FileEventLogTests.oneSegment())
         let disk = FaultInjectingFileSystem(plan: .init(.failedSync, at: opening + 1))
-        options.fileSystem = disk
-        let log = try FileEventLog(directory: directory.path, options: options)
+        let (directory, log) = try Self.log(FileEventLogTests.oneSegment(), on: disk)
         let records = FileEventLogTests.records(1...6)
         try log.append(Array(records[0..<5]))
         disk.holdSyncs()
@@ -95,11 +103,8 @@ struct FileEventLogCommitTests {
     }
 
     @Test func aSegmentRollWaitsForTheFdatasyncUnderWayAndEveryRecordSurvives() throws {
-        let directory = try TemporaryDirectory("log")
         let disk = FaultInjectingFileSystem(plan: nil)
-        var options = FileEventLogTests.smallSegments()
-        options.fileSystem = disk
-        let log = try FileEventLog(directory: directory.path, options: options)
+        let (directory, log) = try Self.log(FileEventLogTests.smallSegments(), on: disk)
         let records = FileEventLogTests.records(1...120)
         try log.append(Array(records[0..<20]))
         disk.holdSyncs()

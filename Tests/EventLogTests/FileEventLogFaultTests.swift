@@ -93,11 +93,7 @@ struct FileEventLogFaultTests {
 
     @Test func aFailedFdatasyncIsNeverRetriedAndTheLogRefusesEverythingUntilReopened() throws {
         // The first commit's fdatasync fails: after those of opening.
-        let counter = FaultInjectingFileSystem(plan: nil)
-        let scratch = try TemporaryDirectory("count")
-        let counted = try FileEventLog(directory: scratch.path, options: Self.options(counter))
-        let opening = counter.count(of: .failedSync)
-        try counted.close()
+        let opening = try FileEventLogCommitTests.syncsOfOpening(FileEventLogTests.smallSegments())
         let directory = try TemporaryDirectory("log")
         let fileSystem = FaultInjectingFileSystem(plan: .init(.failedSync, at: opening + 1))
         let log = try FileEventLog(directory: directory.path, options: Self.options(fileSystem))
