@@ -11,7 +11,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
         discussion: "Build in release mode: swift run -c release bureau-bench <benchmark>",
         subcommands: [
             BusBenchmark.self, HostsBenchmark.self, LogOpenBenchmark.self, ReducersBenchmark.self,
-            ReplayBenchmark.self, RendererBenchmarkCommand.self, RelayCommand.self, StoreBenchmark.self,
+            ReplayBenchmark.self, FoldBenchmark.self, RendererBenchmarkCommand.self, RelayCommand.self,
+            StoreBenchmark.self,
         ]
     )
 }

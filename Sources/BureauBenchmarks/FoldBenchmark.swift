@@ -1,0 +1,147 @@
+import ArgumentParser
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import Guards
+import Runtime
+import WatchlistFeature
+
+/// The per-event costs of the read side, each alone, from memory, on one thread: what replay,
+/// a projection rebuild and a reducer host spend on an event besides reading the log.
+struct FoldBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fold",
+        abstract: "Nanoseconds per event of each step of the read side, from memory, on one thread.",
+        discussion: """
+            Builds --events envelopes in memory as the replay benchmark's log holds them (rates,
+            then add and remove requests in turn, each followed by the watchlist reducer's answer),
+            then times each step over all of them, --rounds times, the steps taking turns, and
+            prints the best round of each: decoding the envelopes (what raw read + decode does
+            besides reading), the reducer's `advance` (replay), its `step` with outputs (a host),
+            the watchlist projection (rebuild), and replay's whole fold (reducer and projection).
+            No log, no thread hand-over: the figures are the work itself, so that a change to
+            one step can be measured on a noisy machine.
+
+            Example: swift run -c release bureau-bench fold --events 200000 --rounds 7
+            """
+    )
+
+    @Option(help: "(default: 200000)", transform: BoundedNumber.integers(in: 2...10_000_000)) var events = 200_000
+    @Option(help: "(default: 7)", transform: BoundedNumber.integers(in: 1...100)) var rounds = 7
+
+    func run() async throws {
+        let envelopes = try Self.envelopes(count: events)
+        let decoded = try envelopes.map { try StoredEvent(envelopeBytes: $0) }
+        let reducer = WatchlistReducer()
+        let projection = WatchlistProjection()
+        let filter = projection.filter
+
+        var steps: [(name: String, run: () throws -> Int)] = []
+        steps.append(
+            (
+                "envelope decode (StoredEvent)",
+                {
+                    var sum = 0
+                    for envelope in envelopes { sum &+= Int(try StoredEvent(envelopeBytes: envelope).position) }
+                    return sum
+                }
+            ))
+        steps.append(
+            (
+                "reducer advance (replay)",
+                {
+                    var state = reducer.initialState
+                    var applied = 0
+                    for event in decoded where reducer.advance(event, state: &state) == .applied { applied += 1 }
+                    return applied
+                }
+            ))
+        steps.append(
+            (
+                "reducer step with outputs (host)",
+                {
+                    var state = reducer.initialState
+                    var outputs = 0
+                    for event in decoded { outputs += reducer.step(event, state: &state).outputs.count }
+                    return outputs
+                }
+            ))
+        steps.append(
+            (
+                "projection (rebuild)",
+                {
+                    var value = projection.initialValue
+                    for event in decoded where filter.matches(event.type) { projection.apply(event, to: &value) }
+                    return value.pairs.count
+                }
+            ))
+        steps.append(
+            (
+                "replay fold (reducer and projection)",
+                {
+                    let replay = LogReplay(reducers: [reducer], projections: [AnyProjection(projection)])
+                    for event in decoded { replay.apply(event) }
+                    return replay.eventCount
+                }
+            ))
+
+        var best = [Double](repeating: .infinity, count: steps.count)
+        for _ in 0..<rounds {
+            for (index, step) in steps.enumerated() {
+                let started = ContinuousClock.now
+                _ = try step.run()
+                let nanos = (ContinuousClock.now - started).inSeconds * 1e9 / Double(envelopes.count)
+                best[index] = min(best[index], nanos)
+            }
+        }
+        print("# fold benchmark: \(formatted(Double(envelopes.count))) events, best of \(rounds) rounds")
+        print("")
+        print("| step | ns per event |")
+        print("|---|---|")
+        for (index, step) in steps.enumerated() {
+            print("| \(step.name) | \(String(format: "%.0f", best[index])) |")
+        }
+    }
+
+    /// The envelopes of the replay benchmark's log, as stored: rates, then requests each
+    /// followed by the watchlist reducer's answer.
+    static func envelopes(count: Int) throws -> [Data] {
+        var replay = ReducerReplay(WatchlistReducer())
+        var envelopes: [Data] = []
+        envelopes.reserveCapacity(count)
+        let start = CommitTime(seconds: 1_793_000_000, nanos: 0)
+
+        func append(_ event: OutgoingEvent, process: String) throws -> StoredEvent {
+            let position = UInt64(envelopes.count + 1)
+            let micros = Int64(position)
+            let stored = StoredEvent(
+                position: position, id: event.id, type: event.type,
+                commitTime: CommitTime(
+                    seconds: start.seconds + micros / 1_000_000, nanos: Int32(micros % 1_000_000) * 1000),
+                producerProcess: process, producerModule: event.module, causation: event.causation,
+                correlation: event.correlation, payload: event.payload)
+            envelopes.append(try stored.envelope().serializedData())
+            return stored
+        }
+
+        var rates = Bureau_Rates_RatesPublished(asOf: "2026-10-30", rates: ["USD": "1.1172"])
+        replay.apply(try append(try OutgoingEvent(rates), process: "rates"))
+        rates.asOf = "2026-10-31"
+        replay.apply(try append(try OutgoingEvent(rates), process: "rates"))
+        let add = try PairAddRequested(base: "EUR", quote: "USD").serializedData()
+        let remove = try PairRemoveRequested(base: "EUR", quote: "USD").serializedData()
+        var index = 0
+        while envelopes.count + 2 <= count {
+            let request =
+                index % 2 == 0
+                ? OutgoingEvent(type: PairAddRequested.protoMessageName, payload: add)
+                : OutgoingEvent(type: PairRemoveRequested.protoMessageName, payload: remove)
+            index += 1
+            for answer in replay.apply(try append(request, process: "bench"), keepOutputs: false) {
+                _ = try append(answer, process: "watchlist-host")
+            }
+        }
+        return envelopes
+    }
+}
