@@ -10,8 +10,10 @@ import Bus
 public struct AnyProjection: Sendable {
     public let name: String
     public let inputTypes: [String]
-    private let makeFold: @Sendable () -> ProjectionFold
+    @usableFromInline let makeFold: @Sendable () -> ProjectionFold
 
+    /// Inlinable, so that the folds it makes are compiled for `P` where it is called.
+    @inlinable
     public init<P: Projection>(_ projection: P) {
         name = projection.name
         inputTypes = projection.inputTypes

@@ -16,11 +16,11 @@ public final class AnyReducerReplay {
     public let module: String
     /// The reducer's output types, to recognise its own events.
     public let outputTypes: [String]
-    private let applyEvent: (StoredEvent) -> ReducerStep
-    private let advanceEvent: (StoredEvent) -> ReducerStep.Kind
-    private let encodeState: () throws -> JSONValue
-    private let counters: () -> (position: UInt64, inputs: Int, malformed: Int)
-    private let makeCopy: () -> AnyReducerReplay
+    @usableFromInline let applyEvent: (StoredEvent) -> ReducerStep
+    @usableFromInline let advanceEvent: (StoredEvent) -> ReducerStep.Kind
+    @usableFromInline let encodeState: () throws -> JSONValue
+    @usableFromInline let counters: () -> (position: UInt64, inputs: Int, malformed: Int)
+    @usableFromInline let makeCopy: () -> AnyReducerReplay
 
     /// A run of `reducer` from its initial state.
     public convenience init<R: Reducer>(_ reducer: R) {
@@ -28,6 +28,11 @@ public final class AnyReducerReplay {
     }
 
     /// Goes on from where `replay` stands.
+    ///
+    /// Inlinable, and called from ``Reducer/replayRun()``, so that these closures are compiled
+    /// in the reducer's module for its type: compiled here, for any reducer, every event
+    /// advanced looked up the type metadata of `ReducerReplay<R>` at run time.
+    @inlinable
     init<R: Reducer>(replay: ReducerReplay<R>) {
         let box = ReplayBox(replay)
         let reducer = replay.reducer
@@ -36,19 +41,23 @@ public final class AnyReducerReplay {
         makeCopy = { AnyReducerReplay(replay: box.replay) }
         applyEvent = { box.replay.applyInput($0) }
         advanceEvent = { box.replay.advance($0) }
-        encodeState = {
-            let state = box.replay.state
-            return try JSONValue(parsing: try box.replay.stateJSON()).sortingUnorderedArrays { sorted in
-                let decoded = try? JSONDecoder().decode(R.State.self, from: Data(sorted.description.utf8))
-                return decoded == state
-            }
+        encodeState = { try AnyReducerReplay.encodedState(of: box.replay) }
+        counters = { (box.replay.lastInput, box.replay.inputsApplied, box.replay.malformedInputs.count) }
+    }
+
+    /// `replay`'s state as ``state()`` gives it.
+    @usableFromInline
+    static func encodedState<R: Reducer>(of replay: ReducerReplay<R>) throws -> JSONValue {
+        let state = replay.state
+        return try JSONValue(parsing: try replay.stateJSON()).sortingUnorderedArrays { sorted in
+            let decoded = try? JSONDecoder().decode(R.State.self, from: Data(sorted.description.utf8))
+            return decoded == state
         }
-        counters = { (box.replay.position, box.replay.inputCount, box.replay.malformed.count) }
     }
 
     /// A run of a reducer whose type is known only at run time (a module registry's).
     public static func of(_ reducer: any Reducer) -> AnyReducerReplay {
-        AnyReducerReplay(reducer)
+        reducer.replayRun()
     }
 
     /// Applies `event` if it is an input; says what it was.
@@ -75,7 +84,8 @@ public final class AnyReducerReplay {
     public func copy() -> AnyReducerReplay { makeCopy() }
 }
 
-private final class ReplayBox<R: Reducer> {
-    var replay: ReducerReplay<R>
-    init(_ replay: ReducerReplay<R>) { self.replay = replay }
+@usableFromInline
+final class ReplayBox<R: Reducer> {
+    @usableFromInline var replay: ReducerReplay<R>
+    @inlinable init(_ replay: ReducerReplay<R>) { self.replay = replay }
 }

@@ -16,22 +16,28 @@ public struct InputDecoder<Input: Sendable>: Sendable {
     /// In the order declared. A reducer has a few inputs: comparing names (a length and a
     /// memcmp) beats hashing one, which a host does for every event it reads. The names are
     /// kept apart from the decoders so that the search needs no generic type at run time.
-    public private(set) var typeNames: [String] = []
+    public var typeNames: [String] { names }
+    @usableFromInline var names: [String] = []
     /// The decoder of each of ``typeNames``, at the same index.
     @usableFromInline var decoders: [@Sendable (Data) throws -> Input] = []
 
     public init() {}
 
     /// Adds an input: events of `type` are decoded and wrapped with `make`.
+    ///
+    /// Inlinable so that the decoder is compiled where the reducer declares its inputs, for
+    /// its concrete message type: a generic closure decoded every payload through run-time
+    /// type metadata and a thunk.
+    @inlinable
     public func on<Message: SwiftProtobuf.Message>(
         _ type: Message.Type, _ make: @escaping @Sendable (Message) -> Input
     ) -> InputDecoder {
         var copy = self
         let decode: @Sendable (Data) throws -> Input = { data in make(try Message(serializedBytes: data)) }
-        if let index = copy.typeNames.firstIndex(of: Message.protoMessageName) {
+        if let index = copy.names.firstIndex(of: Message.protoMessageName) {
             copy.decoders[index] = decode
         } else {
-            copy.typeNames.append(Message.protoMessageName)
+            copy.names.append(Message.protoMessageName)
             copy.decoders.append(decode)
         }
         return copy
@@ -40,7 +46,7 @@ public struct InputDecoder<Input: Sendable>: Sendable {
     /// The input `event` carries; nil if its type is not an input. Throws if the payload does not decode.
     @inlinable
     public func decode(_ event: StoredEvent) throws -> Input? {
-        guard let index = typeNames.firstIndex(of: event.type) else { return nil }
+        guard let index = names.firstIndex(of: event.type) else { return nil }
         let decode = decoders[index]
         do {
             return try decode(event.payload)

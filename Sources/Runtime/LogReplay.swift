@@ -12,15 +12,25 @@ import EventLog
 /// Give it events in log order with ``apply(_:)``, then read ``snapshot()``. It needs no bus
 /// and no other process: `bureau replay` and the front-end's time travel are built on it.
 public final class LogReplay {
-    public private(set) var reducers: [AnyReducerReplay]
+    public let reducers: [AnyReducerReplay]
     public let projections: [AnyProjection]
-    private var folds: [ProjectionFold]
+    // Constants and one variable, because `apply` runs for every event of the log: variables
+    // of a class cost a run-time exclusivity check at each access, and their elements a retain.
+    private let folds: [ProjectionFold]
+    private var progress = Progress()
+
     /// The position of the last event applied; 0 before the first.
-    public private(set) var position: UInt64 = 0
+    public var position: UInt64 { progress.position }
     /// The commit time of the last event applied.
-    public private(set) var time: CommitTime?
+    public var time: CommitTime? { progress.time }
     /// How many events were applied.
-    public private(set) var eventCount = 0
+    public var eventCount: Int { progress.eventCount }
+
+    private struct Progress {
+        var position: UInt64 = 0
+        var time: CommitTime?
+        var eventCount = 0
+    }
 
     public init(reducers: [any Reducer], projections: [AnyProjection]) {
         self.reducers = reducers.map { AnyReducerReplay.of($0) }
@@ -32,9 +42,7 @@ public final class LogReplay {
         reducers = other.reducers.map { $0.copy() }
         projections = other.projections
         folds = other.folds.map { $0.copy() }
-        position = other.position
-        time = other.time
-        eventCount = other.eventCount
+        progress = other.progress
     }
 
     /// An independent replay from the same point, for going back to it later. Cheap: states
@@ -51,9 +59,9 @@ public final class LogReplay {
     public func apply(_ event: StoredEvent) {
         for reducer in reducers { reducer.advance(event) }
         for fold in folds { fold.apply(event) }
-        position = event.position
-        time = event.commitTime
-        eventCount += 1
+        progress.position = event.position
+        progress.time = event.commitTime
+        progress.eventCount += 1
     }
 
     /// The states and values as of the last event applied.

@@ -33,9 +33,17 @@ public protocol Reducer: Sendable {
     func step(_ event: StoredEvent, state: inout State) -> ReducerStep
     /// ``step(_:state:)`` without building the outputs, for replay. Do not implement it either.
     func advance(_ event: StoredEvent, state: inout State) -> ReducerStep.Kind
+    /// A replay of this reducer from its initial state, its type erased. Do not implement it
+    /// either: the default, inlinable, makes replay's per-event code for this reducer's type.
+    func replayRun() -> AnyReducerReplay
 }
 
 extension Reducer {
+    @inlinable
+    public func replayRun() -> AnyReducerReplay {
+        AnyReducerReplay(replay: ReducerReplay(self))
+    }
+
     /// The type names of the inputs.
     public var inputTypes: [String] { inputs.typeNames }
 

@@ -10,19 +10,27 @@ import Bus
 /// determinism are checked against.
 public struct ReducerReplay<R: Reducer> {
     public let reducer: R
-    public private(set) var state: R.State
+    public var state: R.State { current }
     /// The position of the last input applied.
-    public private(set) var position: UInt64 = 0
+    public var position: UInt64 { lastInput }
     /// Every output computed, in order, ids derived as the host derives them.
-    public private(set) var outputs: [OutgoingEvent] = []
-    public private(set) var inputCount = 0
+    public var outputs: [OutgoingEvent] { kept }
+    public var inputCount: Int { inputsApplied }
     /// Inputs whose payload did not decode (the host passes them over with an ErrorRaised).
-    public private(set) var malformed: [UInt64] = []
+    public var malformed: [UInt64] { malformedInputs }
+
+    // Stored apart from their public names so that the inlinable methods below, which a
+    // reducer's module compiles for its own type, can set them.
+    @usableFromInline var current: R.State
+    @usableFromInline var lastInput: UInt64 = 0
+    @usableFromInline var kept: [OutgoingEvent] = []
+    @usableFromInline var inputsApplied = 0
+    @usableFromInline var malformedInputs: [UInt64] = []
 
     public init(_ reducer: R, from snapshot: Snapshot<R.State>? = nil) {
         self.reducer = reducer
-        state = snapshot?.state ?? reducer.initialState
-        position = snapshot?.position ?? 0
+        current = snapshot?.state ?? reducer.initialState
+        lastInput = snapshot?.position ?? 0
     }
 
     /// Applies `event` if it is an input after the current position; returns its outputs.
@@ -33,30 +41,33 @@ public struct ReducerReplay<R: Reducer> {
     }
 
     /// Applies `event` as the host would (``Reducer/step(_:state:)``), and says what it was.
+    @inlinable
     public mutating func applyInput(_ event: StoredEvent, keepOutputs: Bool = false) -> ReducerStep {
-        guard event.position > position else { return .notAnInput }
-        let step = reducer.step(event, state: &state)
-        if keepOutputs, case .applied(let produced) = step { outputs += produced }
+        guard event.position > lastInput else { return .notAnInput }
+        let step = reducer.step(event, state: &current)
+        if keepOutputs, case .applied(let produced) = step { kept += produced }
         count(step.kind, at: event.position)
         return step
     }
 
     /// Applies `event` as ``applyInput(_:keepOutputs:)`` does without building its outputs
     /// (``Reducer/advance(_:state:)``): what replay needs.
+    @inlinable
     public mutating func advance(_ event: StoredEvent) -> ReducerStep.Kind {
-        guard event.position > position else { return .notAnInput }
-        let kind = reducer.advance(event, state: &state)
+        guard event.position > lastInput else { return .notAnInput }
+        let kind = reducer.advance(event, state: &current)
         count(kind, at: event.position)
         return kind
     }
 
-    private mutating func count(_ kind: ReducerStep.Kind, at eventPosition: UInt64) {
+    @inlinable
+    mutating func count(_ kind: ReducerStep.Kind, at eventPosition: UInt64) {
         switch kind {
         case .notAnInput: return
-        case .applied: inputCount += 1
-        case .malformed: malformed.append(eventPosition)
+        case .applied: inputsApplied += 1
+        case .malformed: malformedInputs.append(eventPosition)
         }
-        position = eventPosition
+        lastInput = eventPosition
     }
 
     /// The state as JSON, keys sorted, as a snapshot would hold it.

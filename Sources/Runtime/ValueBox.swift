@@ -1,6 +1,7 @@
 import Bus
 
+@usableFromInline
 final class ValueBox<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
+    @usableFromInline var value: Value
+    @inlinable init(_ value: Value) { self.value = value }
 }
