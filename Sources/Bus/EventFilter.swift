@@ -44,6 +44,10 @@ public struct EventFilter: Sendable, Equatable, CustomStringConvertible {
     /// fold and the daemon can never disagree on a name that Unicode would call equivalent.
     public func matches(_ type: String) -> Bool {
         guard !prefixBytes.isEmpty else { return true }
+        // A native string's bytes, in place; a copy only for a bridged one.
+        if let matched = type.utf8.withContiguousStorageIfAvailable({ matches(bytes: UnsafeRawBufferPointer($0)) }) {
+            return matched
+        }
         var type = type
         return type.withUTF8 { matches(bytes: UnsafeRawBufferPointer($0)) }
     }

@@ -10,6 +10,21 @@ struct MoneyTests {
         #expect(Currency("XYZ") == nil)
     }
 
+    @Test func aCodeIsThreeLettersOfEitherCaseAndComesBackUpperCase() throws {
+        #expect(try #require(Currency("usd")).code == "USD")
+        #expect(try #require(Currency("cHf")).code == "CHF")
+        #expect(Currency.upperCased("eur") == "EUR")
+        #expect(Currency.upperCased("euro") == "EURO")
+        for code in ["", "US", "USDD", "U$D", "US ", "ÜSD", "US\u{0}", "[SD", "{SD", "@SD", "`SD"] {
+            #expect(Currency(code) == nil, "\(code.debugDescription)")
+        }
+        // Every code the table knows, in both cases, and nothing else of the 17,576.
+        #expect(Currency.all.count == 54)
+        for currency in Currency.all {
+            #expect(Currency(currency.code.lowercased()) == currency)
+        }
+    }
+
     @Test(arguments: [("100", "100.00"), ("0.5", "0.50"), ("1000000000", "1000000000.00")])
     func amountsAreWrittenWithTheCurrencysDecimals(text: String, expected: String) throws {
         #expect(try Money(parsing: text, currency: .euro).text == expected)
