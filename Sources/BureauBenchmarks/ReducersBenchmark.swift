@@ -20,11 +20,17 @@ struct ReducersBenchmark: AsyncParsableCommand {
             then: starts a host with no snapshot and times it until every answer is acknowledged
             (inputs/s); stops it (it snapshots) and times a restart until it has caught up; folds
             the watchlist projection over the whole log from the files (events/s) beside reading
-            and decoding the same log without folding.
+            and decoding the same log without folding, each --runs times, taking turns, the
+            figures the best runs (a shared machine's speed changes from one second to the next).
             """
     )
 
     @Option(help: "(default: 1000000)", transform: BoundedNumber.integers(in: 2...100_000_000)) var events = 1_000_000
+    @Option(
+        help:
+            "How many times to measure the rebuild and its baseline, taking turns; each figure is the best run. (default: 3)",
+        transform: BoundedNumber.integers(in: 1...20))
+    var runs = 3
 
     func run() async throws {
         startWatchdog(.seconds(1200))
@@ -89,23 +95,31 @@ struct ReducersBenchmark: AsyncParsableCommand {
             try await task2.value
             client.close()
 
-            // Projection rebuild vs raw read + decode, from the files, same log.
-            let ((raw, rawCount), rawCPU) = try cpuMicroseconds(per: \.1) { try timeRead(location) { _ in } }
-            let ((ahead, _), aheadCPU) = try cpuMicroseconds(per: \.1) { try timeScan(location) { _ in } }
+            // Projection rebuild vs raw read + decode, from the files, same log: each --runs
+            // times, taking turns; the ratios are best over best.
             let projection = WatchlistProjection()
-            var value = projection.initialValue
             let filter = projection.filter
-            let ((fold, foldCount), foldCPU) = try cpuMicroseconds(per: \.1) {
-                try timeScan(location) { event in
-                    if filter.matches(event.type) { projection.apply(event, to: &value) }
-                }
-            }
-            var inlineValue = projection.initialValue
-            let ((inlineFold, _), inlineCPU) = try cpuMicroseconds(per: \.1) {
-                try timeRead(location) { event in
-                    if filter.matches(event.type) { projection.apply(event, to: &inlineValue) }
-                }
-            }
+            var value = projection.initialValue
+            let runs = try inTurns(
+                runs,
+                [
+                    { try timeRead(location) { _ in } },
+                    { try timeScan(location) { _ in } },
+                    {
+                        value = projection.initialValue
+                        return try timeScan(location) { event in
+                            if filter.matches(event.type) { projection.apply(event, to: &value) }
+                        }
+                    },
+                    {
+                        var inlineValue = projection.initialValue
+                        return try timeRead(location) { event in
+                            if filter.matches(event.type) { projection.apply(event, to: &inlineValue) }
+                        }
+                    },
+                ])
+            let (raw, ahead, fold, inline) = (runs[0], runs[1], runs[2], runs[3])
+            let best = self.runs == 1 ? "" : ", best of \(self.runs)"
             print("")
             print("| measure | value |")
             print("|---|---|")
@@ -117,20 +131,30 @@ struct ReducersBenchmark: AsyncParsableCommand {
                 "| host restart beside a \(formatted(Double(head)))-event log | \(restartMs) ms to catch up, "
                     + "from snapshot position \(formatted(Double(startedFrom))) |"
             )
-            let rawCountText = formatted(Double(rawCount))
-            let foldCountText = formatted(Double(foldCount))
-            print("| raw read + decode of the log (\(rawCountText) events) | \(formatted(raw)) events/s |")
-            print("| read + decode ahead, on a thread of its own (the tools' reading) | \(formatted(ahead)) events/s |")
-            print("| projection rebuild (watchlist, \(foldCountText) events) | \(formatted(fold)) events/s |")
             print(
-                "| projection rebuild reading inline (as before the read-ahead) | \(formatted(inlineFold)) events/s |")
-            print("| rebuild inline / raw read + decode | \(String(format: "%.2f", inlineFold / raw)) |")
-            print("| rebuild / raw read + decode | \(String(format: "%.2f", fold / raw)) |")
+                "| raw read + decode of the log (\(formatted(Double(raw.count))) events)\(best) | \(formatted(raw.best)) events/s |"
+            )
+            print(
+                "| read + decode ahead, on a thread of its own (the tools' reading)\(best) | \(formatted(ahead.best)) events/s |"
+            )
+            print(
+                "| projection rebuild (watchlist, \(formatted(Double(fold.count))) events)\(best) | \(formatted(fold.best)) events/s |"
+            )
+            print(
+                "| projection rebuild reading inline (as before the read-ahead)\(best) | \(formatted(inline.best)) events/s |"
+            )
+            if self.runs > 1 {
+                print("| raw read + decode: every run | \(raw.every) events/s |")
+                print("| projection rebuild: every run | \(fold.every) events/s |")
+            }
+            print("| rebuild inline / raw read + decode | \(String(format: "%.2f", inline.best / raw.best)) |")
+            print("| rebuild / raw read + decode | \(String(format: "%.2f", fold.best / raw.best)) |")
             print("")
             print(
-                "CPU per event, every thread: raw read + decode \(String(format: "%.2f", rawCPU)) µs; read ahead, "
-                    + "nothing done \(String(format: "%.2f", aheadCPU)) µs; rebuild read ahead \(String(format: "%.2f", foldCPU)) µs; "
-                    + "rebuild reading inline \(String(format: "%.2f", inlineCPU)) µs")
+                "CPU per event, every thread, least of any run: raw read + decode \(String(format: "%.2f", raw.leastCPU)) µs; "
+                    + "read ahead, nothing done \(String(format: "%.2f", ahead.leastCPU)) µs; "
+                    + "rebuild read ahead \(String(format: "%.2f", fold.leastCPU)) µs; "
+                    + "rebuild reading inline \(String(format: "%.2f", inline.leastCPU)) µs")
             print("final watchlist: \(value.pairs.map(\.description))")
         }
     }

@@ -21,11 +21,19 @@ struct ReplayBenchmark: AsyncParsableCommand {
             and the final snapshot); `bureau replay --verify` (every answer re-computed and
             compared with the recorded one).
 
+            Each reading runs --runs times, the readings taking turns, and each figure is its
+            best run (the ratios best over best): on a shared machine the speed changes from one
+            second to the next, and readings compare only when measured close together.
+
             Example: swift run -c release bureau-bench replay --events 1000000
             """
     )
 
     @Option(help: "(default: 1000000)", transform: BoundedNumber.integers(in: 2...100_000_000)) var events = 1_000_000
+    @Option(
+        help: "How many times to measure each reading, taking turns; each figure is the best run. (default: 3)",
+        transform: BoundedNumber.integers(in: 1...20))
+    var runs = 3
 
     func run() async throws {
         startWatchdog(.seconds(1200))
@@ -37,17 +45,26 @@ struct ReplayBenchmark: AsyncParsableCommand {
                 "# replay benchmark: \(formatted(Double(written))) events written in \(ContinuousClock.now - started)")
             let timing = ReducersBenchmark()
 
-            let ((raw, rawCount), rawCPU) = try cpuMicroseconds(per: \.1) { try timing.timeRead(location) { _ in } }
-            let ((ahead, _), aheadCPU) = try cpuMicroseconds(per: \.1) { try timing.timeScan(location) { _ in } }
-
-            // `bureau replay`'s reading: a few chunks ahead on a thread of its own; and, for the
-            // ratio before it, the same replay reading inline.
-            let ((replayRate, replayCount, snapshot), replayCPU) = try cpuMicroseconds(per: \.1) {
-                try timeReplay { try timing.timeScan(location, $0) }
-            }
-            let ((inlineRate, _, _), inlineCPU) = try cpuMicroseconds(per: \.1) {
-                try timeReplay { try timing.timeRead(location, $0) }
-            }
+            // Each reading --runs times, taking turns; the ratios are best over best.
+            var snapshot: ReplaySnapshot?
+            let runs = try inTurns(
+                runs,
+                [
+                    { try timing.timeRead(location) { _ in } },
+                    { try timing.timeScan(location) { _ in } },
+                    {
+                        // `bureau replay`'s reading: a few chunks ahead on a thread of its own.
+                        let (rate, count, final) = try timeReplay { try timing.timeScan(location, $0) }
+                        snapshot = final
+                        return (rate, count)
+                    },
+                    {
+                        // For the ratio before the read-ahead: the same replay reading inline.
+                        let (rate, count, _) = try timeReplay { try timing.timeRead(location, $0) }
+                        return (rate, count)
+                    },
+                ])
+            let (raw, ahead, replay, inline) = (runs[0], runs[1], runs[2], runs[3])
 
             let verifier = ReplayVerifier(reducers: [WatchlistReducer()])
             var divergence: ReplayDivergence?
@@ -59,30 +76,38 @@ struct ReplayBenchmark: AsyncParsableCommand {
             }
             let compared = verifier.counts.first?.outputsCompared ?? 0
 
+            let best = self.runs == 1 ? "" : ", best of \(self.runs)"
             print("")
             print("| measure | value |")
             print("|---|---|")
-            print("| raw read + decode (\(formatted(Double(rawCount))) events) | \(formatted(raw)) events/s |")
             print(
-                "| read + decode ahead, on a thread of its own (the tools' reading), nothing done | \(formatted(ahead)) events/s |"
+                "| raw read + decode (\(formatted(Double(raw.count))) events)\(best) | \(formatted(raw.best)) events/s |"
             )
-            print("| replay reading inline (as before the read-ahead) | \(formatted(inlineRate)) events/s |")
             print(
-                "| replay: watchlist reducer + read model, final snapshot (\(formatted(Double(replayCount))) events) "
-                    + "| \(formatted(replayRate)) events/s |")
+                "| read + decode ahead, on a thread of its own (the tools' reading), nothing done\(best) "
+                    + "| \(formatted(ahead.best)) events/s |")
+            print("| replay reading inline (as before the read-ahead)\(best) | \(formatted(inline.best)) events/s |")
+            print(
+                "| replay: watchlist reducer + read model, final snapshot (\(formatted(Double(replay.count))) events)\(best) "
+                    + "| \(formatted(replay.best)) events/s |")
+            if self.runs > 1 {
+                print("| raw read + decode: every run | \(raw.every) events/s |")
+                print("| replay: every run | \(replay.every) events/s |")
+            }
             print(
                 "| verify: \(formatted(Double(compared))) answers re-computed and compared "
                     + "(\(formatted(Double(verifyCount))) events) | \(formatted(verifyRate)) events/s |")
-            print("| replay inline / raw read + decode | \(String(format: "%.2f", inlineRate / raw)) |")
-            print("| replay / raw read + decode | \(String(format: "%.2f", replayRate / raw)) |")
-            print("| verify / raw read + decode | \(String(format: "%.2f", verifyRate / raw)) |")
+            print("| replay inline / raw read + decode | \(String(format: "%.2f", inline.best / raw.best)) |")
+            print("| replay / raw read + decode | \(String(format: "%.2f", replay.best / raw.best)) |")
+            print("| verify / raw read + decode | \(String(format: "%.2f", verifyRate / raw.best)) |")
             print("")
             print(
-                "CPU per event, every thread: raw read + decode \(String(format: "%.2f", rawCPU)) µs; read ahead, "
-                    + "nothing done \(String(format: "%.2f", aheadCPU)) µs; replay read ahead \(String(format: "%.2f", replayCPU)) µs; "
-                    + "replay reading inline \(String(format: "%.2f", inlineCPU)) µs")
-            let pairs = snapshot.module("watchlist")?.state["pairs"]?.description ?? "?"
-            print("replayed to position \(snapshot.position); watchlist pairs: \(pairs)")
+                "CPU per event, every thread, least of any run: raw read + decode \(String(format: "%.2f", raw.leastCPU)) µs; "
+                    + "read ahead, nothing done \(String(format: "%.2f", ahead.leastCPU)) µs; "
+                    + "replay read ahead \(String(format: "%.2f", replay.leastCPU)) µs; "
+                    + "replay reading inline \(String(format: "%.2f", inline.leastCPU)) µs")
+            let pairs = snapshot?.module("watchlist")?.state["pairs"]?.description ?? "?"
+            print("replayed to position \(snapshot?.position ?? 0); watchlist pairs: \(pairs)")
         }
     }
 
