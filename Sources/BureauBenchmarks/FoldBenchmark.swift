@@ -43,7 +43,10 @@ struct FoldBenchmark: AsyncParsableCommand {
                 "envelope decode (StoredEvent)",
                 {
                     var sum = 0
-                    for envelope in envelopes { sum &+= Int(try StoredEvent(envelopeBytes: envelope).position) }
+                    var names = TypeNameCache()
+                    for envelope in envelopes {
+                        sum &+= Int(try StoredEvent(envelopeBytes: envelope, names: &names).position)
+                    }
                     return sum
                 }
             ))

@@ -189,8 +189,9 @@ struct ReducersBenchmark: AsyncParsableCommand {
         let started = ContinuousClock.now
         let cursor = try LogCursor(directory: location.logDirectory, after: 0)
         var count = 0
+        var names = TypeNameCache()
         while let record = try cursor.next() {
-            body(try StoredEvent(envelopeBytes: record.body))
+            body(try StoredEvent(envelopeBytes: record.body, names: &names))
             count += 1
         }
         return (Double(count) / (ContinuousClock.now - started).inSeconds, count)

@@ -43,6 +43,7 @@ public final class EventSubscription: AsyncSequence, Sendable {
         let subscription: EventSubscription
         var buffer: [SubscriptionChannel.Item] = []
         var index = 0
+        var names = TypeNameCache()
 
         public mutating func next() async throws -> SubscriptionEvent? {
             try await nextWithEnvelope()?.item
@@ -59,7 +60,8 @@ public final class EventSubscription: AsyncSequence, Sendable {
             let item = buffer[index]
             index += 1
             switch item {
-            case .event(_, let envelope): return (.event(try StoredEvent(envelopeBytes: envelope)), envelope)
+            case .event(_, let envelope):
+                return (.event(try StoredEvent(envelopeBytes: envelope, names: &names)), envelope)
             case .caughtUp(let head): return (.caughtUp(head: head), nil)
             case .connection(let connected): return (.connection(isConnected: connected), nil)
             case .failure(let error): throw error

@@ -44,9 +44,21 @@ public struct StoredEvent: Sendable, Equatable {
     /// projections) with protobuf's semantics: the last value of a scalar field wins, and
     /// repeated occurrences of a message field merge; unknown fields are skipped.
     public init(envelopeBytes: Data) throws(BusError) {
+        self = try Self.decoding(envelopeBytes) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Decodes an envelope as ``init(envelopeBytes:)`` does, taking its type name from `names`
+    /// when it is there: for decoding a stream of envelopes.
+    public init(envelopeBytes: Data, names: inout TypeNameCache) throws(BusError) {
+        self = try Self.decoding(envelopeBytes) { names.name($0) }
+    }
+
+    private static func decoding(
+        _ envelopeBytes: Data, typeName: (UnsafeRawBufferPointer) -> String
+    ) throws(BusError) -> StoredEvent {
         do {
-            self = try envelopeBytes.withUnsafeBytes { raw throws(EnvelopeScanError) in
-                try StoredEvent.decode(raw, data: envelopeBytes)
+            return try envelopeBytes.withUnsafeBytes { raw throws(EnvelopeScanError) in
+                try decode(raw, data: envelopeBytes, typeName: typeName)
             }
         } catch let error as EnvelopeScanError {
             throw BusError.malformedEnvelope(error.description)
@@ -55,28 +67,34 @@ public struct StoredEvent: Sendable, Equatable {
         }
     }
 
-    private static func decode(_ raw: UnsafeRawBufferPointer, data: Data) throws(EnvelopeScanError) -> StoredEvent {
-        var event = StoredEvent(position: 0, id: .zero, type: "", commitTime: .zero, payload: Data())
-        func slice(_ range: Range<Int>) -> Data {
-            data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound]
-        }
-        func string(_ range: Range<Int>) -> String {
-            String(decoding: UnsafeRawBufferPointer(rebasing: raw[range]), as: UTF8.self)
-        }
+    // The fields are decoded into locals and the event made once at the end: assigning each
+    // to an event made first released and retained its strings and payload again.
+    private static func decode(
+        _ raw: UnsafeRawBufferPointer, data: Data, typeName: (UnsafeRawBufferPointer) -> String
+    ) throws(EnvelopeScanError) -> StoredEvent {
+        var position: UInt64 = 0
+        var id = EventID.zero
+        var type: Range<Int>?
+        var commitTime = CommitTime.zero
+        var process: Range<Int>?
+        var module: Range<Int>?
+        var causation: UInt64 = 0
+        var correlation = EventID.zero
+        var payload: Range<Int>?
         var reader = WireReader(raw)
         while !reader.isAtEnd {
             let start = reader.offset
             switch try reader.next() {
-            case (1, .varint(let value)): event.position = value
+            case (1, .varint(let value)): position = value
             case (2, .bytes(let range)):
-                event.id = EventID(bytes: UnsafeRawBufferPointer(rebasing: raw[range])) ?? .zero
-            case (3, .bytes(let range)): event.type = string(range)
+                id = EventID(bytes: UnsafeRawBufferPointer(rebasing: raw[range])) ?? .zero
+            case (3, .bytes(let range)): type = range
             case (4, .bytes(let range)):
                 var inner = WireReader(raw, range: range)
                 while !inner.isAtEnd {
                     switch try inner.next() {
-                    case (1, .varint(let seconds)): event.commitTime.seconds = Int64(bitPattern: seconds)
-                    case (2, .varint(let nanos)): event.commitTime.nanos = Int32(truncatingIfNeeded: nanos)
+                    case (1, .varint(let seconds)): commitTime.seconds = Int64(bitPattern: seconds)
+                    case (2, .varint(let nanos)): commitTime.nanos = Int32(truncatingIfNeeded: nanos)
                     default: break
                     }
                 }
@@ -84,21 +102,28 @@ public struct StoredEvent: Sendable, Equatable {
                 var inner = WireReader(raw, range: range)
                 while !inner.isAtEnd {
                     switch try inner.next() {
-                    case (1, .bytes(let text)): event.producerProcess = string(text)
-                    case (2, .bytes(let text)): event.producerModule = string(text)
+                    case (1, .bytes(let text)): process = text
+                    case (2, .bytes(let text)): module = text
                     default: break
                     }
                 }
-            case (6, .varint(let value)): event.causation = value
+            case (6, .varint(let value)): causation = value
             case (7, .bytes(let range)):
-                event.correlation = EventID(bytes: UnsafeRawBufferPointer(rebasing: raw[range])) ?? .zero
-            case (8, .bytes(let range)): event.payload = slice(range)
+                correlation = EventID(bytes: UnsafeRawBufferPointer(rebasing: raw[range])) ?? .zero
+            case (8, .bytes(let range)): payload = range
             case (let field, _) where field <= 8:
                 throw EnvelopeScanError(offset: start, reason: "field \(field) has the wrong wire type")
             default: break
             }
         }
-        return event
+        func string(_ range: Range<Int>?) -> String {
+            range.map { String(decoding: UnsafeRawBufferPointer(rebasing: raw[$0]), as: UTF8.self) } ?? ""
+        }
+        return StoredEvent(
+            position: position, id: id, type: type.map { typeName(UnsafeRawBufferPointer(rebasing: raw[$0])) } ?? "",
+            commitTime: commitTime, producerProcess: string(process), producerModule: string(module),
+            causation: causation, correlation: correlation,
+            payload: payload.map { data[data.startIndex + $0.lowerBound..<data.startIndex + $0.upperBound] } ?? Data())
     }
 
     /// The module part of the type name's package: "watchlist" for "bureau.watchlist.PairAdded".

@@ -16,6 +16,7 @@ extension EventLogReader {
     ) throws {
         var after = max(from, 1) - 1
         var page: ArraySlice<LogRecord> = []
+        var names = TypeNameCache()
         // Fetching and decoding run a few chunks ahead on a thread of their own.
         let next = { () throws -> (StoredEvent, LogRecord)? in
             if page.isEmpty {
@@ -28,7 +29,7 @@ extension EventLogReader {
                 after = last.position
             }
             let record = page.removeFirst()
-            return (try StoredEvent(decoding: record), record)
+            return (try StoredEvent(decoding: record, names: &names), record)
         }
         try ReadAhead.forEach(weight: { $0.1.body.count }, next: next) { try body($0.0, $0.1) }
     }

@@ -26,7 +26,9 @@ public enum LogFiles {
         let cursor = try LogCursor(directory: directory, after: max(from, 1) - 1, limit: to, fileSystem: fileSystem)
         // Reading, checksums and decoding run a few chunks ahead on a thread of their own.
         var stopped = false
-        try ReadAhead<(StoredEvent, LogRecord)>.forEach(fill: { readChunk(from: cursor) }) { event, record in
+        var names = TypeNameCache()
+        try ReadAhead<(StoredEvent, LogRecord)>.forEach(fill: { readChunk(from: cursor, names: &names) }) {
+            event, record in
             stopped = try !body(event, record)
             return !stopped
         }
@@ -51,7 +53,9 @@ public enum LogFiles {
     /// The next chunk of records from `cursor`, decoded. The records' bodies share one
     /// allocation, freed when the last of them is: a `Data` per record, allocated on one thread
     /// and freed later in another order, cost a replay a tenth of its time.
-    private static func readChunk(from cursor: LogCursor) -> ReadAhead<(StoredEvent, LogRecord)>.Chunk {
+    private static func readChunk(
+        from cursor: LogCursor, names: inout TypeNameCache
+    ) -> ReadAhead<(StoredEvent, LogRecord)>.Chunk {
         typealias Ahead = ReadAhead<(StoredEvent, LogRecord)>
         var chunk = Ahead.Chunk()
         var bodies = Data(capacity: Ahead.chunkBytes + (16 << 10))
@@ -73,7 +77,7 @@ public enum LogFiles {
         for record in found {
             let record = LogRecord(position: record.position, id: record.id, body: bodies[record.body])
             do {
-                chunk.items.append((try StoredEvent(decoding: record), record))
+                chunk.items.append((try StoredEvent(decoding: record, names: &names), record))
             } catch {
                 // A record that does not decode comes before whatever the cursor threw later.
                 failure = error

@@ -73,8 +73,9 @@ public final class ReplayTimeline {
     public func position(atOrBefore time: CommitTime) throws -> UInt64 {
         let cursor = try LogCursor(directory: directory, after: 0)
         var found: UInt64 = 0
+        var names = TypeNameCache()
         while let record = try cursor.next() {
-            let event = try StoredEvent(envelopeBytes: record.body)
+            let event = try StoredEvent(envelopeBytes: record.body, names: &names)
             if event.commitTime > time { break }
             found = event.position
         }
@@ -85,8 +86,9 @@ public final class ReplayTimeline {
         if position < replay.position { replay = makeReplay() }
         guard position > replay.position else { return }
         let cursor = try LogCursor(directory: directory, after: replay.position, limit: position)
+        var names = TypeNameCache()
         while let record = try cursor.next() {
-            replay.apply(try StoredEvent(envelopeBytes: record.body))
+            replay.apply(try StoredEvent(envelopeBytes: record.body, names: &names))
             progress(record.position)
         }
     }

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The type names a stream of envelopes last used, as strings, so that decoding the next
+/// envelope of one of those types shares its name instead of making it again.
+///
+/// A type name is longer than a small string (`bureau.watchlist.PairAdded`), so making one
+/// costs a validation, an allocation and later a free, for every event a subscriber, a replay
+/// or a host decodes; a stream has few types, mostly in runs. Keep one per stream and pass it
+/// to ``StoredEvent/init(envelopeBytes:names:)``.
+public struct TypeNameCache: Sendable {
+    /// At most this many names are kept; a new one takes the place of the oldest.
+    public static let capacity = 16
+
+    private var names: [String] = []
+    /// Where the next new name goes once the cache is full.
+    private var oldest = 0
+    /// The name found last, tried first: events of one type mostly come together.
+    private var last = 0
+
+    public init() {}
+
+    /// The name whose UTF-8 is `bytes`: a kept one if it is there, else a new one, kept.
+    public mutating func name(_ bytes: UnsafeRawBufferPointer) -> String {
+        if last < names.count, Self.equal(names[last], bytes) { return names[last] }
+        for index in names.indices where index != last && Self.equal(names[index], bytes) {
+            last = index
+            return names[index]
+        }
+        let name = String(decoding: bytes, as: UTF8.self)
+        if names.count < Self.capacity {
+            last = names.count
+            names.append(name)
+        } else {
+            last = oldest
+            names[oldest] = name
+            oldest = (oldest + 1) % Self.capacity
+        }
+        return name
+    }
+
+    private static func equal(_ name: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard name.utf8.count == bytes.count else { return false }
+        // Names this cache made are native strings, whose bytes are in place.
+        return name.utf8.withContiguousStorageIfAvailable { stored in
+            guard let left = stored.baseAddress, let right = bytes.baseAddress else { return bytes.isEmpty }
+            return memcmp(left, right, bytes.count) == 0
+        } ?? name.utf8.elementsEqual(bytes)
+    }
+}
