@@ -52,8 +52,11 @@ package struct Sequencer {
     private var packageIndices: [String: Int] = [:]
     /// Type names already checked, by their bytes: most events repeat a few types.
     private var knownTypes: [Data: KnownType] = [:]
-    /// The type the previous envelope had: a stream of one type skips hashing its name.
-    private var lastType: KnownType?
+    /// The types the last envelopes had, the latest first: a stream of a few types (a host's
+    /// answers, added and removed in turn) finds each by comparing bytes, without making a
+    /// `Data` of the name and hashing it.
+    private var recentTypes: [KnownType] = []
+    private static let recentTypesKept = 8
 
     /// The package of the last event committed and where it is in ``packages``: events of one
     /// package often come in a row.
@@ -220,20 +223,24 @@ package struct Sequencer {
         }
         let typeBytes = UnsafeRawBufferPointer(rebasing: envelope[typeRange])
         let type: KnownType
-        if let last = lastType, last.hasTopic(typeBytes) {
-            type = last
-        } else if let known = knownTypes[Data(typeBytes)] {
-            type = known
+        if let index = recentTypes.firstIndex(where: { $0.hasTopic(typeBytes) }) {
+            type = recentTypes[index]
+            if index > 0 { recentTypes.swapAt(index, index - 1) }  // the frequent ones move up
         } else {
-            let name = String(decoding: typeBytes, as: UTF8.self)
-            if let problem = TypeName.problem(with: name) {
-                return .failure(Rejection(text: problem))
+            if let known = knownTypes[Data(typeBytes)] {
+                type = known
+            } else {
+                let name = String(decoding: typeBytes, as: UTF8.self)
+                if let problem = TypeName.problem(with: name) {
+                    return .failure(Rejection(text: problem))
+                }
+                type = KnownType(name: name, package: String(TypeName.package(of: name)), topic: Data(typeBytes))
+                // Bounded, so that a producer inventing types cannot grow it without end.
+                if knownTypes.count < 4096 { knownTypes[Data(typeBytes)] = type }
             }
-            type = KnownType(name: name, package: String(TypeName.package(of: name)), topic: Data(typeBytes))
-            // Bounded, so that a producer inventing types cannot grow it without end.
-            if knownTypes.count < 4096 { knownTypes[Data(typeBytes)] = type }
+            if recentTypes.count == Self.recentTypesKept { recentTypes.removeLast() }
+            recentTypes.insert(type, at: 0)
         }
-        lastType = type
         guard header.position == nil || header.position == 0 else {
             return .failure(Rejection(text: "the envelope sets a position; the bus assigns positions"))
         }

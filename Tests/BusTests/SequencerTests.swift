@@ -90,6 +90,20 @@ struct SequencerTests {
         #expect(sequencer.packageHeads == ["bureau.a": 3, "bureau.b": 2])
     }
 
+    @Test func eventsOfManyTypesInTurnEachKeepTheirOwnTypeAndPackage() {
+        var sequencer = Self.sequencer()
+        // More types than the sequencer keeps at hand, in turn and in runs, and a bad name among them.
+        let types = (0..<12).map { "bureau.m\($0 % 3).T\($0)" }
+        var sent: [String] = []
+        for round in 0..<40 { sent += Array(repeating: types[(round * 7) % types.count], count: round % 3 + 1) }
+        sent.insert("no-package", at: 17)
+        let batch = sequencer.sequence([sent.map { Self.envelope(type: $0) }], log: InMemoryEventLog(), now: (1, 0))
+        #expect(batch.publications.map(\.type.name) == sent.filter { $0 != "no-package" })
+        #expect(
+            batch.publications.map(\.type.package) == sent.filter { $0 != "no-package" }.map { String($0.prefix(9)) })
+        #expect(batch.results[0][17].status == .rejected)
+    }
+
     @Test func onlyCommittedEventsPutTheirPackageInTheHeartbeat() {
         var sequencer = Self.sequencer()
         let log = InMemoryEventLog()
