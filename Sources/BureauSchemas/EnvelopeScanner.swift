@@ -96,13 +96,6 @@ public enum EnvelopeScanner {
         }
         return time
     }
-
-    /// The type name in `data`, if it has one.
-    public static func typeName(in data: Data) -> String? {
-        guard let header = try? scan(data), let range = header.typeRange else { return nil }
-        return String(
-            decoding: data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound], as: UTF8.self)
-    }
 }
 
 /// Writes the fields the bus daemon adds to a producer's envelope: position (field 1) and

@@ -4,6 +4,12 @@ import BureauSchemas
     import Glibc
 #endif
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Which events a subscription wants: every event, or those whose type starts with one of some prefixes.
 ///
 /// A prefix is a type name ("bureau.rates.RatesPublished"), a package with its dot
@@ -27,6 +33,16 @@ public struct EventFilter: Sendable, Equatable, CustomStringConvertible {
     /// Whether a type name given as bytes (a topic frame) matches.
     package func matches(bytes type: UnsafeRawBufferPointer) -> Bool {
         prefixBytes.isEmpty || prefixBytes.contains { EventFilter.hasPrefix(type, $0) }
+    }
+
+    /// Whether an envelope's type matches, read from its bytes: false for one that has no type
+    /// or does not scan. For the catch-up reads that filter the log: no string is made.
+    package func matches(envelope: Data) -> Bool {
+        guard !prefixBytes.isEmpty else { return true }
+        return envelope.withUnsafeBytes { raw in
+            guard let range = (try? EnvelopeScanner.scan(raw))?.typeRange else { return false }
+            return matches(bytes: UnsafeRawBufferPointer(rebasing: raw[range]))
+        }
     }
 
     package static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {

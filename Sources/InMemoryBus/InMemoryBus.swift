@@ -233,8 +233,7 @@ public final class InMemoryBus: EventBus {
                         maxBytes: BusLimits.maxReadBytes)) ?? []
                 for record in records {
                     scannedTo = record.position
-                    if filter.prefixes.isEmpty || EnvelopeScanner.typeName(in: record.body).map(filter.matches) == true
-                    {
+                    if filter.matches(envelope: record.body) {
                         positions.append(record.position)
                         bodies.append(record.body)
                     }

@@ -129,7 +129,7 @@ final class CatchUpServer {
             guard let last = records.last else { break }
             for record in records {
                 scanned += 1
-                if filter.prefixes.isEmpty || EnvelopeScanner.typeName(in: record.body).map(filter.matches) == true {
+                if filter.matches(envelope: record.body) {
                     bodies.append(record.body)
                     bytes += record.body.count
                 }
