@@ -82,10 +82,13 @@ final class CatchUpServer {
                     return
                 }
                 do {
-                    let (header, bodies) = try answer(read)
+                    var (header, bodies) = try answer(read)
+                    // One frame for the lot when the client can take it: a frame per envelope cost
+                    // libzmq's threads and the client a message part each.
+                    header.batched = read.batched
                     send(
                         on: socket, request.identity, WireProtocol.events, request.requestID,
-                        [try header.serializedData()] + bodies)
+                        [try header.serializedData()] + (read.batched ? [WireProtocol.batch(bodies)] : bodies))
                 } catch {
                     logger.error("could not read the log", metadata: ["bus.error": "\(error)"])
                     send(

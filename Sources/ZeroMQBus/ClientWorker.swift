@@ -264,14 +264,29 @@ final class ClientWorker {
                 continue
             }
             perform(timers.readAnswered(for: subscriptionID, now: clock.now))
-            let bodies = frames.dropFirst(4)
+            let bodies: [Data]
+            if header.batched {
+                // Asked for (see requestReads): the envelopes in one frame, as slices of it.
+                guard frames.count == 5,
+                    case .success(let envelopes) = WireProtocol.envelopes(
+                        inBatch: frames[4], maxEnvelopes: BusLimits.maxReadEvents)
+                else {
+                    logger.warning("a catch-up read's reply is not one batch of envelopes; reading again")
+                    perform(timers.readRefused(for: subscriptionID, now: clock.now))
+                    continue
+                }
+                bodies = envelopes
+            } else {
+                // A daemon from before batched replies: a frame per envelope.
+                bodies = Array(frames.dropFirst(4))
+            }
             let positions = bodies.map { body in (try? EnvelopeScanner.scan(body))?.position ?? 0 }
             let (deliver, caughtUp) = subscription.tracker.readReply(
                 positions: positions, scannedTo: header.scannedTo, head: header.head)
             var items: [SubscriptionChannel.Item] = []
             items.reserveCapacity(deliver.count + 1)
             for index in deliver {
-                items.append(.event(position: positions[index], envelope: bodies[bodies.startIndex + index]))
+                items.append(.event(position: positions[index], envelope: bodies[index]))
             }
             if caughtUp { items.append(.caughtUp(head: subscription.tracker.cursor)) }
             subscription.channel.push(items)
@@ -417,6 +432,7 @@ final class ClientWorker {
             request.after = subscription.tracker.cursor
             request.maxEvents = UInt32(min(BusLimits.maxReadEvents, subscription.channel.capacity))
             request.typePrefixes = subscription.tracker.filter.prefixes
+            request.batched = true
             guard let body = try? request.serializedData() else { continue }
             let requestID = UInt64.random(in: 1...UInt64.max >> 1)
             let frames = [

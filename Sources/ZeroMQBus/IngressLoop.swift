@@ -299,7 +299,7 @@ final class IngressLoop {
             }
             follows = id
         }
-        switch WireProtocol.envelopeRanges(inPublishBatch: batch, maxEnvelopes: BusLimits.maxEnvelopesPerPublish) {
+        switch WireProtocol.envelopeRanges(inBatch: batch, maxEnvelopes: BusLimits.maxEnvelopesPerPublish) {
         case .success(let envelopes) where envelopes.isEmpty:
             return .failure(Refusal(code: "malformed-request", message: RequestFrames.noEnvelopes))
         case .success(let envelopes):

@@ -10,7 +10,7 @@ import Bus
 /// The bus's wire protocol, version `bureau/2`, as README's "Wire protocol" section documents it.
 ///
 /// Requests (DEALER → ROUTER): `[version][verb][request id][arguments…]`; a publish request's
-/// arguments are a batch of envelopes (``publishBatch(_:)``) and, optionally, the id of the
+/// arguments are a batch of envelopes (``batch(_:)``) and, optionally, the id of the
 /// request it must be stored after (answered `out-of-order`, nothing stored, if that one has not
 /// reached the daemon): what lets a producer keep several requests in flight in order.
 /// Replies (ROUTER → DEALER): `[version][reply verb][request id][results…]`.
@@ -52,9 +52,9 @@ public enum WireProtocol {
         return frame.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
-    /// A publish request's argument: each envelope as its length (4 bytes, little-endian)
-    /// followed by its bytes, in order.
-    public static func publishBatch(_ envelopes: [Data]) -> Data {
+    /// A batch frame: each envelope as its length (4 bytes, little-endian) followed by its
+    /// bytes, in order. A publish request's argument, and a batched read reply's envelopes.
+    public static func batch(_ envelopes: [Data]) -> Data {
         // Written in one access to the frame: appending to a Data costs an exclusivity check
         // and a representation switch each time.
         var batch = Data(count: envelopes.reduce(0) { $0 + 4 + $1.count })
@@ -113,7 +113,7 @@ public enum WireProtocol {
         return batches
     }
 
-    /// Why a publish batch cannot be split into envelopes.
+    /// Why a batch frame cannot be split into envelopes.
     public enum BatchProblem: Error, Equatable {
         /// More envelopes than `limit`.
         case tooMany(limit: Int)
@@ -123,18 +123,18 @@ public enum WireProtocol {
         case lengthCutShort(index: Int, remaining: Int)
     }
 
-    /// Splits a publish batch into its envelopes (slices of `batch`, not copies); at most
+    /// Splits a batch frame into its envelopes (slices of `batch`, not copies); at most
     /// `maxEnvelopes`, and none past the frame's end.
-    public static func envelopes(inPublishBatch batch: Data, maxEnvelopes: Int) -> Result<[Data], BatchProblem> {
-        envelopeRanges(inPublishBatch: batch, maxEnvelopes: maxEnvelopes).map { ranges in
+    public static func envelopes(inBatch batch: Data, maxEnvelopes: Int) -> Result<[Data], BatchProblem> {
+        envelopeRanges(inBatch: batch, maxEnvelopes: maxEnvelopes).map { ranges in
             ranges.map { batch[batch.startIndex + $0.lowerBound..<batch.startIndex + $0.upperBound] }
         }
     }
 
-    /// Where each envelope of a publish batch lies, counted from the batch's first byte; at
+    /// Where each envelope of a batch frame lies, counted from the batch's first byte; at
     /// most `maxEnvelopes`, and none past the frame's end.
     public static func envelopeRanges(
-        inPublishBatch batch: Data, maxEnvelopes: Int
+        inBatch batch: Data, maxEnvelopes: Int
     ) -> Result<[Range<Int>], BatchProblem> {
         batch.withUnsafeBytes { bytes in
             var ranges: [Range<Int>] = []
@@ -161,11 +161,11 @@ extension WireProtocol.BatchProblem: CustomStringConvertible {
     public var description: String {
         switch self {
         case .tooMany(let limit):
-            "a publish request carries at most \(limit) envelopes"
+            "a batch carries at most \(limit) envelopes"
         case .cutShort(let index, let declared, let remaining):
-            "the publish batch is cut short: envelope \(index) says \(declared) bytes, but \(remaining) follow"
+            "the batch is cut short: envelope \(index) says \(declared) bytes, but \(remaining) follow"
         case .lengthCutShort(let index, let remaining):
-            "the publish batch is cut short: envelope \(index)'s length takes 4 bytes, but \(remaining) follow"
+            "the batch is cut short: envelope \(index)'s length takes 4 bytes, but \(remaining) follow"
         }
     }
 }

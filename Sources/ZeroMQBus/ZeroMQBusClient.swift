@@ -186,10 +186,10 @@ public final class ZeroMQBusClient: EventBus {
 
     /// Sends producer envelopes as they are, for tools that relay bytes.
     public func publish(envelopes: [Data]) async throws -> Bureau_Bus_PublishAck {
-        try await send(batch: WireProtocol.publishBatch(envelopes), id: loop.nextRequestID(), follows: nil)
+        try await send(batch: WireProtocol.batch(envelopes), id: loop.nextRequestID(), follows: nil)
     }
 
-    /// Sends one publish request whose argument is `batch` (``WireProtocol/publishBatch(_:)``),
+    /// Sends one publish request whose argument is `batch` (``WireProtocol/batch(_:)``),
     /// to be stored only after the request `follows`, if given.
     private func send(batch: Data, id: UInt64, follows: UInt64?) async throws -> Bureau_Bus_PublishAck {
         var frames = [

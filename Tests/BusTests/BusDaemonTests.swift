@@ -410,6 +410,44 @@ extension BusDaemonTests {
         return socket
     }
 
+    /// A catch-up read that asks for a batch gets the envelopes in one frame, each after its
+    /// length; one that does not (a client from before batched replies) gets a frame each.
+    @Test func aReadAskingForABatchGetsItsEnvelopesInOneFrameAndOtherReadsAFrameEach() async throws {
+        let bus = try TestBus()
+        let client = try bus.client()
+        defer { client.close() }
+        let sent = (0..<5).map { OutgoingEvent(type: "bureau.test.Happened", payload: Data([UInt8($0)])) }
+        _ = try await client.publish(sent)
+        let context = try ZMQContext()
+        let socket = try context.socket(.dealer)
+        defer { socket.close() }
+        try socket.setLinger(milliseconds: 0)
+        try socket.setReceiveTimeout(milliseconds: 10_000)
+        try socket.connect(bus.location.ipcEndpoints.read)
+        func read(batched: Bool) throws -> (header: Bureau_Bus_ReadReply, envelopes: [Data]) {
+            var request = Bureau_Bus_ReadRequest()
+            request.after = 1
+            request.batched = batched
+            try socket.send(multipart: [
+                Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(7),
+                try request.serializedData(),
+            ])
+            let reply = try #require(try socket.receiveMessage())
+            #expect(String(decoding: reply[1], as: UTF8.self) == WireProtocol.events)
+            let header = try Bureau_Bus_ReadReply(serializedBytes: reply[3])
+            guard batched else { return (header, Array(reply.dropFirst(4))) }
+            #expect(reply.count == 5, "one frame of envelopes")
+            return (header, try WireProtocol.envelopes(inBatch: reply[4], maxEnvelopes: 4096).get())
+        }
+        for batched in [true, false] {
+            let (header, envelopes) = try read(batched: batched)
+            #expect(header.batched == batched && header.scannedTo == 5 && header.head == 5)
+            let events = try envelopes.map { try StoredEvent(envelopeBytes: $0) }
+            #expect(events.map(\.position) == [2, 3, 4, 5])
+            #expect(events.map(\.id) == sent.dropFirst().map(\.id))
+        }
+    }
+
     /// A request that names the request it follows is stored only after that one: before, it
     /// is answered `out-of-order` and nothing of it is stored; one that follows a request sent
     /// just before it, unanswered, is stored behind it.
@@ -419,7 +457,7 @@ extension BusDaemonTests {
         defer { socket.close() }
         let header = [Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8)]
         func send(_ request: UInt64, events: Int, follows: UInt64?) throws {
-            let batch = WireProtocol.publishBatch((0..<events).map { _ in SequencerTests.envelope() })
+            let batch = WireProtocol.batch((0..<events).map { _ in SequencerTests.envelope() })
             try socket.send(
                 multipart: header + [WireProtocol.requestID(request), batch]
                     + (follows.map { [WireProtocol.requestID($0)] } ?? []))
@@ -549,7 +587,7 @@ extension BusDaemonTests {
                 let follows = request.count > 5 ? WireProtocol.parseRequestID(request[5]) : nil
                 if let follows, !stored.contains(follows) { return try refuse(request, id: id) }
                 stored.insert(id)
-                let count = try WireProtocol.envelopeRanges(inPublishBatch: request[4], maxEnvelopes: 4096).get().count
+                let count = try WireProtocol.envelopeRanges(inBatch: request[4], maxEnvelopes: 4096).get().count
                 var ack = Bureau_Bus_PublishAck()
                 ack.results = (0..<count).map { _ in
                     position += 1
@@ -613,7 +651,7 @@ extension BusDaemonTests {
         #expect(empty.verb == "error" && empty.id == id)
         #expect(try error(empty.body).code == "malformed-request")
 
-        let nine = try ask([version, publish, Data(count: 9), WireProtocol.publishBatch([SequencerTests.envelope()])])
+        let nine = try ask([version, publish, Data(count: 9), WireProtocol.batch([SequencerTests.envelope()])])
         #expect(nine.verb == "error" && nine.id.isEmpty)
         #expect(try error(nine.body).message.contains("must be 8 bytes, not 9"))
 
@@ -627,7 +665,7 @@ extension BusDaemonTests {
         #expect(try error(oldVersion.body).code == "unsupported-protocol")
         #expect(try error(oldVersion.body).message.contains("this bus speaks bureau/2"))
 
-        let batchOfOne = WireProtocol.publishBatch([SequencerTests.envelope()])
+        let batchOfOne = WireProtocol.batch([SequencerTests.envelope()])
         let threeFrames = try ask([version, publish, id, batchOfOne, Data(count: 16), Data(count: 16)])
         #expect(try error(threeFrames.body).code == "malformed-request")
         #expect(try error(threeFrames.body).message.contains("not 3 frames"))
@@ -636,7 +674,7 @@ extension BusDaemonTests {
         #expect(try error(twoFrames.body).code == "malformed-request")
         #expect(try error(twoFrames.body).message.contains("the id of the request it follows: 8 bytes"))
 
-        var cut = WireProtocol.publishBatch([SequencerTests.envelope(), SequencerTests.envelope()])
+        var cut = WireProtocol.batch([SequencerTests.envelope(), SequencerTests.envelope()])
         cut.removeLast(3)
         let cutShort = try ask([version, publish, id, cut])
         #expect(try error(cutShort.body).code == "malformed-request")
@@ -646,13 +684,13 @@ extension BusDaemonTests {
         #expect(try error(emptyBatch.body).code == "malformed-request")
 
         let tooMany = try ask(
-            [version, publish, id, WireProtocol.publishBatch(Array(repeating: Data([1]), count: 4097))])
+            [version, publish, id, WireProtocol.batch(Array(repeating: Data([1]), count: 4097))])
         #expect(try error(tooMany.body).code == "too-large")
         #expect(try error(tooMany.body).message.contains("at most 4096 envelopes"))
         #expect(try await bus.client().ping().head == 0, "nothing refused whole is committed")
 
         // A retry of a committed request finds its events, at the same positions.
-        let batch = WireProtocol.publishBatch([SequencerTests.envelope()])
+        let batch = WireProtocol.batch([SequencerTests.envelope()])
         let retried = WireProtocol.requestID(7)
         let first = try #require(
             try Bureau_Bus_PublishAck(serializedBytes: ask([version, publish, retried, batch]).body).results.first)
@@ -667,7 +705,7 @@ extension BusDaemonTests {
         bad.type = "bureau.test.Happened"
         bad.correlation = Data(count: 5)
         let rejected = try ask(
-            [version, publish, WireProtocol.requestID(9), WireProtocol.publishBatch([try bad.serializedData()])])
+            [version, publish, WireProtocol.requestID(9), WireProtocol.batch([try bad.serializedData()])])
         let result = try #require(try Bureau_Bus_PublishAck(serializedBytes: rejected.body).results.first)
         #expect(result.status == .rejected && result.reason.contains("correlation id must be 16 bytes"))
         socket.close()

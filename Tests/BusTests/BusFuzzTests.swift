@@ -93,7 +93,7 @@ struct BusFuzzTests {
             // A valid argument to mutate: an envelope to publish, or a small read near the head.
             let valid =
                 verb == WireProtocol.read
-                ? try validReadRequest() : WireProtocol.publishBatch([try validEnvelope()])
+                ? try validReadRequest() : WireProtocol.batch([try validEnvelope()])
             func drain(wait: Bool) throws {
                 while let frames = try socket.receiveMessage(wait: false)
                     ?? (wait ? socket.receiveMessage(wait: true) : nil)

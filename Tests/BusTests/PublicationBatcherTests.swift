@@ -94,25 +94,25 @@ struct PublicationBatcherTests {
 
     @Test func aPublishBatchSplitsBackIntoItsEnvelopesAndNamesWhatIsWrong() throws {
         let envelopes = [Data([1, 2, 3]), Data(), Data(repeating: 9, count: 300)]
-        let batch = WireProtocol.publishBatch(envelopes)
+        let batch = WireProtocol.batch(envelopes)
         #expect(batch.count == 3 * 4 + 303)
-        #expect(try WireProtocol.envelopes(inPublishBatch: batch, maxEnvelopes: 10).get() == envelopes)
+        #expect(try WireProtocol.envelopes(inBatch: batch, maxEnvelopes: 10).get() == envelopes)
         // A frame that is a slice of a larger buffer: ranges count from its first byte.
         let inside = (Data([0xAA, 0xBB]) + batch + Data([0xCC]))[2..<(2 + batch.count)]
-        let ranges = try WireProtocol.envelopeRanges(inPublishBatch: inside, maxEnvelopes: 10).get()
+        let ranges = try WireProtocol.envelopeRanges(inBatch: inside, maxEnvelopes: 10).get()
         #expect(ranges == [4..<7, 11..<11, 15..<315])
-        #expect(try WireProtocol.envelopes(inPublishBatch: inside, maxEnvelopes: 10).get() == envelopes)
-        #expect(WireProtocol.envelopes(inPublishBatch: batch, maxEnvelopes: 2) == .failure(.tooMany(limit: 2)))
+        #expect(try WireProtocol.envelopes(inBatch: inside, maxEnvelopes: 10).get() == envelopes)
+        #expect(WireProtocol.envelopes(inBatch: batch, maxEnvelopes: 2) == .failure(.tooMany(limit: 2)))
         #expect(
-            WireProtocol.BatchProblem.tooMany(limit: 2).description == "a publish request carries at most 2 envelopes")
+            WireProtocol.BatchProblem.tooMany(limit: 2).description == "a batch carries at most 2 envelopes")
         #expect(
-            WireProtocol.envelopes(inPublishBatch: batch.dropLast(), maxEnvelopes: 10)
+            WireProtocol.envelopes(inBatch: batch.dropLast(), maxEnvelopes: 10)
                 == .failure(.cutShort(index: 3, declared: 300, remaining: 299)))
         #expect(
-            WireProtocol.envelopes(inPublishBatch: batch.prefix(5), maxEnvelopes: 10)
+            WireProtocol.envelopes(inBatch: batch.prefix(5), maxEnvelopes: 10)
                 == .failure(.cutShort(index: 1, declared: 3, remaining: 1)))
         #expect(
-            WireProtocol.envelopes(inPublishBatch: batch.prefix(9), maxEnvelopes: 10)
+            WireProtocol.envelopes(inBatch: batch.prefix(9), maxEnvelopes: 10)
                 == .failure(.lengthCutShort(index: 2, remaining: 2)))
     }
 
@@ -129,7 +129,7 @@ struct PublicationBatcherTests {
 
         let batches = WireProtocol.publishBatches(events[...], process: "p")
 
-        let split = try batches.map { try WireProtocol.envelopes(inPublishBatch: $0.frame, maxEnvelopes: .max).get() }
+        let split = try batches.map { try WireProtocol.envelopes(inBatch: $0.frame, maxEnvelopes: .max).get() }
         #expect(split.map { $0.count } == batches.map { $0.count })
         #expect(try split.flatMap { $0 } == events.map { try $0.envelopeBytes(process: "p") })
         for (index, batch) in batches.enumerated() {

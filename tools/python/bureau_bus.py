@@ -197,6 +197,7 @@ class Bus:
         setattr(request, "after", after)
         request.max_events = max_events
         request.type_prefixes.extend(prefixes)
+        request.batched = True
         body = request.SerializeToString()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -207,13 +208,35 @@ class Bus:
                 continue
             header = bus_pb2.ReadReply()
             header.ParseFromString(answer[0])
+            # Asked for: the envelopes in one frame, each after its length. A daemon from before
+            # batched replies sends a frame per envelope instead.
+            frames = self._batch(answer[1]) if header.batched and len(answer) == 2 else answer[1:]
+            if frames is None:
+                raise ValueError("a read reply's batch of envelopes is cut short")
             envelopes = []
-            for frame in answer[1:]:
+            for frame in frames:
                 envelope = envelope_pb2.Envelope()
                 envelope.ParseFromString(frame)
                 envelopes.append(envelope)
             return envelopes, header.scanned_to, header.head
         raise TimeoutError(f"no answer to a read from {self.endpoints['read']} within {timeout} s")
+
+    @staticmethod
+    def _batch(frame):
+        """The envelopes of a batch frame (each after its length, 4 bytes little-endian); None
+        if the frame is cut short."""
+        envelopes = []
+        offset = 0
+        while offset < len(frame):
+            if len(frame) - offset < 4:
+                return None
+            (length,) = struct.unpack_from("<I", frame, offset)
+            offset += 4
+            if length > len(frame) - offset:
+                return None
+            envelopes.append(frame[offset : offset + length])
+            offset += length
+        return envelopes
 
     @staticmethod
     def _publications(frame):

@@ -110,18 +110,22 @@ public nonisolated struct Bureau_Bus_ReadRequest: Sendable {
   /// At most this many events (the daemon caps it at 4096); 0 means the cap.
   public var maxEvents: UInt32 = 0
 
-  /// At most about this many bytes of envelopes (the daemon caps it at 4 MiB); 0 means the cap.
+  /// At most about this many bytes of envelopes (the daemon caps it at 1 MiB); 0 means the cap.
   public var maxBytes: UInt32 = 0
 
   /// Only events whose type starts with one of these; none means every event.
   public var typePrefixes: [String] = []
+
+  /// Send the envelopes in one frame (see ReadReply.batched). A daemon from before batched
+  /// replies does not know the field and sends a frame per envelope.
+  public var batched: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 }
 
-/// Header of a read reply; the envelopes follow as frames.
+/// Header of a read reply; the envelopes follow.
 public nonisolated struct Bureau_Bus_ReadReply: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -132,6 +136,11 @@ public nonisolated struct Bureau_Bus_ReadReply: Sendable {
 
   /// Every event with position <= scanned_to was considered: ask again with after = scanned_to.
   public var scannedTo: UInt64 = 0
+
+  /// True: the envelopes follow in one frame, each after its length (4 bytes, little-endian), as
+  /// in a publish request's batch. False: a frame per envelope (the request did not ask for a
+  /// batch, or the daemon is from before batched replies).
+  public var batched: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -298,7 +307,7 @@ nonisolated extension Bureau_Bus_PublishResult.Status: SwiftProtobuf._ProtoNameP
 
 nonisolated extension Bureau_Bus_ReadRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ReadRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}after\0\u{3}max_events\0\u{3}max_bytes\0\u{3}type_prefixes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}after\0\u{3}max_events\0\u{3}max_bytes\0\u{3}type_prefixes\0\u{1}batched\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -310,6 +319,7 @@ nonisolated extension Bureau_Bus_ReadRequest: SwiftProtobuf.Message, SwiftProtob
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.maxEvents) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.maxBytes) }()
       case 4: try { try decoder.decodeRepeatedStringField(value: &self.typePrefixes) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.batched) }()
       default: break
       }
     }
@@ -328,6 +338,9 @@ nonisolated extension Bureau_Bus_ReadRequest: SwiftProtobuf.Message, SwiftProtob
     if !self.typePrefixes.isEmpty {
       try visitor.visitRepeatedStringField(value: self.typePrefixes, fieldNumber: 4)
     }
+    if self.batched != false {
+      try visitor.visitSingularBoolField(value: self.batched, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -336,6 +349,7 @@ nonisolated extension Bureau_Bus_ReadRequest: SwiftProtobuf.Message, SwiftProtob
     if lhs.maxEvents != rhs.maxEvents {return false}
     if lhs.maxBytes != rhs.maxBytes {return false}
     if lhs.typePrefixes != rhs.typePrefixes {return false}
+    if lhs.batched != rhs.batched {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -343,7 +357,7 @@ nonisolated extension Bureau_Bus_ReadRequest: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Bureau_Bus_ReadReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ReadReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}head\0\u{3}scanned_to\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}head\0\u{3}scanned_to\0\u{1}batched\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -353,6 +367,7 @@ nonisolated extension Bureau_Bus_ReadReply: SwiftProtobuf.Message, SwiftProtobuf
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.head) }()
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.scannedTo) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.batched) }()
       default: break
       }
     }
@@ -365,12 +380,16 @@ nonisolated extension Bureau_Bus_ReadReply: SwiftProtobuf.Message, SwiftProtobuf
     if self.scannedTo != 0 {
       try visitor.visitSingularUInt64Field(value: self.scannedTo, fieldNumber: 2)
     }
+    if self.batched != false {
+      try visitor.visitSingularBoolField(value: self.batched, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Bureau_Bus_ReadReply, rhs: Bureau_Bus_ReadReply) -> Bool {
     if lhs.head != rhs.head {return false}
     if lhs.scannedTo != rhs.scannedTo {return false}
+    if lhs.batched != rhs.batched {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
