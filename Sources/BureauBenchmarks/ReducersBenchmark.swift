@@ -163,18 +163,24 @@ struct ReducersBenchmark: AsyncParsableCommand {
         let snapshots = FileSnapshotStore(directory: location.snapshotDirectory)
         let first = HostStatistics()
         var started = ContinuousClock.now
+        let cpuAtStart = processCPUSeconds()
         let (group, task) = try startHost(client: client, snapshots: snapshots, statistics: first, logger: quiet)
         // Two phases: reading and applying every input (answers held back until the host
         // knows which are in the log already), then publishing the answers.
         await first.waitUntilSeen(inputsHead)
         let inputsRead = ContinuousClock.now - started
+        let cpuInputsRead = processCPUSeconds()
         await first.waitUntilCaughtUp()
         let caughtUp = ContinuousClock.now - started
         await first.waitUntilAcknowledged(events)
         let throughput = Double(events) / (ContinuousClock.now - started).inSeconds
+        // CPU per input, every thread (the daemon's too): steadier than the time on a shared machine.
+        func perInput(_ seconds: Double) -> String { String(format: "%.2f µs", seconds / Double(events) * 1e6) }
         print(
-            "host: every input read and applied after \(inputsRead), caught up after \(caughtUp), "
-                + "all answers acknowledged after \(ContinuousClock.now - started)")
+            "host: every input read and applied after \(inputsRead) (\(perInput(cpuInputsRead - cpuAtStart)) of CPU "
+                + "per input), caught up after \(caughtUp), all answers acknowledged after "
+                + "\(ContinuousClock.now - started) (\(perInput(processCPUSeconds() - cpuInputsRead)) of CPU per input)"
+        )
         // A host that was keeping up when it stopped has seen its own answers too.
         await first.waitUntilSeen(try await client.ping().head)
         await group.triggerGracefulShutdown()
