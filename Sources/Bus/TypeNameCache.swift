@@ -14,6 +14,9 @@ public struct TypeNameCache: Sendable {
     public static let capacity = 16
 
     private var names: [String] = []
+    /// Each name's bytes, compared first by their count: a stream's few types mostly differ in
+    /// length, so a lookup compares one name's bytes, and never touches a string's storage.
+    private var spellings: [[UInt8]] = []
     /// Where the next new name goes once the cache is full.
     private var oldest = 0
     /// The name found last, tried first: events of one type mostly come together.
@@ -23,8 +26,8 @@ public struct TypeNameCache: Sendable {
 
     /// The name whose UTF-8 is `bytes`: a kept one if it is there, else a new one, kept.
     public mutating func name(_ bytes: UnsafeRawBufferPointer) -> String {
-        if last < names.count, Self.equal(names[last], bytes) { return names[last] }
-        for index in names.indices where index != last && Self.equal(names[index], bytes) {
+        if last < spellings.count, Self.equal(spellings[last], bytes) { return names[last] }
+        for index in 0..<spellings.count where Self.equal(spellings[index], bytes) {
             last = index
             return names[index]
         }
@@ -32,20 +35,21 @@ public struct TypeNameCache: Sendable {
         if names.count < Self.capacity {
             last = names.count
             names.append(name)
+            spellings.append(Array(bytes))
         } else {
             last = oldest
             names[oldest] = name
+            spellings[oldest] = Array(bytes)
             oldest = (oldest + 1) % Self.capacity
         }
         return name
     }
 
-    private static func equal(_ name: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard name.utf8.count == bytes.count else { return false }
-        // Names this cache made are native strings, whose bytes are in place.
-        return name.utf8.withContiguousStorageIfAvailable { stored in
-            guard let left = stored.baseAddress, let right = bytes.baseAddress else { return bytes.isEmpty }
+    private static func equal(_ spelling: [UInt8], _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard spelling.count == bytes.count else { return false }
+        return spelling.withUnsafeBytes { stored in
+            guard let left = stored.baseAddress, let right = bytes.baseAddress else { return true }
             return memcmp(left, right, bytes.count) == 0
-        } ?? name.utf8.elementsEqual(bytes)
+        }
     }
 }

@@ -129,13 +129,10 @@ public final class LogCursor {
     /// giving it a `Data` of its own: returns its position, its id and where its body lies in
     /// `bodies`. For readers that take many records at a time (the tools' read-ahead): one
     /// allocation for many bodies, freed together.
-    public func next(appendingBodyTo bodies: inout Data) throws -> (position: UInt64, id: EventID, body: Range<Int>)? {
-        try nextRecord { header, body in
-            // Indices, not counts: `bodies` may be a slice.
-            let start = bodies.endIndex
-            bodies.append(contentsOf: body)
-            return (header.position, header.id, start..<bodies.endIndex)
-        }
+    public func next(
+        appendingBodyTo bodies: inout RecordBodies
+    ) throws -> (position: UInt64, id: EventID, body: Range<Int>)? {
+        try nextRecord { header, body in (header.position, header.id, bodies.append(body)) }
     }
 
     /// The next record, made by `make` from its header and its body's bytes (valid only during

@@ -27,6 +27,8 @@ extension EventLogReader {
                 }
                 page = fetched[...]
                 after = last.position
+                // Strings shared within a page, not with what the caller holds (see LogFiles.readChunk).
+                names = TypeNameCache()
             }
             let record = page.removeFirst()
             return (try StoredEvent(decoding: record, names: &names), record)

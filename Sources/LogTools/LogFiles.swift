@@ -26,9 +26,7 @@ public enum LogFiles {
         let cursor = try LogCursor(directory: directory, after: max(from, 1) - 1, limit: to, fileSystem: fileSystem)
         // Reading, checksums and decoding run a few chunks ahead on a thread of their own.
         var stopped = false
-        var names = TypeNameCache()
-        try ReadAhead<(StoredEvent, LogRecord)>.forEach(fill: { readChunk(from: cursor, names: &names) }) {
-            event, record in
+        try ReadAhead<(StoredEvent, LogRecord)>.forEach(fill: { readChunk(from: cursor) }) { event, record in
             stopped = try !body(event, record)
             return !stopped
         }
@@ -53,18 +51,20 @@ public enum LogFiles {
     /// The next chunk of records from `cursor`, decoded. The records' bodies share one
     /// allocation, freed when the last of them is: a `Data` per record, allocated on one thread
     /// and freed later in another order, cost a replay a tenth of its time.
-    private static func readChunk(
-        from cursor: LogCursor, names: inout TypeNameCache
-    ) -> ReadAhead<(StoredEvent, LogRecord)>.Chunk {
+    ///
+    /// The events of a chunk share their type names' strings, but not with other chunks: the
+    /// caller holds one chunk while this thread makes the next, and a string both threads
+    /// retained passed its cache line between the cores at every event.
+    private static func readChunk(from cursor: LogCursor) -> ReadAhead<(StoredEvent, LogRecord)>.Chunk {
         typealias Ahead = ReadAhead<(StoredEvent, LogRecord)>
         var chunk = Ahead.Chunk()
-        var bodies = Data(capacity: Ahead.chunkBytes + (16 << 10))
+        var reading = RecordBodies(capacity: Ahead.chunkBytes + (64 << 10))
         var found: [(position: UInt64, id: EventID, body: Range<Int>)] = []
         found.reserveCapacity(Ahead.chunkItems)
         var failure: (any Error)?
         do {
-            while found.count < Ahead.chunkItems && bodies.count < Ahead.chunkBytes {
-                guard let record = try cursor.next(appendingBodyTo: &bodies) else {
+            while found.count < Ahead.chunkItems && reading.count < Ahead.chunkBytes {
+                guard let record = try cursor.next(appendingBodyTo: &reading) else {
                     chunk.isLast = true
                     break
                 }
@@ -73,7 +73,9 @@ public enum LogFiles {
         } catch {
             failure = error
         }
+        let bodies = reading.data()
         chunk.items.reserveCapacity(found.count)
+        var names = TypeNameCache()
         for record in found {
             let record = LogRecord(position: record.position, id: record.id, body: bodies[record.body])
             do {
