@@ -45,9 +45,21 @@ enum LogSource {
         }
     }
 
+    /// The same without the envelope bytes, for tools that need only the events: the files are
+    /// then read without making a record of each.
+    func scanEvents(from: UInt64 = 1, to: UInt64? = nil, _ body: (StoredEvent) throws -> Bool) async throws {
+        switch self {
+        case .files(let location):
+            try LogFiles.scanEvents(
+                directory: location.logDirectory, from: from, to: to, warn: printWarning, body)
+        case .bus, .store:
+            try await scan(from: from, to: to) { event, _ in try body(event) }
+        }
+    }
+
     /// The same, for a body that always continues.
     func forEach(from: UInt64 = 1, to: UInt64? = nil, _ body: (StoredEvent) throws -> Void) async throws {
-        try await scan(from: from, to: to) { event, _ in
+        try await scanEvents(from: from, to: to) { event in
             try body(event)
             return true
         }

@@ -12,7 +12,7 @@ enum ReplayReading {
     static func scan(
         in source: LogSource, to: UInt64?, until: CommitTime?, _ body: (StoredEvent) throws -> Bool
     ) async throws {
-        try await source.scan(to: to) { event, _ in
+        try await source.scanEvents(to: to) { event in
             // Commit times never go backwards, so the first one past the limit ends the range.
             if let until, event.commitTime > until { return false }
             return try body(event)

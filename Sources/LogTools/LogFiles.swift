@@ -22,12 +22,50 @@ public enum LogFiles {
         directory: String, from: UInt64 = 1, to: UInt64? = nil, fileSystem: any FileSystem = PosixFileSystem(),
         warn: (String) -> Void = { _ in }, _ body: (StoredEvent, LogRecord) throws -> Bool
     ) throws {
+        try read(
+            directory: directory, from: from, to: to, fileSystem: fileSystem, warn: warn,
+            item: { event, bodies, found in
+                (event, LogRecord(position: found.position, id: found.id, body: bodies[found.body]))
+            }, body)
+    }
+
+    /// ``scan(directory:from:to:fileSystem:warn:_:)`` without the records, for readers that
+    /// need only the events (`replay`, `show`): the reading thread makes no record for each.
+    public static func scanEvents(
+        directory: String, from: UInt64 = 1, to: UInt64? = nil, fileSystem: any FileSystem = PosixFileSystem(),
+        warn: (String) -> Void = { _ in }, _ body: (StoredEvent) throws -> Bool
+    ) throws {
+        try read(
+            directory: directory, from: from, to: to, fileSystem: fileSystem, warn: warn,
+            item: { event, _, _ in event }, body)
+    }
+
+    /// Calls `body` with each event from `from` through `to`, decoded.
+    public static func forEach(
+        directory: String, from: UInt64 = 1, to: UInt64? = nil, warn: (String) -> Void = { _ in },
+        _ body: (StoredEvent) throws -> Void
+    ) throws {
+        try scanEvents(directory: directory, from: from, to: to, warn: warn) { event in
+            try body(event)
+            return true
+        }
+    }
+
+    /// A record the cursor read: where its body lies among its chunk's bodies.
+    private typealias Found = (position: UInt64, id: EventID, body: Range<Int>)
+
+    /// Reads the records from `from` through `to`, a chunk at a time on a thread of its own,
+    /// makes each an `Item` with `item`, and calls `body` with each until it returns false.
+    private static func read<Item: Sendable>(
+        directory: String, from: UInt64, to: UInt64?, fileSystem: any FileSystem, warn: (String) -> Void,
+        item: @escaping (StoredEvent, Data, Found) -> Item, _ body: (Item) throws -> Bool
+    ) throws {
         guard fileSystem.exists(directory) else { throw LogToolError("there is no log in \(directory)") }
         let cursor = try LogCursor(directory: directory, after: max(from, 1) - 1, limit: to, fileSystem: fileSystem)
         // Reading, checksums and decoding run a few chunks ahead on a thread of their own.
         var stopped = false
-        try ReadAhead<(StoredEvent, LogRecord)>.forEach(fill: { readChunk(from: cursor) }) { event, record in
-            stopped = try !body(event, record)
+        try ReadAhead<Item>.forEach(fill: { readChunk(from: cursor, item: item) }) { next in
+            stopped = try !body(next)
             return !stopped
         }
         guard !stopped else { return }
@@ -48,18 +86,21 @@ public enum LogFiles {
         }
     }
 
-    /// The next chunk of records from `cursor`, decoded. The records' bodies share one
+    /// The next chunk of records from `cursor`, decoded, each made an `Item` by `item` from its
+    /// event, the chunk's bodies and where its own lies. The records' bodies share one
     /// allocation, freed when the last of them is: a `Data` per record, allocated on one thread
     /// and freed later in another order, cost a replay a tenth of its time.
     ///
     /// The events of a chunk share their type names' strings, but not with other chunks: the
     /// caller holds one chunk while this thread makes the next, and a string both threads
     /// retained passed its cache line between the cores at every event.
-    private static func readChunk(from cursor: LogCursor) -> ReadAhead<(StoredEvent, LogRecord)>.Chunk {
-        typealias Ahead = ReadAhead<(StoredEvent, LogRecord)>
+    private static func readChunk<Item: Sendable>(
+        from cursor: LogCursor, item: (StoredEvent, Data, Found) -> Item
+    ) -> ReadAhead<Item>.Chunk {
+        typealias Ahead = ReadAhead<Item>
         var chunk = Ahead.Chunk()
         var reading = RecordBodies(capacity: Ahead.chunkBytes + (64 << 10))
-        var found: [(position: UInt64, id: EventID, body: Range<Int>)] = []
+        var found: [Found] = []
         found.reserveCapacity(Ahead.chunkItems)
         var failure: (any Error)?
         do {
@@ -77,9 +118,9 @@ public enum LogFiles {
         chunk.items.reserveCapacity(found.count)
         var names = TypeNameCache()
         for record in found {
-            let record = LogRecord(position: record.position, id: record.id, body: bodies[record.body])
             do {
-                chunk.items.append((try StoredEvent(decoding: record, names: &names), record))
+                let event = try StoredEvent(decoding: bodies[record.body], at: record.position, names: &names)
+                chunk.items.append(item(event, bodies, record))
             } catch {
                 // A record that does not decode comes before whatever the cursor threw later.
                 failure = error
@@ -91,17 +132,6 @@ public enum LogFiles {
             chunk.isLast = true
         }
         return chunk
-    }
-
-    /// Calls `body` with each event from `from` through `to`, decoded.
-    public static func forEach(
-        directory: String, from: UInt64 = 1, to: UInt64? = nil, warn: (String) -> Void = { _ in },
-        _ body: (StoredEvent) throws -> Void
-    ) throws {
-        try scan(directory: directory, from: from, to: to, warn: warn) { event, _ in
-            try body(event)
-            return true
-        }
     }
 
     /// The size of the segment files.
