@@ -58,13 +58,13 @@ public enum LogFiles {
     /// makes each an `Item` with `item`, and calls `body` with each until it returns false.
     private static func read<Item: Sendable>(
         directory: String, from: UInt64, to: UInt64?, fileSystem: any FileSystem, warn: (String) -> Void,
-        item: @escaping (StoredEvent, Data, Found) -> Item, _ body: (Item) throws -> Bool
+        item: @escaping @Sendable (StoredEvent, Data, Found) -> Item, _ body: (Item) throws -> Bool
     ) throws {
         guard fileSystem.exists(directory) else { throw LogToolError("there is no log in \(directory)") }
         let cursor = try LogCursor(directory: directory, after: max(from, 1) - 1, limit: to, fileSystem: fileSystem)
         // Reading, checksums and decoding run a few chunks ahead on a thread of their own.
         var stopped = false
-        try ReadAhead<Item>.forEach(fill: { readChunk(from: cursor, item: item) }) { next in
+        try ReadAhead<Item>.forEach(read: { readPart(from: cursor, item: item) }) { next in
             stopped = try !body(next)
             return !stopped
         }
@@ -86,52 +86,59 @@ public enum LogFiles {
         }
     }
 
-    /// The next chunk of records from `cursor`, decoded, each made an `Item` by `item` from its
-    /// event, the chunk's bodies and where its own lies. The records' bodies share one
-    /// allocation, freed when the last of them is: a `Data` per record, allocated on one thread
-    /// and freed later in another order, cost a replay a tenth of its time.
+    /// The next part of the log from `cursor`: its records read and checked on the reading
+    /// thread, the decoding left for whichever thread comes to it (see ``ReadAhead``), each
+    /// event made an `Item` by `item` from itself, the part's bodies and where its own lies.
+    /// The records' bodies share one allocation, freed when the last of them is: a `Data` per
+    /// record, allocated on one thread and freed later in another order, cost a replay a tenth
+    /// of its time.
     ///
     /// The events of a chunk share their type names' strings, but not with other chunks: the
-    /// caller holds one chunk while this thread makes the next, and a string both threads
-    /// retained passed its cache line between the cores at every event.
-    private static func readChunk<Item: Sendable>(
-        from cursor: LogCursor, item: (StoredEvent, Data, Found) -> Item
-    ) -> ReadAhead<Item>.Chunk {
+    /// caller holds one chunk while the next is made, and a string both threads retained passed
+    /// its cache line between the cores at every event.
+    private static func readPart<Item: Sendable>(
+        from cursor: LogCursor, item: @escaping @Sendable (StoredEvent, Data, Found) -> Item
+    ) -> ReadAhead<Item>.Part {
         typealias Ahead = ReadAhead<Item>
-        var chunk = Ahead.Chunk()
         var reading = RecordBodies(capacity: Ahead.chunkBytes + (64 << 10))
         var found: [Found] = []
         found.reserveCapacity(Ahead.chunkItems)
         var failure: (any Error)?
+        var isLast = false
         do {
             while found.count < Ahead.chunkItems && reading.count < Ahead.chunkBytes {
                 guard let record = try cursor.next(appendingBodyTo: &reading) else {
-                    chunk.isLast = true
+                    isLast = true
                     break
                 }
                 found.append(record)
             }
         } catch {
             failure = error
+            isLast = true
         }
         let bodies = reading.data()
-        chunk.items.reserveCapacity(found.count)
-        var names = TypeNameCache()
-        for record in found {
-            do {
-                let event = try StoredEvent(decoding: bodies[record.body], at: record.position, names: &names)
-                chunk.items.append(item(event, bodies, record))
-            } catch {
-                // A record that does not decode comes before whatever the cursor threw later.
-                failure = error
-                break
-            }
-        }
-        if let failure {
-            chunk.failure = failure
-            chunk.isLast = true
-        }
-        return chunk
+        let (records, readFailure, last) = (found, failure, isLast)
+        return Ahead.Part(
+            finish: {
+                var chunk = Ahead.Chunk()
+                chunk.isLast = last
+                chunk.items.reserveCapacity(records.count)
+                var names = TypeNameCache()
+                for record in records {
+                    do {
+                        let event = try StoredEvent(decoding: bodies[record.body], at: record.position, names: &names)
+                        chunk.items.append(item(event, bodies, record))
+                    } catch {
+                        // A record that does not decode comes before whatever the cursor threw later.
+                        chunk.failure = error
+                        chunk.isLast = true
+                        return chunk
+                    }
+                }
+                chunk.failure = readFailure
+                return chunk
+            }, isLast: last)
     }
 
     /// The size of the segment files.

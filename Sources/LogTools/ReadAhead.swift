@@ -5,20 +5,36 @@ import Foundation
 /// caller does with each item: a replay or a projection rebuild then takes about as long as
 /// the slower of the two instead of their sum.
 ///
-/// The source fills one ``Chunk`` at a time; items reach the caller in order and on the
-/// caller's thread, and an error from the source reaches it after every item produced before
-/// the error, as if read inline. Memory is bounded: at most ``depth`` chunks wait, besides the
-/// one being filled and the one being read, and the source bounds each (``chunkItems``,
-/// ``chunkBytes``). The source is used only by the reading thread, and not any more once
-/// ``forEach(_:)`` returns or throws, so the caller may then look at it (a cursor's end) again.
+/// The source gives one ``Part`` at a time: what the reading thread read (records and their
+/// checksums: the source is the reading thread's alone), and the work left to make it a
+/// ``Chunk`` (decoding), which whichever thread comes to it first does. The reading thread
+/// does it while it has read enough ahead; a caller that has caught up does it itself rather
+/// than wait. So the two threads share the decoding as their loads require: a caller with
+/// much to do per item (a replay's reducers) leaves it all to the reading thread, one with
+/// little (a projection rebuild) takes its share, and neither core waits for the other.
+///
+/// Items reach the caller in order and on the caller's thread, and an error from the source
+/// reaches it after every item produced before the error, as if read inline. Memory is
+/// bounded: at most ``depth`` parts wait, besides the one being read and the one the caller
+/// holds, and the source bounds each (``chunkItems``, ``chunkBytes``). The source is not used
+/// any more once ``forEach(depth:read:_:)`` returns or throws, so the caller may then look at
+/// it (a cursor's end) again.
 final class ReadAhead<Item: Sendable>: @unchecked Sendable {
-    /// What the source gives at a time.
+    /// Items made from what the source read.
     struct Chunk: Sendable {
         var items: [Item] = []
         /// Set on the last chunk when the source threw.
         var failure: (any Error)?
         /// No chunk follows this one.
         var isLast = false
+    }
+
+    /// What the source read, and the work left to make it a chunk.
+    struct Part: Sendable {
+        /// Makes the chunk; called once, on either thread.
+        var finish: @Sendable () -> Chunk
+        /// Nothing is read after this part.
+        var isLast: Bool
     }
 
     /// How many items a source should put in a chunk, and about how many bytes: big enough
@@ -30,53 +46,66 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
 
     let depth: Int
 
+    /// A part in the queue: waiting for a thread to finish it, being finished, or finished.
+    private final class Entry: @unchecked Sendable {
+        /// The work, until a thread takes it.
+        var part: Part?
+        /// The chunk, once made.
+        var chunk: Chunk?
+        /// The reading thread made the chunk (and frees its items).
+        var madeByReader = false
+
+        init(_ part: Part) { self.part = part }
+    }
+
     // Everything below is guarded by `condition`.
     private let condition = NSCondition()
-    private var ready: [Chunk] = []
-    /// Chunks the caller is done with, for the reading thread to free.
+    private var ready: [Entry] = []
+    /// Chunks the caller is done with, made by the reading thread, for it to free.
     private var returned: [[Item]] = []
-    /// The reading thread has put its last chunk.
+    /// The reading thread has put its last part.
     private var sourceEnded = false
     /// The reading thread has returned: the source is no longer touched.
     private var threadEnded = false
-    /// The caller wants no more items: the reading thread stops at its next chunk.
+    /// The caller wants no more items: the reading thread stops at its next part.
     private var stopRequested = false
 
     private struct Source: @unchecked Sendable {
-        let fill: () -> Chunk
+        let read: () -> Part
     }
 
-    /// Reads `fill`'s chunks ahead and calls `body` with every item, as ``forEach(_:)`` says:
-    /// `fill` gives the next chunk each time it is called, until one is last, on the reading
+    /// Reads `read`'s parts ahead and calls `body` with every item, as ``forEach(_:)`` says:
+    /// `read` reads the next part each time it is called, until one is last, on the reading
     /// thread only. Starting and reading are one call, so that no reading thread is left
     /// waiting for a caller that never came.
-    static func forEach(depth: Int = 3, fill: @escaping () -> Chunk, _ body: (Item) throws -> Bool) throws {
-        try ReadAhead(depth: depth, fill: fill).forEach(body)
+    static func forEach(depth: Int = 3, read: @escaping () -> Part, _ body: (Item) throws -> Bool) throws {
+        try ReadAhead(depth: depth, read: read).forEach(body)
     }
 
     /// The same for a source of one item at a time: `next` gives the next item, nil at the
-    /// end; `weight` is an item's size in bytes, for the chunks' byte budget.
+    /// end; `weight` is an item's size in bytes, for the chunks' byte budget. The reading
+    /// thread makes each item whole.
     static func forEach(
         weight: @escaping (Item) -> Int, next: @escaping () throws -> Item?, _ body: (Item) throws -> Bool
     ) throws {
         try ReadAhead(weight: weight, next: next).forEach(body)
     }
 
-    private init(depth: Int = 3, fill: @escaping () -> Chunk) {
+    private init(depth: Int = 3, read: @escaping () -> Part) {
         self.depth = max(depth, 1)
         // The source (a cursor) is not Sendable, and need not be: from here on only the reading
         // thread calls it, and the caller gets it back only after that thread has returned.
-        let source = Source(fill: fill)
+        let source = Source(read: read)
         let thread = Thread { [self] in
             // Named for `top -H` and `perf report --sort comm` (15 characters at most).
             Thread.current.name = "bureau-readahea"
-            produce(source.fill)
+            produce(source.read)
         }
         thread.start()
     }
 
     private convenience init(weight: @escaping (Item) -> Int, next: @escaping () throws -> Item?) {
-        self.init { () -> Chunk in
+        self.init { () -> Part in
             var chunk = Chunk()
             chunk.items.reserveCapacity(Self.chunkItems)
             var bytes = 0
@@ -84,7 +113,7 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
                 while chunk.items.count < Self.chunkItems && bytes < Self.chunkBytes {
                     guard let item = try next() else {
                         chunk.isLast = true
-                        return chunk
+                        break
                     }
                     bytes += weight(item)
                     chunk.items.append(item)
@@ -93,7 +122,8 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
                 chunk.failure = error
                 chunk.isLast = true
             }
-            return chunk
+            let made = chunk
+            return Part(finish: { made }, isLast: made.isLast)
         }
     }
 
@@ -102,7 +132,7 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
     private func forEach(_ body: (Item) throws -> Bool) throws {
         defer { stopAndWait() }
         var spent: [Item] = []
-        while let chunk = take(returning: &spent) {
+        while let (chunk, madeByReader) = take(returning: &spent) {
             // Lent to `body`, not copied: a copy would retain what the item shares with its
             // chunk (the bodies' buffer, a type name) on this thread while the reading thread
             // retains the same objects for the next chunk, each retain a cache line passed
@@ -115,27 +145,45 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
             }
             guard goOn else { return }
             if let failure = chunk.failure { throw failure }
-            spent = chunk.items
+            // A chunk goes back to the thread that made it, to be freed there: glibc frees memory
+            // of another thread's arena under that arena's lock, in contention with that thread's
+            // allocations (`bureau-bench replay` ran 15 % slower with the chunks freed here).
+            if madeByReader { spent = chunk.items }
         }
     }
 
-    /// The next chunk, waiting for the reading thread; nil once the source has ended and every
-    /// chunk was taken. Hands `spent`, the chunk the caller is done with, back to the reading
-    /// thread: its items were allocated there and are freed there, since glibc frees memory of
-    /// another thread's arena under that arena's lock, in contention with the reading thread's
-    /// allocations (`bureau-bench replay` ran 15 % slower with the chunks freed by the caller).
-    private func take(returning spent: inout [Item]) -> Chunk? {
+    /// The next chunk, and whether the reading thread made it; nil once the source has ended
+    /// and every chunk was taken. Makes the chunk here when its part is still waiting for a
+    /// thread, and waits only while the reading thread is making it. Hands `spent`, items the
+    /// caller is done with, back to the reading thread to free.
+    private func take(returning spent: inout [Item]) -> (Chunk, Bool)? {
         condition.lock()
-        defer { condition.unlock() }
         if !spent.isEmpty {
             returned.append(spent)
             spent = []
         }
-        while ready.isEmpty && !sourceEnded { condition.wait() }
-        guard !ready.isEmpty else { return nil }
-        let chunk = ready.removeFirst()
-        condition.broadcast()
-        return chunk
+        while true {
+            while ready.isEmpty && !sourceEnded { condition.wait() }
+            guard let entry = ready.first else {
+                condition.unlock()
+                return nil
+            }
+            if let chunk = entry.chunk {
+                ready.removeFirst()
+                condition.broadcast()
+                condition.unlock()
+                return (chunk, entry.madeByReader)
+            }
+            if let part = entry.part {
+                entry.part = nil
+                ready.removeFirst()
+                condition.broadcast()
+                condition.unlock()
+                return (part.finish(), false)
+            }
+            // The reading thread is making it.
+            condition.wait()
+        }
     }
 
     /// Tells the reading thread to stop and waits until it no longer touches the source.
@@ -149,10 +197,10 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
     }
 
     /// The reading thread's loop.
-    private func produce(_ fill: () -> Chunk) {
+    private func produce(_ read: () -> Part) {
         while true {
-            let chunk = fill()
-            guard put(chunk), !chunk.isLast else { break }
+            let part = read()
+            guard put(Entry(part)), !part.isLast else { break }
         }
         condition.lock()
         sourceEnded = true
@@ -161,17 +209,30 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Queues `chunk`, waiting while ``depth`` chunks wait already; false when the caller
-    /// stopped reading.
-    private func put(_ chunk: Chunk) -> Bool {
+    /// Queues `entry`; false when the caller stopped reading. While ``depth`` parts wait
+    /// already, makes the oldest waiting one a chunk rather than sit idle, and waits only when
+    /// none is left to make.
+    private func put(_ entry: Entry) -> Bool {
         condition.lock()
-        while ready.count >= depth && !stopRequested { condition.wait() }
+        while ready.count >= depth && !stopRequested {
+            guard let waiting = ready.first(where: { $0.part != nil }), let part = waiting.part else {
+                condition.wait()
+                continue
+            }
+            waiting.part = nil
+            condition.unlock()
+            let chunk = part.finish()
+            condition.lock()
+            waiting.chunk = chunk
+            waiting.madeByReader = true
+            condition.broadcast()
+        }
         guard !stopRequested else {
             condition.unlock()
             return false
         }
-        ready.append(chunk)
-        if chunk.isLast { sourceEnded = true }
+        ready.append(entry)
+        if entry.part?.isLast == true { sourceEnded = true }
         var spent: [[Item]] = []
         swap(&spent, &returned)
         condition.broadcast()

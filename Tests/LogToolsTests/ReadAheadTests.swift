@@ -5,6 +5,7 @@ import Testing
 @testable import LogTools
 
 /// The tools' read-ahead: a source read on a thread of its own, handed over in order, bounded.
+@Suite(.timeLimit(.minutes(1)))
 struct ReadAheadTests {
     struct Broken: Error, Equatable {}
 
@@ -87,24 +88,48 @@ struct ReadAheadTests {
         #expect(numbers.produced.load(ordering: .sequentiallyConsistent) < 1_000_000)
     }
 
-    @Test func theSourceIsNeverMoreThanAFewChunksAheadOfASlowCaller() throws {
-        let numbers = Numbers(count: ReadAhead<Int>.chunkItems * 40)
-        let fill = { () -> ReadAhead<Int>.Chunk in
-            // A whole chunk at a time, as the log's reader fills them.
-            var chunk = ReadAhead<Int>.Chunk()
-            while chunk.items.count < ReadAhead<Int>.chunkItems {
+    /// Who made each part's chunk: the reading thread or the caller's.
+    final class Makers: @unchecked Sendable {
+        private let made = Mutex<[Int: Bool]>([:])
+        func record(_ part: Int) { made.withLock { $0[part] = Thread.current.name == "bureau-readahea" } }
+        func byReader(_ part: Int) -> Bool? { made.withLock { $0[part] } }
+    }
+
+    /// A source that reads whole chunks of `numbers` at a time, as the log's reader does, and
+    /// leaves making each chunk to whichever thread comes to it, recording which did.
+    static func parts(
+        of numbers: Numbers, makers: Makers, beforeReading: @escaping (Int) -> Void = { _ in }
+    ) -> () -> ReadAhead<Int>.Part {
+        var index = 0
+        return {
+            beforeReading(index)
+            var items: [Int] = []
+            var isLast = false
+            while items.count < ReadAhead<Int>.chunkItems {
                 guard let number = try? numbers.next() else {
-                    chunk.isLast = true
+                    isLast = true
                     break
                 }
-                chunk.items.append(number)
+                items.append(number)
             }
-            return chunk
+            let part = index
+            index += 1
+            let (read, last) = (items, isLast)
+            return ReadAhead<Int>.Part(
+                finish: {
+                    makers.record(part)
+                    return ReadAhead<Int>.Chunk(items: read, isLast: last)
+                }, isLast: last)
         }
+    }
+
+    @Test func theSourceIsNeverMoreThanAFewChunksAheadOfASlowCallerAndMakesTheirChunksMeanwhile() throws {
+        let numbers = Numbers(count: ReadAhead<Int>.chunkItems * 40)
+        let makers = Makers()
         var count = 0
-        try ReadAhead<Int>.forEach(depth: 3, fill: fill) { _ in
+        try ReadAhead<Int>.forEach(depth: 3, read: Self.parts(of: numbers, makers: makers)) { _ in
             if count == 0 {
-                // A caller slow to take its first item: the source fills until it must wait
+                // A caller slow to take its first item: the source reads until it must wait
                 // (five chunks), and would run on to the end if nothing held it.
                 let deadline = ContinuousClock.now + .seconds(10)
                 while numbers.produced.load(ordering: .sequentiallyConsistent) < ReadAhead<Int>.chunkItems * 5,
@@ -120,7 +145,29 @@ struct ReadAheadTests {
 
         #expect(count == ReadAhead<Int>.chunkItems * 40)
         #expect(numbers.furthestAhead.load(ordering: .sequentiallyConsistent) >= ReadAhead<Int>.chunkItems * 5)
-        // Three waiting, one being read by the caller, one being filled.
+        // Three waiting, one being read by the caller, one being read.
         #expect(numbers.furthestAhead.load(ordering: .sequentiallyConsistent) <= ReadAhead<Int>.chunkItems * 5)
+        // While it waited for room, the reading thread made the waiting parts' chunks.
+        #expect(makers.byReader(1) == true && makers.byReader(2) == true && makers.byReader(3) == true)
+    }
+
+    @Test func aCallerThatHasCaughtUpMakesTheChunkItselfRatherThanWait() throws {
+        let numbers = Numbers(count: ReadAhead<Int>.chunkItems * 3)
+        let makers = Makers()
+        let firstTaken = DispatchSemaphore(value: 0)
+        // The reading thread stops before its second chunk until the caller has the first: only
+        // the caller can make the first one.
+        let read = Self.parts(of: numbers, makers: makers) { part in
+            if part == 1 { firstTaken.wait() }
+        }
+        var seen: [Int] = []
+        try ReadAhead<Int>.forEach(depth: 3, read: read) { number in
+            if seen.isEmpty { firstTaken.signal() }
+            seen.append(number)
+            return true
+        }
+
+        #expect(seen == Array(0..<ReadAhead<Int>.chunkItems * 3))
+        #expect(makers.byReader(0) == false)
     }
 }
