@@ -107,44 +107,11 @@ struct FoldBenchmark: AsyncParsableCommand {
         }
     }
 
-    /// The envelopes of the replay benchmark's log, as stored: rates, then requests each
-    /// followed by the watchlist reducer's answer.
+    /// The envelopes of the replay benchmark's log (``WatchlistSession``), as stored.
     static func envelopes(count: Int) throws -> [Data] {
-        var replay = ReducerReplay(WatchlistReducer())
         var envelopes: [Data] = []
         envelopes.reserveCapacity(count)
-        let start = CommitTime(seconds: 1_793_000_000, nanos: 0)
-
-        func append(_ event: OutgoingEvent, process: String) throws -> StoredEvent {
-            let position = UInt64(envelopes.count + 1)
-            let micros = Int64(position)
-            let stored = StoredEvent(
-                position: position, id: event.id, type: event.type,
-                commitTime: CommitTime(
-                    seconds: start.seconds + micros / 1_000_000, nanos: Int32(micros % 1_000_000) * 1000),
-                producerProcess: process, producerModule: event.module, causation: event.causation,
-                correlation: event.correlation, payload: event.payload)
-            envelopes.append(try stored.envelope().serializedData())
-            return stored
-        }
-
-        var rates = Bureau_Rates_RatesPublished(asOf: "2026-10-30", rates: ["USD": "1.1172"])
-        replay.apply(try append(try OutgoingEvent(rates), process: "rates"))
-        rates.asOf = "2026-10-31"
-        replay.apply(try append(try OutgoingEvent(rates), process: "rates"))
-        let add = try PairAddRequested(base: "EUR", quote: "USD").serializedData()
-        let remove = try PairRemoveRequested(base: "EUR", quote: "USD").serializedData()
-        var index = 0
-        while envelopes.count + 2 <= count {
-            let request =
-                index % 2 == 0
-                ? OutgoingEvent(type: PairAddRequested.protoMessageName, payload: add)
-                : OutgoingEvent(type: PairRemoveRequested.protoMessageName, payload: remove)
-            index += 1
-            for answer in replay.apply(try append(request, process: "bench"), keepOutputs: false) {
-                _ = try append(answer, process: "watchlist-host")
-            }
-        }
+        try WatchlistSession.events(count: count) { envelopes.append(try $0.envelope().serializedData()) }
         return envelopes
     }
 }

@@ -123,55 +123,23 @@ struct ReplayBenchmark: AsyncParsableCommand {
         return (Double(count) / (ContinuousClock.now - started).inSeconds, count, snapshot)
     }
 
-    /// Writes the log a watchlist host would have left; how many events.
+    /// Writes the log a watchlist host would have left (``WatchlistSession``); how many events.
     private func writeLog(_ location: BusLocation) throws -> UInt64 {
         var options = FileEventLog.Options()
         options.durability = .never
         let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         let log = try FileEventLog(directory: location.logDirectory, options: options, logger: quiet)
-        var replay = ReducerReplay(WatchlistReducer())
         var batch: [LogRecord] = []
-        var position: UInt64 = 0
-        let start = CommitTime(seconds: 1_793_000_000, nanos: 0)
-
-        func append(_ event: OutgoingEvent, process: String) throws -> StoredEvent {
-            position += 1
-            let micros = Int64(position)
-            let stored = StoredEvent(
-                position: position, id: event.id, type: event.type,
-                commitTime: CommitTime(
-                    seconds: start.seconds + micros / 1_000_000, nanos: Int32(micros % 1_000_000) * 1000),
-                producerProcess: process, producerModule: event.module, causation: event.causation,
-                correlation: event.correlation, payload: event.payload)
-            batch.append(LogRecord(position: position, id: event.id, body: try stored.envelope().serializedData()))
+        let written = try WatchlistSession.events(count: events) { event in
+            batch.append(LogRecord(position: event.position, id: event.id, body: try event.envelope().serializedData()))
             if batch.count >= 4096 {
                 try log.append(batch)
                 try log.commit()
                 batch.removeAll(keepingCapacity: true)
             }
-            return stored
-        }
-
-        var rates = Bureau_Rates_RatesPublished(asOf: "2026-10-30", rates: ["USD": "1.1172"])
-        // Two fixings, so that the requests and their answers make the count even.
-        replay.apply(try append(try OutgoingEvent(rates), process: "rates"))
-        rates.asOf = "2026-10-31"
-        replay.apply(try append(try OutgoingEvent(rates), process: "rates"))
-        let add = try PairAddRequested(base: "EUR", quote: "USD").serializedData()
-        let remove = try PairRemoveRequested(base: "EUR", quote: "USD").serializedData()
-        var index = 0
-        while position + 2 <= UInt64(events) {
-            let request =
-                index % 2 == 0
-                ? OutgoingEvent(type: PairAddRequested.protoMessageName, payload: add)
-                : OutgoingEvent(type: PairRemoveRequested.protoMessageName, payload: remove)
-            index += 1
-            for answer in replay.apply(try append(request, process: "bench"), keepOutputs: false) {
-                _ = try append(answer, process: "watchlist-host")
-            }
         }
         try log.append(batch)
         try log.close()
-        return position
+        return written
     }
 }
