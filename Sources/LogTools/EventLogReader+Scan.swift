@@ -27,7 +27,8 @@ extension EventLogReader {
                 }
                 page = fetched[...]
                 after = last.position
-                // Strings shared within a page, not with what the caller holds (see LogFiles.readChunk).
+                // Strings shared within a page of 1,000 (a chunk holds 2,048), so mostly not with
+                // what the caller holds (see LogFiles.readPart).
                 names = TypeNameCache()
             }
             let record = page.removeFirst()

@@ -16,7 +16,9 @@ import Foundation
 /// Items reach the caller in order and on the caller's thread, and an error from the source
 /// reaches it after every item produced before the error, as if read inline. Memory is
 /// bounded: at most ``depth`` parts wait, besides the one being read and the one the caller
-/// holds, and the source bounds each (``chunkItems``, ``chunkBytes``). The source is not used
+/// holds, and the source bounds each (``chunkItems``, ``chunkBytes``); chunks the caller is
+/// done with wait for the reading thread to free them at its next part (at most ``depth`` + 1
+/// of them, each with its bodies), so about twice that in all. The source is not used
 /// any more once ``forEach(depth:read:_:)`` returns or throws, so the caller may then look at
 /// it (a cursor's end) again.
 final class ReadAhead<Item: Sendable>: @unchecked Sendable {
@@ -35,6 +37,20 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
         var finish: @Sendable () -> Chunk
         /// Nothing is read after this part.
         var isLast: Bool
+        /// The chunk, when the reading thread made it whole (nothing is left to share).
+        var made: Chunk?
+
+        init(finish: @escaping @Sendable () -> Chunk, isLast: Bool) {
+            self.finish = finish
+            self.isLast = isLast
+        }
+
+        /// A part the reading thread made whole.
+        static func made(_ chunk: Chunk) -> Part {
+            var part = Part(finish: { chunk }, isLast: chunk.isLast)
+            part.made = chunk
+            return part
+        }
     }
 
     /// How many items a source should put in a chunk, and about how many bytes: big enough
@@ -55,7 +71,14 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
         /// The reading thread made the chunk (and frees its items).
         var madeByReader = false
 
-        init(_ part: Part) { self.part = part }
+        init(_ part: Part) {
+            if let made = part.made {
+                chunk = made
+                madeByReader = true
+            } else {
+                self.part = part
+            }
+        }
     }
 
     // Everything below is guarded by `condition`.
@@ -122,8 +145,7 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
                 chunk.failure = error
                 chunk.isLast = true
             }
-            let made = chunk
-            return Part(finish: { made }, isLast: made.isLast)
+            return Part.made(chunk)
         }
     }
 
@@ -200,7 +222,7 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
     private func produce(_ read: () -> Part) {
         while true {
             let part = read()
-            guard put(Entry(part)), !part.isLast else { break }
+            guard put(Entry(part), isLast: part.isLast), !part.isLast else { break }
         }
         condition.lock()
         sourceEnded = true
@@ -209,10 +231,10 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Queues `entry`; false when the caller stopped reading. While ``depth`` parts wait
+    /// Queues `entry`, the last if `isLast`; false when the caller stopped reading. While ``depth`` parts wait
     /// already, makes the oldest waiting one a chunk rather than sit idle, and waits only when
     /// none is left to make.
-    private func put(_ entry: Entry) -> Bool {
+    private func put(_ entry: Entry, isLast: Bool) -> Bool {
         condition.lock()
         while ready.count >= depth && !stopRequested {
             guard let waiting = ready.first(where: { $0.part != nil }), let part = waiting.part else {
@@ -232,7 +254,7 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
             return false
         }
         ready.append(entry)
-        if entry.part?.isLast == true { sourceEnded = true }
+        if isLast { sourceEnded = true }
         var spent: [[Item]] = []
         swap(&spent, &returned)
         condition.broadcast()

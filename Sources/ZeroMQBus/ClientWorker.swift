@@ -263,7 +263,6 @@ final class ClientWorker {
                     metadata: ["error.code": "\(error?.code ?? verb)", "error.message": "\(error?.message ?? "")"])
                 continue
             }
-            perform(timers.readAnswered(for: subscriptionID, now: clock.now))
             let bodies: [Data]
             if header.batched {
                 // Asked for (see requestReads): the envelopes in one frame, as slices of it.
@@ -271,8 +270,10 @@ final class ClientWorker {
                     case .success(let envelopes) = WireProtocol.envelopes(
                         inBatch: frames[4], maxEnvelopes: BusLimits.maxReadEvents)
                 else {
-                    logger.warning("a catch-up read's reply is not one batch of envelopes; reading again")
+                    // Refused while still in flight, so that it is asked again after the read
+                    // timeout, not at once.
                     perform(timers.readRefused(for: subscriptionID, now: clock.now))
+                    logger.warning("a catch-up read's reply is not one batch of envelopes; reading again")
                     continue
                 }
                 bodies = envelopes
@@ -280,6 +281,7 @@ final class ClientWorker {
                 // A daemon from before batched replies: a frame per envelope.
                 bodies = Array(frames.dropFirst(4))
             }
+            perform(timers.readAnswered(for: subscriptionID, now: clock.now))
             let positions = bodies.map { body in (try? EnvelopeScanner.scan(body))?.position ?? 0 }
             let (deliver, caughtUp) = subscription.tracker.readReply(
                 positions: positions, scannedTo: header.scannedTo, head: header.head)

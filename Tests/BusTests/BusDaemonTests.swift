@@ -633,6 +633,60 @@ extension BusDaemonTests {
         // And the positions above, 1… in the events' order, say the script stored them in order.
     }
 
+    /// A reply that says it is a batch but is not one is refused like an unanswered read: the
+    /// client asks again after its read timeout, not at once (a daemon or a relay answering so
+    /// would otherwise be read from in a tight loop), and takes the next good reply.
+    @Test func aMalformedBatchedReadReplyIsAskedAgainAfterTheReadTimeoutNotAtOnce() async throws {
+        let directory = try TemporaryDirectory("scripted")
+        let endpoints = BusEndpoints(
+            ingress: "ipc://\(directory.file("ingress"))", read: "ipc://\(directory.file("read"))",
+            events: "ipc://\(directory.file("events"))")
+        let event = try EnvelopeStamp(seconds: 1_700_000_000, nanos: 0).stamped(
+            OutgoingEvent(type: "bureau.test.Happened", payload: Data("x".utf8)).envelopeBytes(process: "p"),
+            position: 1)
+        // The reads as the scripted read socket got them: when, and with which request id.
+        async let script = BusFuzzTests.onThread { () throws -> [(at: ContinuousClock.Instant, id: Data)] in
+            let context = try ZMQContext()
+            let router = try context.socket(.router)
+            defer { router.close() }
+            try router.setLinger(milliseconds: 10_000)
+            try router.setReceiveTimeout(milliseconds: 20_000)
+            try router.bind(endpoints.read)
+            var reads: [(at: ContinuousClock.Instant, id: Data)] = []
+            var reply = Bureau_Bus_ReadReply()
+            reply.batched = true
+            while reads.count < 2 {
+                let frames = try #require(try router.receiveMessage())
+                guard String(decoding: frames[2], as: UTF8.self) == WireProtocol.read else { continue }
+                reads.append((ContinuousClock.now, frames[3]))
+                // First a reply without its batch frame, then a good one with the one event.
+                reply.head = reads.count == 1 ? 0 : 1
+                reply.scannedTo = reply.head
+                let envelopes = reads.count == 1 ? [] : [WireProtocol.batch([event])]
+                try router.send(
+                    multipart: [
+                        frames[0], frames[1], Data(WireProtocol.events.utf8), frames[3], try reply.serializedData(),
+                    ]
+                        + envelopes)
+            }
+            return reads
+        }
+        var options = ZeroMQBusClient.Options(process: "reader")
+        options.readTimeout = .milliseconds(300)
+        let client = try ZeroMQBusClient(endpoints: endpoints, options: options, logger: TestLogging.logger("reader"))
+        defer { client.close() }
+        let subscription = client.subscribe()
+        var received: [StoredEvent] = []
+        for try await item in subscription {
+            if case .event(let stored) = item { received.append(stored) }
+            if case .caughtUp = item, !received.isEmpty { break }
+        }
+        let reads = try await script
+        #expect(received.map(\.position) == [1])
+        #expect(reads[0].id != reads[1].id)
+        #expect(reads[1].at - reads[0].at >= .milliseconds(250), "asked again after \(reads[1].at - reads[0].at)")
+    }
+
     /// What README's protocol text says of request shapes, through a raw DEALER.
     @Test func requestsOutsideTheProtocolTextAreAnsweredWithTheRightError() async throws {
         let bus = try TestBus()

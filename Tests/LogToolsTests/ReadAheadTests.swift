@@ -130,10 +130,11 @@ struct ReadAheadTests {
         try ReadAhead<Int>.forEach(depth: 3, read: Self.parts(of: numbers, makers: makers)) { _ in
             if count == 0 {
                 // A caller slow to take its first item: the source reads until it must wait
-                // (five chunks), and would run on to the end if nothing held it.
+                // (five chunks), and would run on to the end if nothing held it; waiting for
+                // room, it makes the three waiting parts' chunks.
                 let deadline = ContinuousClock.now + .seconds(10)
-                while numbers.produced.load(ordering: .sequentiallyConsistent) < ReadAhead<Int>.chunkItems * 5,
-                    ContinuousClock.now < deadline
+                while numbers.produced.load(ordering: .sequentiallyConsistent) < ReadAhead<Int>.chunkItems * 5
+                    || makers.byReader(3) == nil, ContinuousClock.now < deadline
                 {
                     usleep(200)
                 }

@@ -23,6 +23,16 @@ struct MoneyTests {
         for currency in Currency.all {
             #expect(Currency(currency.code.lowercased()) == currency)
         }
+        let letters = (UInt8(ascii: "A")...UInt8(ascii: "Z")).map { String(UnicodeScalar($0)) }
+        var known: [String] = []
+        for first in letters {
+            for second in letters {
+                for third in letters where Currency(first + second + third) != nil {
+                    known.append(first + second + third)
+                }
+            }
+        }
+        #expect(known == Currency.all.map(\.code))
     }
 
     @Test(arguments: [("100", "100.00"), ("0.5", "0.50"), ("1000000000", "1000000000.00")])

@@ -210,7 +210,9 @@ class Bus:
             header.ParseFromString(answer[0])
             # Asked for: the envelopes in one frame, each after its length. A daemon from before
             # batched replies sends a frame per envelope instead.
-            frames = self._batch(answer[1]) if header.batched and len(answer) == 2 else answer[1:]
+            if header.batched and len(answer) != 2:
+                raise ValueError(f"a batched read reply has {len(answer) - 1} frames of envelopes, not one")
+            frames = self._batch(answer[1]) if header.batched else answer[1:]
             if frames is None:
                 raise ValueError("a read reply's batch of envelopes is cut short")
             envelopes = []
