@@ -644,33 +644,47 @@ extension BusDaemonTests {
         let event = try EnvelopeStamp(seconds: 1_700_000_000, nanos: 0).stamped(
             OutgoingEvent(type: "bureau.test.Happened", payload: Data("x".utf8)).envelopeBytes(process: "p"),
             position: 1)
-        // The reads as the scripted read socket got them: when, and with which request id.
+        // The reads as the scripted read socket got them: when, and with which request id. It
+        // answers the first without its batch frame, every later one with the one event, and
+        // stops when told (or after 20 s). It is bound before the client starts, so that no read
+        // waits for it and times out (reads sent before a bind would arrive all at once).
+        let (bound, isBound) = AsyncStream<Void>.makeStream()
+        final class Flag: Sendable { let value = Atomic<Bool>(false) }
+        let stop = Flag()
         async let script = BusFuzzTests.onThread { () throws -> [(at: ContinuousClock.Instant, id: Data)] in
             let context = try ZMQContext()
             let router = try context.socket(.router)
             defer { router.close() }
             try router.setLinger(milliseconds: 10_000)
-            try router.setReceiveTimeout(milliseconds: 20_000)
+            try router.setReceiveTimeout(milliseconds: 100)
             try router.bind(endpoints.read)
+            isBound.yield()
+            isBound.finish()
             var reads: [(at: ContinuousClock.Instant, id: Data)] = []
             var reply = Bureau_Bus_ReadReply()
             reply.batched = true
-            while reads.count < 2 {
-                let frames = try #require(try router.receiveMessage())
-                guard String(decoding: frames[2], as: UTF8.self) == WireProtocol.read else { continue }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !stop.value.load(ordering: .relaxed), ContinuousClock.now < deadline {
+                let received: [Data]?
+                do {
+                    received = try router.receiveMessage()
+                } catch let error as ZMQError where error.wouldBlock {
+                    continue  // 100 ms without a read: look at the stop flag again
+                }
+                guard let frames = received, String(decoding: frames[2], as: UTF8.self) == WireProtocol.read
+                else { continue }
                 reads.append((ContinuousClock.now, frames[3]))
-                // First a reply without its batch frame, then a good one with the one event.
                 reply.head = reads.count == 1 ? 0 : 1
                 reply.scannedTo = reply.head
                 let envelopes = reads.count == 1 ? [] : [WireProtocol.batch([event])]
                 try router.send(
                     multipart: [
                         frames[0], frames[1], Data(WireProtocol.events.utf8), frames[3], try reply.serializedData(),
-                    ]
-                        + envelopes)
+                    ] + envelopes)
             }
             return reads
         }
+        for await _ in bound { break }
         var options = ZeroMQBusClient.Options(process: "reader")
         options.readTimeout = .milliseconds(300)
         let client = try ZeroMQBusClient(endpoints: endpoints, options: options, logger: TestLogging.logger("reader"))
@@ -681,10 +695,14 @@ extension BusDaemonTests {
             if case .event(let stored) = item { received.append(stored) }
             if case .caughtUp = item, !received.isEmpty { break }
         }
+        stop.value.store(true, ordering: .relaxed)
         let reads = try await script
         #expect(received.map(\.position) == [1])
-        #expect(reads[0].id != reads[1].id)
-        #expect(reads[1].at - reads[0].at >= .milliseconds(250), "asked again after \(reads[1].at - reads[0].at)")
+        #expect(reads.count >= 2)
+        if reads.count >= 2 {
+            #expect(reads[0].id != reads[1].id)
+            #expect(reads[1].at - reads[0].at >= .milliseconds(250), "asked again after \(reads[1].at - reads[0].at)")
+        }
     }
 
     /// What README's protocol text says of request shapes, through a raw DEALER.
