@@ -102,6 +102,9 @@ public struct WatchlistReducer: Reducer {
                 base: pair.base, quote: pair.quote, reason: .sameCurrency,
                 message: "\(pair.base)/\(pair.quote): base and quote are the same currency")
         }
+        // Checked before listing which are unknown: nearly every request names known ones, and
+        // replay and a catching-up host run this for each.
+        if state.currencies.contains(pair.base) && state.currencies.contains(pair.quote) { return nil }
         let unknown = [pair.base, pair.quote].filter { !state.currencies.contains($0) }
         if !unknown.isEmpty {
             let message =
