@@ -545,12 +545,8 @@ extension BusDaemonTests {
         /// starves the client's tasks when the other suites run beside it.
         async let script = BusFuzzTests.onThread { () throws -> [ScriptedRequest] in
             let context = try ZMQContext()
-            let router = try context.socket(.router)
+            let router = try BusFuzzTests.scriptedRouter(in: context, at: endpoints.ingress, receiveTimeout: 20_000)
             defer { router.close() }
-            // Closing must not drop the last answers, still queued when the script ends.
-            try router.setLinger(milliseconds: 10_000)
-            try router.setReceiveTimeout(milliseconds: 20_000)
-            try router.bind(endpoints.ingress)
             // Each request once, in the order first received (the client sends a request it
             // has no answer to again, under the same id: a slow script sees retries).
             var seen: [ScriptedRequest] = []
@@ -653,11 +649,8 @@ extension BusDaemonTests {
         let stop = Flag()
         async let script = BusFuzzTests.onThread { () throws -> [(at: ContinuousClock.Instant, id: Data)] in
             let context = try ZMQContext()
-            let router = try context.socket(.router)
+            let router = try BusFuzzTests.scriptedRouter(in: context, at: endpoints.read, receiveTimeout: 100)
             defer { router.close() }
-            try router.setLinger(milliseconds: 10_000)
-            try router.setReceiveTimeout(milliseconds: 100)
-            try router.bind(endpoints.read)
             isBound.yield()
             isBound.finish()
             var reads: [(at: ContinuousClock.Instant, id: Data)] = []

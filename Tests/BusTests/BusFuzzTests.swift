@@ -228,6 +228,22 @@ struct BusFuzzTests {
         try OutgoingEvent(type: "bureau.fuzz.Event", payload: Data("payload".utf8)).envelopeBytes(process: "fuzz")
     }
 
+    /// A ROUTER socket bound at `endpoint`, standing in for a daemon in a scripted test: it
+    /// waits `receiveTimeout` milliseconds for each request, and closing it does not drop
+    /// answers still queued when the script ends. The caller closes it.
+    static func scriptedRouter(in context: ZMQContext, at endpoint: String, receiveTimeout: Int32) throws -> ZMQSocket {
+        let router = try context.socket(.router)
+        do {
+            try router.setLinger(milliseconds: 10_000)
+            try router.setReceiveTimeout(milliseconds: receiveTimeout)
+            try router.bind(endpoint)
+        } catch {
+            router.close()
+            throw error
+        }
+        return router
+    }
+
     /// Runs socket code on one dedicated thread, as libzmq requires, and awaits its result.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
