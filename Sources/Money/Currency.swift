@@ -29,15 +29,21 @@ public struct Currency: Hashable, Sendable, Comparable, CustomStringConvertible,
     static func letterIndex(_ code: String) -> (index: Int, isUpperCase: Bool)? {
         let utf8 = code.utf8
         guard utf8.count == 3 else { return nil }
-        var index = 0
-        var isUpperCase = true
-        for byte in utf8 {
-            let upper = byte & ~0x20  // ASCII letters differ from their capital in this bit only
-            guard upper >= 0x41 && upper <= 0x5A else { return nil }
-            isUpperCase = isUpperCase && byte == upper
-            index = index * 26 + Int(upper - 0x41)
-        }
-        return (index, isUpperCase)
+        // The bytes in place (a code is a small string, kept in the value itself): iterating
+        // the view checked the string's form at every byte, 7 % of a replay's fold.
+        if let found = utf8.withContiguousStorageIfAvailable({ letterIndex($0[0], $0[1], $0[2]) }) { return found }
+        var bytes = utf8.makeIterator()
+        guard let first = bytes.next(), let second = bytes.next(), let third = bytes.next() else { return nil }
+        return letterIndex(first, second, third)
+    }
+
+    private static func letterIndex(_ first: UInt8, _ second: UInt8, _ third: UInt8) -> (index: Int, isUpperCase: Bool)?
+    {
+        // ASCII letters differ from their capital in this bit only.
+        let (a, b, c) = (first & ~0x20, second & ~0x20, third & ~0x20)
+        guard (0x41...0x5A).contains(a), (0x41...0x5A).contains(b), (0x41...0x5A).contains(c) else { return nil }
+        let isUpperCase = first == a && second == b && third == c
+        return ((Int(a - 0x41) * 26 + Int(b - 0x41)) * 26 + Int(c - 0x41), isUpperCase)
     }
 
     /// `table` by ``letterIndex(_:)``, -1 for a code Bureau does not know: a host or a replay
