@@ -342,6 +342,10 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "BureauSchemasTests",
+            dependencies: ["BureauSchemas", "TestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: strict),
         .testTarget(name: "MoneyTests", dependencies: ["Money"], swiftSettings: strict),
         .testTarget(name: "GuardsTests", dependencies: ["Guards"], swiftSettings: strict),
         .testTarget(

@@ -10,6 +10,22 @@ public enum SchemaRegistry {
         byName[typeName]
     }
 
+    private static let typeNames: [String: String] = Dictionary(
+        uniqueKeysWithValues: generatedTypeNames.map { ($0, $0) })
+
+    /// `name` as the schemas' own copy of it, a string literal; nil if the schemas define no
+    /// such type.
+    ///
+    /// A literal is immortal: copying it, releasing it, comparing it with itself touch no
+    /// reference count. A type name is longer than a small string, and one is copied into every
+    /// event decoded: with a name made at run time, the thread that decodes events and the one
+    /// that folds them each counted references on the same few objects, a cache line passed
+    /// between the cores at every event. Names taken from here share one copy, so comparing two
+    /// of them (an event's type with a reducer's inputs) ends at their first word.
+    public static func knownTypeName(_ name: String) -> String? {
+        typeNames[name]
+    }
+
     /// The names of every event type a module publishes (the envelope and bus control messages excluded).
     public static var eventTypeNames: [String] {
         byName.keys.filter { name in

@@ -1,3 +1,5 @@
+import BureauSchemas
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -31,7 +33,9 @@ public struct TypeNameCache: Sendable {
             last = index
             return names[index]
         }
-        let name = String(decoding: bytes, as: UTF8.self)
+        let made = String(decoding: bytes, as: UTF8.self)
+        // The schemas' immortal copy when there is one (see `SchemaRegistry.knownTypeName`).
+        let name = SchemaRegistry.knownTypeName(made) ?? made
         if names.count < Self.capacity {
             last = names.count
             names.append(name)

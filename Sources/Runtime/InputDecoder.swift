@@ -1,3 +1,4 @@
+import BureauSchemas
 import Bus
 import SwiftProtobuf
 
@@ -34,10 +35,13 @@ public struct InputDecoder<Input: Sendable>: Sendable {
     ) -> InputDecoder {
         var copy = self
         let decode: @Sendable (Data) throws -> Input = { data in make(try Message(serializedBytes: data)) }
-        if let index = copy.names.firstIndex(of: Message.protoMessageName) {
+        // The schemas' copy of the name, which events decoded from a stream carry too: comparing
+        // the two then ends at their first word.
+        let name = SchemaRegistry.knownTypeName(Message.protoMessageName) ?? Message.protoMessageName
+        if let index = copy.names.firstIndex(of: name) {
             copy.decoders[index] = decode
         } else {
-            copy.names.append(Message.protoMessageName)
+            copy.names.append(name)
             copy.decoders.append(decode)
         }
         return copy
