@@ -19,7 +19,8 @@ public struct WireReader {
         end = range?.upperBound ?? bytes.count
     }
 
-    private let end: Int
+    /// Where reading stops: the end of the range given, or of the bytes.
+    public let end: Int
 
     public var isAtEnd: Bool { offset >= end }
 

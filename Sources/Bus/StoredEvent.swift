@@ -132,7 +132,7 @@ public struct StoredEvent: Sendable, Equatable {
     /// Decodes the payload as `M`; nil if the event is not of that type.
     public func payload<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
-        return try M(serializedBytes: payload)
+        return try M(payloadBytes: payload)
     }
 
     /// Encodes the envelope again (positions and commit time included), e.g. to export it.

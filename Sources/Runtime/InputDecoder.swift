@@ -34,7 +34,7 @@ public struct InputDecoder<Input: Sendable>: Sendable {
         _ type: Message.Type, _ make: @escaping @Sendable (Message) -> Input
     ) -> InputDecoder {
         var copy = self
-        let decode: @Sendable (Data) throws -> Input = { data in make(try Message(serializedBytes: data)) }
+        let decode: @Sendable (Data) throws -> Input = { data in make(try Message(payloadBytes: data)) }
         // The schemas' copy of the name, which events decoded from a stream carry too: comparing
         // the two then ends at their first word.
         let name = SchemaRegistry.knownTypeName(Message.protoMessageName) ?? Message.protoMessageName
