@@ -141,24 +141,29 @@ import Testing
     }
 
     /// Protobuf fields of numbers 1 to 12 of random wire types: varints, text (some of it not
-    /// ASCII), nested fields, eight-byte values; a field of a type its number does not have is
+    /// ASCII), nested fields, eight- and four-byte values; a field of a type its number does not have is
     /// an unknown field to swift-protobuf.
     static func fields(depth: Int, using random: inout SeededGenerator) -> [UInt8] {
         var bytes: [UInt8] = []
         for _ in 0..<Int.random(in: 0...6, using: &random) {
             let field = UInt64.random(in: 1...12, using: &random)
-            switch Int.random(in: 0..<10, using: &random) {
+            switch Int.random(in: 0..<11, using: &random) {
             case 0..<3:
                 bytes += varint(field << 3)
                 bytes += varint(
                     Bool.random(using: &random) ? UInt64.random(in: 0...300, using: &random) : random.next())
-            case 3..<7:
+            case 3..<6:
                 let texts = ["EUR", "USD", "", "2024-05-17", "Zürich", "日本円", "€ 12.50", "watchlist-host"]
                 let text = Array((texts.randomElement(using: &random) ?? "").utf8)
                 bytes += varint(field << 3 | 2) + varint(UInt64(text.count)) + text
-            case 7..<9 where depth < 2:
+            case 6..<8 where depth < 2:
                 let nested = fields(depth: depth + 1, using: &random)
                 bytes += varint(field << 3 | 2) + varint(UInt64(nested.count)) + nested
+            case 8:
+                // Four bytes: a float or a fixed32, which no schema uses (yet).
+                bytes += varint(field << 3 | 5)
+                let bits = UInt32.random(in: 0...UInt32.max, using: &random)
+                bytes += (0..<4).map { UInt8(truncatingIfNeeded: bits >> ($0 * 8)) }
             default:
                 bytes += varint(field << 3 | 1)
                 let bits = random.next()
