@@ -34,15 +34,15 @@ public final class AnyReducerReplay {
     /// advanced looked up the type metadata of `ReducerReplay<R>` at run time.
     @inlinable
     init<R: Reducer>(replay: ReducerReplay<R>) {
-        let box = ReplayBox(replay)
+        let box = ValueBox(replay)
         let reducer = replay.reducer
         module = reducer.module
         outputTypes = reducer.outputTypes
-        makeCopy = { AnyReducerReplay(replay: box.replay) }
-        applyEvent = { box.replay.applyInput($0) }
-        advanceEvent = { box.replay.advance($0) }
-        encodeState = { try AnyReducerReplay.encodedState(of: box.replay) }
-        counters = { (box.replay.lastInput, box.replay.inputsApplied, box.replay.malformedInputs.count) }
+        makeCopy = { AnyReducerReplay(replay: box.value) }
+        applyEvent = { box.value.applyInput($0) }
+        advanceEvent = { box.value.advance($0) }
+        encodeState = { try AnyReducerReplay.encodedState(of: box.value) }
+        counters = { (box.value.lastInput, box.value.inputsApplied, box.value.malformedInputs.count) }
     }
 
     /// `replay`'s state as ``state()`` gives it.
@@ -82,10 +82,4 @@ public final class AnyReducerReplay {
 
     /// An independent run from the same point: applying events to one leaves the other as it was.
     public func copy() -> AnyReducerReplay { makeCopy() }
-}
-
-@usableFromInline
-final class ReplayBox<R: Reducer> {
-    @usableFromInline var replay: ReducerReplay<R>
-    @inlinable init(_ replay: ReducerReplay<R>) { self.replay = replay }
 }
