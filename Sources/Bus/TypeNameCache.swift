@@ -10,7 +10,9 @@ import BureauSchemas
 /// A type name is longer than a small string (`bureau.watchlist.PairAdded`), so making one
 /// costs a validation, an allocation and later a free, for every event a subscriber, a replay
 /// or a host decodes; a stream has few types, mostly in runs. Keep one per stream and pass it
-/// to ``StoredEvent/init(envelopeBytes:names:)``.
+/// to ``StoredEvent/init(envelopeBytes:names:)``. A name the schemas define is their literal
+/// (`SchemaRegistry.knownTypeName`), so the events of any stream share it without counting
+/// references.
 public struct TypeNameCache: Sendable {
     /// At most this many names are kept; a new one takes the place of the oldest.
     public static let capacity = 16

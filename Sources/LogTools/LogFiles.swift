@@ -93,7 +93,8 @@ public enum LogFiles {
     /// record, allocated on one thread and freed later in another order, cost a replay a tenth
     /// of its time.
     ///
-    /// The events of a chunk share their type names' strings, but not with other chunks: the
+    /// The events' type names are the schemas' literals, which count no references; a name the
+    /// schemas do not know is shared by the events of a chunk but not with other chunks: the
     /// caller holds one chunk while the next is made, and a string both threads retained passed
     /// its cache line between the cores at every event.
     private static func readPart<Item: Sendable>(
