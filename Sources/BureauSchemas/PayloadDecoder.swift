@@ -88,112 +88,67 @@ public struct PayloadDecoder: SwiftProtobuf.Decoder {
 
     // MARK: What Bureau's schemas use
 
+    // Each field type is read by one helper below, which takes the field (marks it consumed)
+    // only when its wire type is the type's; the plain and the optional overload share it.
+
     public mutating func decodeSingularStringField(value: inout String) throws {
-        guard case .bytes(let range) = self.value else { return }
-        value = try text(range)
-        consumed = true
+        if let text = try text() { value = text }
     }
-
     public mutating func decodeSingularStringField(value: inout String?) throws {
-        guard case .bytes(let range) = self.value else { return }
-        value = try text(range)
-        consumed = true
+        if let text = try text() { value = text }
     }
-
     public mutating func decodeRepeatedStringField(value: inout [String]) throws {
-        guard case .bytes(let range) = self.value else { return }
-        value.append(try text(range))
-        consumed = true
+        if let text = try text() { value.append(text) }
     }
-
     public mutating func decodeSingularBytesField(value: inout Data) throws {
-        guard case .bytes(let range) = self.value else { return }
-        value = Data(UnsafeRawBufferPointer(rebasing: reader.bytes[range]))
-        consumed = true
+        if let bytes = bytes() { value = bytes }
     }
-
     public mutating func decodeSingularBytesField(value: inout Data?) throws {
-        guard case .bytes(let range) = self.value else { return }
-        value = Data(UnsafeRawBufferPointer(rebasing: reader.bytes[range]))
-        consumed = true
+        if let bytes = bytes() { value = bytes }
     }
-
     public mutating func decodeSingularInt32Field(value: inout Int32) throws {
-        guard let varint = varint() else { return }
-        value = Int32(truncatingIfNeeded: varint)
+        if let varint = varint() { value = Int32(truncatingIfNeeded: varint) }
     }
-
     public mutating func decodeSingularInt32Field(value: inout Int32?) throws {
-        guard let varint = varint() else { return }
-        value = Int32(truncatingIfNeeded: varint)
+        if let varint = varint() { value = Int32(truncatingIfNeeded: varint) }
     }
-
     public mutating func decodeSingularInt64Field(value: inout Int64) throws {
-        guard let varint = varint() else { return }
-        value = Int64(bitPattern: varint)
+        if let varint = varint() { value = Int64(bitPattern: varint) }
     }
-
     public mutating func decodeSingularInt64Field(value: inout Int64?) throws {
-        guard let varint = varint() else { return }
-        value = Int64(bitPattern: varint)
+        if let varint = varint() { value = Int64(bitPattern: varint) }
     }
-
     public mutating func decodeSingularUInt32Field(value: inout UInt32) throws {
-        guard let varint = varint() else { return }
-        value = UInt32(truncatingIfNeeded: varint)
+        if let varint = varint() { value = UInt32(truncatingIfNeeded: varint) }
     }
-
     public mutating func decodeSingularUInt32Field(value: inout UInt32?) throws {
-        guard let varint = varint() else { return }
-        value = UInt32(truncatingIfNeeded: varint)
+        if let varint = varint() { value = UInt32(truncatingIfNeeded: varint) }
     }
-
     public mutating func decodeSingularUInt64Field(value: inout UInt64) throws {
-        guard let varint = varint() else { return }
-        value = varint
+        if let varint = varint() { value = varint }
     }
-
     public mutating func decodeSingularUInt64Field(value: inout UInt64?) throws {
-        guard let varint = varint() else { return }
-        value = varint
+        if let varint = varint() { value = varint }
     }
-
     public mutating func decodeSingularBoolField(value: inout Bool) throws {
-        guard let varint = varint() else { return }
-        value = varint != 0
+        if let varint = varint() { value = varint != 0 }
     }
-
     public mutating func decodeSingularBoolField(value: inout Bool?) throws {
-        guard let varint = varint() else { return }
-        value = varint != 0
+        if let varint = varint() { value = varint != 0 }
     }
-
     public mutating func decodeSingularFixed64Field(value: inout UInt64) throws {
-        guard case .fixed64(let bits) = self.value else { return }
-        value = bits
-        consumed = true
+        if let bits = fixed64() { value = bits }
     }
-
     public mutating func decodeSingularFixed64Field(value: inout UInt64?) throws {
-        guard case .fixed64(let bits) = self.value else { return }
-        value = bits
-        consumed = true
+        if let bits = fixed64() { value = bits }
     }
-
-    public mutating func decodeSingularEnumField<E: SwiftProtobuf.Enum>(value: inout E) throws where E.RawValue == Int {
-        guard case .varint(let varint) = self.value else { return }
-        // An enum value the type does not know is an unknown field to swift-protobuf.
-        guard let known = E(rawValue: Int(Int32(truncatingIfNeeded: varint))) else { return }
-        value = known
-        consumed = true
+    public mutating func decodeSingularEnumField<E: SwiftProtobuf.Enum>(value: inout E) throws
+    where E.RawValue == Int {
+        if let known: E = enumValue() { value = known }
     }
-
     public mutating func decodeSingularEnumField<E: SwiftProtobuf.Enum>(value: inout E?) throws
     where E.RawValue == Int {
-        guard case .varint(let varint) = self.value else { return }
-        guard let known = E(rawValue: Int(Int32(truncatingIfNeeded: varint))) else { return }
-        value = known
-        consumed = true
+        if let known: E = enumValue() { value = known }
     }
 
     public mutating func decodeSingularMessageField<M: SwiftProtobuf.Message>(value: inout M?) throws {
@@ -222,14 +177,41 @@ public struct PayloadDecoder: SwiftProtobuf.Decoder {
         return varint
     }
 
-    /// The field's bytes as text; swift-protobuf refuses bytes that are not UTF-8.
-    private func text(_ range: Range<Int>) throws -> String {
+    /// The current field's eight bytes, consumed; nil for another wire type.
+    private mutating func fixed64() -> UInt64? {
+        guard case .fixed64(let bits) = value else { return nil }
+        consumed = true
+        return bits
+    }
+
+    /// The current field's bytes, copied and consumed; nil for another wire type.
+    private mutating func bytes() -> Data? {
+        guard case .bytes(let range) = value else { return nil }
+        consumed = true
+        return Data(UnsafeRawBufferPointer(rebasing: reader.bytes[range]))
+    }
+
+    /// The current field's enum value, consumed; nil for another wire type, and for a value the
+    /// enum does not know (an unknown field to swift-protobuf).
+    private mutating func enumValue<E: SwiftProtobuf.Enum>() -> E? where E.RawValue == Int {
+        guard case .varint(let varint) = value,
+            let known = E(rawValue: Int(Int32(truncatingIfNeeded: varint)))
+        else { return nil }
+        consumed = true
+        return known
+    }
+
+    /// The current field's bytes as text, consumed; nil for another wire type. Throws for bytes
+    /// that are not UTF-8, which swift-protobuf refuses.
+    private mutating func text() throws -> String? {
+        guard case .bytes(let range) = value else { return nil }
         let bytes = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
         // `String(decoding:as:)` repairs what is not UTF-8, so the text is the bytes themselves
         // exactly when there was nothing to repair. (`String(validating:as:)` looked up generic
         // type metadata at run time for every string, and took longer than swift-protobuf.)
         let text = String(decoding: bytes, as: UTF8.self)
         guard !bytes.contains(where: { $0 >= 0x80 }) || text.utf8.elementsEqual(bytes) else { throw Deferred() }
+        consumed = true
         return text
     }
 
