@@ -20,7 +20,7 @@ public struct WireReader {
     }
 
     /// Where reading stops: the end of the range given, or of the bytes.
-    public let end: Int
+    let end: Int
 
     public var isAtEnd: Bool { offset >= end }
 
