@@ -18,7 +18,7 @@ import SwiftProtobuf
 ///
 /// It decodes only what it can decode exactly as swift-protobuf does: strings, bytes, the
 /// varint scalars, enums, `fixed64`, and messages, singular or repeated. At anything else it
-/// stops with ``Deferred``, and ``SwiftProtobuf/Message/init(payloadBytes:)`` decodes the bytes
+/// stops with ``Deferred``, and ``PayloadDecodable/init(payloadBytes:)`` decodes the bytes
 /// with swift-protobuf instead, whose value or error the caller then gets: a field the schema
 /// does not know (swift-protobuf keeps it among the message's unknown fields), a wire type
 /// other than the field's, a field type not listed above, a packed repeated field, malformed
@@ -40,18 +40,15 @@ public struct PayloadDecoder: SwiftProtobuf.Decoder {
     /// How many messages enclose this one.
     private let depth: Int
 
-    @usableFromInline
     init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>? = nil, depth: Int = 0) {
         reader = WireReader(bytes, range: range)
         self.depth = depth
     }
 
-    /// The message `bytes` encode, or nil when only swift-protobuf can tell.
-    ///
-    /// Inlinable, as is ``SwiftProtobuf/Message/init(payloadBytes:)``, so that it is compiled
-    /// for the caller's message type: compiled here, for any, it looked up the type's metadata
-    /// at run time for every message, which cost more than the decoding.
-    @inlinable
+    /// The message `bytes` encode, or nil when only swift-protobuf can tell. Called through
+    /// ``PayloadDecodable``, whose conformances compile it for each message type: compiled for
+    /// any, it looked up the type's metadata at run time for every message, which cost more
+    /// than the decoding.
     static func decode<M: SwiftProtobuf.Message>(_ type: M.Type, from bytes: UnsafeRawBufferPointer) -> M? {
         var message = M()
         var decoder = PayloadDecoder(bytes)
@@ -272,18 +269,4 @@ public struct PayloadDecoder: SwiftProtobuf.Decoder {
     public mutating func decodeExtensionField(
         values: inout ExtensionFieldValueSet, messageType: any SwiftProtobuf.Message.Type, fieldNumber: Int
     ) throws { throw Deferred() }
-}
-
-extension SwiftProtobuf.Message {
-    /// The message `bytes` encode: the value `init(serializedBytes:)` makes, or its error,
-    /// decoded by ``PayloadDecoder`` when it can (every event of Bureau's schemas as written),
-    /// and by swift-protobuf when it cannot. For decoding events' payloads on hot paths.
-    @inlinable
-    public init(payloadBytes bytes: Data) throws {
-        if let decoded = bytes.withUnsafeBytes({ PayloadDecoder.decode(Self.self, from: $0) }) {
-            self = decoded
-        } else {
-            try self.init(serializedBytes: bytes)
-        }
-    }
 }

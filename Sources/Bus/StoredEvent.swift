@@ -130,7 +130,10 @@ public struct StoredEvent: Sendable, Equatable {
     public var module: Substring { TypeName.shortName(of: String(TypeName.package(of: type))) }
 
     /// Decodes the payload as `M`; nil if the event is not of that type.
-    public func payload<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M? {
+    ///
+    /// Inlinable so that a projection calls `M`'s own decoding (``PayloadDecodable``) directly.
+    @inlinable
+    public func payload<M: PayloadDecodable>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
         return try M(payloadBytes: payload)
     }

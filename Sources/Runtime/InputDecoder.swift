@@ -30,7 +30,7 @@ public struct InputDecoder<Input: Sendable>: Sendable {
     /// its concrete message type: a generic closure decoded every payload through run-time
     /// type metadata and a thunk.
     @inlinable
-    public func on<Message: SwiftProtobuf.Message>(
+    public func on<Message: PayloadDecodable>(
         _ type: Message.Type, _ make: @escaping @Sendable (Message) -> Input
     ) -> InputDecoder {
         var copy = self

@@ -107,8 +107,8 @@ import Testing
     // MARK: Helpers
 
     /// Whether the fast decoder decodes `bytes` as `type` by itself, to swift-protobuf's value.
-    static func fastDecodes<M: SwiftProtobuf.Message>(_ type: M.Type, _ bytes: [UInt8]) -> Bool {
-        guard let fast = bytes.withUnsafeBytes({ PayloadDecoder.decode(type, from: $0) }) else { return false }
+    static func fastDecodes<M: PayloadDecodable>(_ type: M.Type, _ bytes: [UInt8]) -> Bool {
+        guard let fast = bytes.withUnsafeBytes({ M.decodedByPayloadDecoder($0) }) else { return false }
         return (try? M(serializedBytes: bytes))?.isEqualTo(message: fast) == true
     }
 
@@ -120,7 +120,7 @@ import Testing
         return try? M(jsonUTF8Data: json).serializedBytes()
     }
 
-    static func expectSameOutcome<M: SwiftProtobuf.Message>(
+    static func expectSameOutcome<M: PayloadDecodable>(
         _ type: M.Type, _ bytes: [UInt8], _ name: String = "", sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let expected = Result { try M(serializedBytes: bytes) }

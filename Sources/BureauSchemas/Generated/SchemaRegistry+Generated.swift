@@ -4,7 +4,7 @@ import SwiftProtobuf
 
 extension SchemaRegistry {
     /// Every message type the schemas define.
-    static let generatedMessageTypes: [any SwiftProtobuf.Message.Type] = [
+    static let generatedMessageTypes: [any PayloadDecodable.Type] = [
         Bureau_Alerts_AlertArmed.self,
         Bureau_Alerts_AlertClearRequested.self,
         Bureau_Alerts_AlertCleared.self,
@@ -96,3 +96,47 @@ extension SchemaRegistry {
         "bureau.watchlist.PairRemoved",
     ]
 }
+
+// Each conformance compiles PayloadDecoder's decoding for that type (see PayloadDecodable).
+extension Bureau_Alerts_AlertArmed: PayloadDecodable {}
+extension Bureau_Alerts_AlertClearRequested: PayloadDecodable {}
+extension Bureau_Alerts_AlertCleared: PayloadDecodable {}
+extension Bureau_Alerts_AlertRearmed: PayloadDecodable {}
+extension Bureau_Alerts_AlertRejected: PayloadDecodable {}
+extension Bureau_Alerts_AlertSetRequested: PayloadDecodable {}
+extension Bureau_Alerts_AlertTriggered: PayloadDecodable {}
+extension Bureau_Booking_CancellationFailed: PayloadDecodable {}
+extension Bureau_Booking_ReservationCancelled: PayloadDecodable {}
+extension Bureau_Booking_ReservationConfirmed: PayloadDecodable {}
+extension Bureau_Booking_ReservationFailed: PayloadDecodable {}
+extension Bureau_Bus_ErrorReply: PayloadDecodable {}
+extension Bureau_Bus_Heartbeat: PayloadDecodable {}
+extension Bureau_Bus_PackageHead: PayloadDecodable {}
+extension Bureau_Bus_Pong: PayloadDecodable {}
+extension Bureau_Bus_PublishAck: PayloadDecodable {}
+extension Bureau_Bus_PublishResult: PayloadDecodable {}
+extension Bureau_Bus_ReadReply: PayloadDecodable {}
+extension Bureau_Bus_ReadRequest: PayloadDecodable {}
+extension Bureau_Converter_AmountChanged: PayloadDecodable {}
+extension Bureau_Converter_AmountRejected: PayloadDecodable {}
+extension Bureau_Converter_AmountSetRequested: PayloadDecodable {}
+extension Bureau_Envelope: PayloadDecodable {}
+extension Bureau_Producer: PayloadDecodable {}
+extension Bureau_Rates_Rate: PayloadDecodable {}
+extension Bureau_Rates_RatesFetchFailed: PayloadDecodable {}
+extension Bureau_Rates_RatesPublished: PayloadDecodable {}
+extension Bureau_Reservations_CancellationAccepted: PayloadDecodable {}
+extension Bureau_Reservations_CancellationRejected: PayloadDecodable {}
+extension Bureau_Reservations_CancellationRequested: PayloadDecodable {}
+extension Bureau_Reservations_ReservationAccepted: PayloadDecodable {}
+extension Bureau_Reservations_ReservationRejected: PayloadDecodable {}
+extension Bureau_Reservations_ReservationRequested: PayloadDecodable {}
+extension Bureau_System_ErrorRaised: PayloadDecodable {}
+extension Bureau_System_ProcessExited: PayloadDecodable {}
+extension Bureau_System_ProcessStarted: PayloadDecodable {}
+extension Bureau_System_RecordLost: PayloadDecodable {}
+extension Bureau_Watchlist_PairAddRequested: PayloadDecodable {}
+extension Bureau_Watchlist_PairAdded: PayloadDecodable {}
+extension Bureau_Watchlist_PairRejected: PayloadDecodable {}
+extension Bureau_Watchlist_PairRemoveRequested: PayloadDecodable {}
+extension Bureau_Watchlist_PairRemoved: PayloadDecodable {}
