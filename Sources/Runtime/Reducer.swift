@@ -75,6 +75,12 @@ extension Reducer {
     /// Whether `event` is one this reducer published.
     @inlinable
     public func isOwnOutput(_ event: StoredEvent) -> Bool {
+        isOwnOutput(event, outputTypes: outputTypes)
+    }
+
+    /// ``isOwnOutput(_:)`` with the reducer's `outputTypes` given.
+    @inlinable
+    func isOwnOutput(_ event: StoredEvent, outputTypes: [String]) -> Bool {
         event.producerModule == module && outputTypes.contains(event.type)
     }
 }

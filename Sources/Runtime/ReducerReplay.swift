@@ -1,3 +1,4 @@
+import BureauSchemas
 import Bus
 
 #if canImport(FoundationEssentials)
@@ -26,9 +27,16 @@ public struct ReducerReplay<R: Reducer> {
     @usableFromInline var kept: [OutgoingEvent] = []
     @usableFromInline var inputsApplied = 0
     @usableFromInline var malformedInputs: [UInt64] = []
+    /// The reducer's inputs and output types, read once: ``advance(_:)`` runs for every event.
+    @usableFromInline let inputs: InputDecoder<R.Input>
+    /// The schemas' own copies of the names (``SchemaRegistry/knownTypeName(_:)``), which
+    /// events decoded from a stream carry too: a name compared with itself ends at its first word.
+    @usableFromInline let outputTypes: [String]
 
     public init(_ reducer: R, from snapshot: Snapshot<R.State>? = nil) {
         self.reducer = reducer
+        inputs = reducer.inputs
+        outputTypes = reducer.outputTypes.map { SchemaRegistry.knownTypeName($0) ?? $0 }
         current = snapshot?.state ?? reducer.initialState
         lastInput = snapshot?.position ?? 0
     }
@@ -55,7 +63,7 @@ public struct ReducerReplay<R: Reducer> {
     @inlinable
     public mutating func advance(_ event: StoredEvent) -> ReducerStep.Kind {
         guard event.position > lastInput else { return .notAnInput }
-        let kind = reducer.advance(event, state: &current)
+        let kind = reducer.advance(event, state: &current, inputs: inputs, outputTypes: outputTypes)
         count(kind, at: event.position)
         return kind
     }

@@ -60,7 +60,17 @@ extension Reducer {
     /// event type of Bureau's has either.
     @inlinable
     public func advance(_ event: StoredEvent, state: inout State) -> ReducerStep.Kind {
-        guard !isOwnOutput(event) else { return .notAnInput }
+        advance(event, state: &state, inputs: inputs, outputTypes: outputTypes)
+    }
+
+    /// ``advance(_:state:)`` with the reducer's `inputs` and `outputTypes` given, by a runner
+    /// that keeps them (``ReducerReplay``): read from the reducer, they are its static lists,
+    /// copied (their references counted) and released again for every event.
+    @inlinable
+    func advance(
+        _ event: StoredEvent, state: inout State, inputs: InputDecoder<Input>, outputTypes: [String]
+    ) -> ReducerStep.Kind {
+        guard !isOwnOutput(event, outputTypes: outputTypes) else { return .notAnInput }
         let input: Input
         do {
             guard let decoded = try inputs.decode(event) else { return .notAnInput }
