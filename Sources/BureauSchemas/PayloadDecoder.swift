@@ -64,6 +64,12 @@ public struct PayloadDecoder: SwiftProtobuf.Decoder {
     public mutating func nextFieldNumber() throws -> Int? {
         guard consumed else { throw Deferred() }
         if reader.isAtEnd { return nil }
+        // Most fields of an event's payload: a one-byte tag, and a small number or short text.
+        if let (field, value) = reader.nextShort() {
+            self.value = value
+            consumed = false
+            return Int(field)
+        }
         // swift-protobuf reads a tag of at most five bytes, and refuses a longer one.
         var tagEnd = reader.offset
         while tagEnd < reader.end && reader.bytes[tagEnd] & 0x80 != 0 { tagEnd += 1 }

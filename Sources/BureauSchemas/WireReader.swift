@@ -61,6 +61,31 @@ public struct WireReader {
         }
     }
 
+    /// The next field, read here when its tag and its value (a varint) or length each take one
+    /// byte, as every field of a short message does; nil, having read nothing, for any other
+    /// (``next()`` reads it, or says what is wrong). Inlined into the caller's loop, where
+    /// ``next()`` is a call and a varint loop for each of those bytes.
+    @inline(__always)
+    mutating func nextShort() -> (field: UInt64, value: Value)? {
+        guard end - offset >= 2 else { return nil }
+        let tag = bytes[offset]
+        let second = bytes[offset + 1]
+        // Both bytes without their continuation bit, and a field number other than 0.
+        guard (tag | second) & 0x80 == 0, tag >= 8 else { return nil }
+        switch tag & 7 {
+        case 0:
+            offset += 2
+            return (UInt64(tag >> 3), .varint(UInt64(second)))
+        case 2:
+            let start = offset + 2
+            guard Int(second) <= end - start else { return nil }
+            offset = start + Int(second)
+            return (UInt64(tag >> 3), .bytes(start..<offset))
+        default:
+            return nil
+        }
+    }
+
     mutating func varint() throws(EnvelopeScanError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
