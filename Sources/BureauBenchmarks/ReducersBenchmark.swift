@@ -29,9 +29,9 @@ struct ReducersBenchmark: AsyncParsableCommand {
     @Option(help: "(default: 1000000)", transform: BoundedNumber.integers(in: 2...100_000_000)) var events = 1_000_000
     @Option(
         help:
-            "How many times to measure the host, and the rebuild and its baseline, taking turns; each figure is the best run. (default: 3)",
+            "How many times to measure the host, and the rebuild and its baseline, taking turns; each figure is the best run. (default: 5)",
         transform: BoundedNumber.integers(in: 1...20))
-    var runs = 3
+    var runs = 5
 
     func run() async throws {
         startWatchdog(.seconds(1800))

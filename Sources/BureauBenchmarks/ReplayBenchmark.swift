@@ -23,7 +23,10 @@ struct ReplayBenchmark: AsyncParsableCommand {
 
             Each reading runs --runs times, the readings taking turns, and each figure is its
             best run (the ratios best over best): on a shared machine the speed changes from one
-            second to the next, and readings compare only when measured close together.
+            second to the next, and readings compare only when measured close together. On the
+            development machine one reading's runs vary by up to 40 %, in windows of a second or
+            two: with three turns, one reading often met a fast window and the other none, and
+            the ratio moved with that; five turns give each a fair chance at one.
 
             Replay spreads its work over two threads; the baseline runs on one. So it also times
             a CPU-bound loop on one thread and on two at once, and prints how fast each of two
@@ -35,9 +38,9 @@ struct ReplayBenchmark: AsyncParsableCommand {
 
     @Option(help: "(default: 1000000)", transform: BoundedNumber.integers(in: 2...100_000_000)) var events = 1_000_000
     @Option(
-        help: "How many times to measure each reading, taking turns; each figure is the best run. (default: 3)",
+        help: "How many times to measure each reading, taking turns; each figure is the best run. (default: 5)",
         transform: BoundedNumber.integers(in: 1...20))
-    var runs = 3
+    var runs = 5
 
     func run() async throws {
         startWatchdog(.seconds(1200))
