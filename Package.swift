@@ -363,6 +363,7 @@ let package = Package(
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -54,9 +54,9 @@ struct FoldBenchmark: AsyncParsableCommand {
             (
                 "reducer advance (replay)",
                 {
-                    var state = reducer.initialState
+                    var replay = ReducerReplay(reducer)
                     var applied = 0
-                    for event in decoded where reducer.advance(event, state: &state) == .applied { applied += 1 }
+                    for event in decoded where replay.advance(event) == .applied { applied += 1 }
                     return applied
                 }
             ))

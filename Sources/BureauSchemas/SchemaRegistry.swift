@@ -26,6 +26,12 @@ public enum SchemaRegistry {
         typeNames[name]
     }
 
+    /// `name` as the schemas' literal (``knownTypeName(_:)``) when they define such a type, else
+    /// `name` itself: for a name kept to compare with events' type names.
+    public static func sharedTypeName(_ name: String) -> String {
+        typeNames[name] ?? name
+    }
+
     /// The names of every event type a module publishes (the envelope and bus control messages excluded).
     public static var eventTypeNames: [String] {
         byName.keys.filter { name in

@@ -62,9 +62,10 @@ public struct WireReader {
     }
 
     /// The next field, read here when its tag and its value (a varint) or length each take one
-    /// byte, as every field of a short message does; nil, having read nothing, for any other
-    /// (``next()`` reads it, or says what is wrong). Inlined into the caller's loop, where
-    /// ``next()`` is a call and a varint loop for each of those bytes.
+    /// byte: a field numbered 1 to 15 holding a number under 128 or fewer than 128 bytes, as
+    /// most fields of an event's payload do; nil, having read nothing, for any other (``next()``
+    /// reads it, or says what is wrong). Inlined into the caller's loop, where ``next()`` is a
+    /// call and a varint loop for each of those bytes.
     @inline(__always)
     mutating func nextShort() -> (field: UInt64, value: Value)? {
         guard end - offset >= 2 else { return nil }

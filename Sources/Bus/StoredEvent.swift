@@ -150,6 +150,13 @@ public struct StoredEvent: Sendable, Equatable {
         return try M(payloadBytes: payload)
     }
 
+    /// Decodes the payload as `M`, a message type that is not one of the schemas' (so not
+    /// ``PayloadDecodable``), with swift-protobuf; nil if the event is not of that type.
+    public func payload<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M? {
+        guard self.type == M.protoMessageName else { return nil }
+        return try M(serializedBytes: payload)
+    }
+
     /// Encodes the envelope again (positions and commit time included), e.g. to export it.
     public func envelope() -> Bureau_Envelope {
         var envelope = Bureau_Envelope()

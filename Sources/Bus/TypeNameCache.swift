@@ -37,7 +37,7 @@ public struct TypeNameCache: Sendable {
         }
         let made = String(decoding: bytes, as: UTF8.self)
         // The schemas' immortal copy when there is one (see `SchemaRegistry.knownTypeName`).
-        let name = SchemaRegistry.knownTypeName(made) ?? made
+        let name = SchemaRegistry.sharedTypeName(made)
         if names.count < Self.capacity {
             last = names.count
             names.append(name)

@@ -33,11 +33,25 @@ public struct InputDecoder<Input: Sendable>: Sendable {
     public func on<Message: PayloadDecodable>(
         _ type: Message.Type, _ make: @escaping @Sendable (Message) -> Input
     ) -> InputDecoder {
+        adding(Message.protoMessageName) { data in make(try Message(payloadBytes: data)) }
+    }
+
+    /// Adds an input of a message type that is not one of the schemas' (so not
+    /// ``PayloadDecodable``): decoded by swift-protobuf, at its speed.
+    @inlinable
+    public func on<Message: SwiftProtobuf.Message>(
+        _ type: Message.Type, _ make: @escaping @Sendable (Message) -> Input
+    ) -> InputDecoder {
+        adding(Message.protoMessageName) { data in make(try Message(serializedBytes: data)) }
+    }
+
+    /// A copy with `decode` for events named `typeName`, replacing an earlier one.
+    @inlinable
+    func adding(_ typeName: String, _ decode: @escaping @Sendable (Data) throws -> Input) -> InputDecoder {
         var copy = self
-        let decode: @Sendable (Data) throws -> Input = { data in make(try Message(payloadBytes: data)) }
         // The schemas' copy of the name, which events decoded from a stream carry too: comparing
         // the two then ends at their first word.
-        let name = SchemaRegistry.knownTypeName(Message.protoMessageName) ?? Message.protoMessageName
+        let name = SchemaRegistry.sharedTypeName(typeName)
         if let index = copy.names.firstIndex(of: name) {
             copy.decoders[index] = decode
         } else {

@@ -19,9 +19,10 @@ public protocol Reducer: Sendable {
     /// ignored and the state is rebuilt from the log.
     var stateVersion: Int { get }
     var initialState: State { get }
-    /// The inputs, and how each is decoded.
+    /// The inputs, and how each is decoded. The same for every call: runners may read it once
+    /// (replay does).
     var inputs: InputDecoder<Input> { get }
-    /// The type names of every event `reduce` can emit.
+    /// The type names of every event `reduce` can emit. The same for every call, as `inputs`.
     var outputTypes: [String] { get }
 
     func reduce(state: inout State, input: Envelope<Input>) -> [Emitted]
@@ -31,7 +32,8 @@ public protocol Reducer: Sendable {
     /// copy for its own reducer (the default is inlinable): hosts and replay run generic code
     /// that knows the reducer's type only at run time, which costs every event dearly.
     func step(_ event: StoredEvent, state: inout State) -> ReducerStep
-    /// ``step(_:state:)`` without building the outputs, for replay. Do not implement it either.
+    /// ``step(_:state:)`` without building the outputs. Do not implement it either: replay runs
+    /// the same default with the inputs and output types it keeps (``ReducerReplay``).
     func advance(_ event: StoredEvent, state: inout State) -> ReducerStep.Kind
     /// A replay of this reducer from its initial state, its type erased. Do not implement it
     /// either: the default, inlinable, makes replay's per-event code for this reducer's type.

@@ -36,7 +36,7 @@ public struct ReducerReplay<R: Reducer> {
     public init(_ reducer: R, from snapshot: Snapshot<R.State>? = nil) {
         self.reducer = reducer
         inputs = reducer.inputs
-        outputTypes = reducer.outputTypes.map { SchemaRegistry.knownTypeName($0) ?? $0 }
+        outputTypes = reducer.outputTypes.map(SchemaRegistry.sharedTypeName)
         current = snapshot?.state ?? reducer.initialState
         lastInput = snapshot?.position ?? 0
     }
@@ -59,7 +59,8 @@ public struct ReducerReplay<R: Reducer> {
     }
 
     /// Applies `event` as ``applyInput(_:keepOutputs:)`` does without building its outputs
-    /// (``Reducer/advance(_:state:)``): what replay needs.
+    /// (``Reducer/advance(_:state:)``, given the inputs and output types kept here): what
+    /// replay needs.
     @inlinable
     public mutating func advance(_ event: StoredEvent) -> ReducerStep.Kind {
         guard event.position > lastInput else { return .notAnInput }
