@@ -127,17 +127,25 @@ struct ReadAheadTests {
         let numbers = Numbers(count: ReadAhead<Int>.chunkItems * 40)
         let makers = Makers()
         var count = 0
+        var waited = ""
         try ReadAhead<Int>.forEach(depth: 3, read: Self.parts(of: numbers, makers: makers)) { _ in
             if count == 0 {
                 // A caller slow to take its first item: the source reads until it must wait
                 // (five chunks), and would run on to the end if nothing held it; waiting for
-                // room, it makes the three waiting parts' chunks.
-                let deadline = ContinuousClock.now + .seconds(10)
+                // room, it makes the three waiting parts' chunks. Alone this takes milliseconds;
+                // the bound is generous because one CI run (the whole suite on two cores) found
+                // part 1 made by the caller after a bound of ten seconds, cause unknown: the
+                // message below says what the wait saw, should it happen again.
+                let deadline = ContinuousClock.now + .seconds(30)
                 while numbers.produced.load(ordering: .sequentiallyConsistent) < ReadAhead<Int>.chunkItems * 5
                     || makers.byReader(3) == nil, ContinuousClock.now < deadline
                 {
                     usleep(200)
                 }
+                waited =
+                    "produced \(numbers.produced.load(ordering: .sequentiallyConsistent)) items, "
+                    + "part 3 made by the reader: \(String(describing: makers.byReader(3))), "
+                    + "within the bound: \(ContinuousClock.now < deadline)"
             }
             count += 1
             numbers.taken.add(1, ordering: .sequentiallyConsistent)
@@ -149,7 +157,9 @@ struct ReadAheadTests {
         // Three waiting, one being read by the caller, one being read.
         #expect(numbers.furthestAhead.load(ordering: .sequentiallyConsistent) <= ReadAhead<Int>.chunkItems * 5)
         // While it waited for room, the reading thread made the waiting parts' chunks.
-        #expect(makers.byReader(1) == true && makers.byReader(2) == true && makers.byReader(3) == true)
+        #expect(
+            makers.byReader(1) == true && makers.byReader(2) == true && makers.byReader(3) == true,
+            "after the first item's wait: \(waited)")
     }
 
     @Test func aCallerThatHasCaughtUpMakesTheChunkItselfRatherThanWait() throws {
