@@ -57,6 +57,12 @@ extension Reducer {
     /// derived, causation and correlation set.
     @inlinable
     public func apply(_ event: StoredEvent, to state: inout State) throws -> [OutgoingEvent]? {
+        try apply(event, to: &state, inputs: inputs)
+    }
+
+    /// ``apply(_:to:)`` with the reducer's `inputs` given.
+    @inlinable
+    func apply(_ event: StoredEvent, to state: inout State, inputs: InputDecoder<Input>) throws -> [OutgoingEvent]? {
         guard let input = try inputs.decode(event) else { return nil }
         let envelope = Envelope(event, payload: input)
         let emitted = reduce(state: &state, input: envelope)

@@ -27,7 +27,8 @@ public struct ReducerReplay<R: Reducer> {
     @usableFromInline var kept: [OutgoingEvent] = []
     @usableFromInline var inputsApplied = 0
     @usableFromInline var malformedInputs: [UInt64] = []
-    /// The reducer's inputs and output types, read once: ``advance(_:)`` runs for every event.
+    /// The reducer's inputs and output types, read once: ``advance(_:)`` and
+    /// ``applyInput(_:keepOutputs:)`` run for every event.
     @usableFromInline let inputs: InputDecoder<R.Input>
     /// The schemas' own copies of the names (``SchemaRegistry/knownTypeName(_:)``), which
     /// events decoded from a stream carry too: a name compared with itself ends at its first word.
@@ -52,7 +53,7 @@ public struct ReducerReplay<R: Reducer> {
     @inlinable
     public mutating func applyInput(_ event: StoredEvent, keepOutputs: Bool = false) -> ReducerStep {
         guard event.position > lastInput else { return .notAnInput }
-        let step = reducer.step(event, state: &current)
+        let step = reducer.step(event, state: &current, inputs: inputs, outputTypes: outputTypes)
         if keepOutputs, case .applied(let produced) = step { kept += produced }
         count(step.kind, at: event.position)
         return step

@@ -42,9 +42,18 @@ extension Reducer {
     /// Takes ``ReducerStep`` for `event`: applies it to `state` if it is an input.
     @inlinable
     public func step(_ event: StoredEvent, state: inout State) -> ReducerStep {
-        guard !isOwnOutput(event) else { return .notAnInput }
+        step(event, state: &state, inputs: inputs, outputTypes: outputTypes)
+    }
+
+    /// ``step(_:state:)`` with the reducer's `inputs` and `outputTypes` given, by a runner that
+    /// keeps them (see ``advance(_:state:inputs:outputTypes:)``).
+    @inlinable
+    func step(
+        _ event: StoredEvent, state: inout State, inputs: InputDecoder<Input>, outputTypes: [String]
+    ) -> ReducerStep {
+        guard !isOwnOutput(event, outputTypes: outputTypes) else { return .notAnInput }
         do {
-            guard let outputs = try apply(event, to: &state) else { return .notAnInput }
+            guard let outputs = try apply(event, to: &state, inputs: inputs) else { return .notAnInput }
             return .applied(outputs)
         } catch {
             let reason = "\(error)"
