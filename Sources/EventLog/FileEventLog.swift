@@ -606,9 +606,8 @@ public final class FileEventLog: EventLog {
         report.recoveryPointProblem = problem
         if let bad = scan.bad {
             let later = try SegmentFile.list(in: directory, fileSystem: fileSystem).first { $0 > segment }
-            let lastLost =
-                bad.resumesAt.map { $0.position - 1 } ?? later.map { $0.firstPosition - 1 }
-                ?? max(acknowledged, bad.position)
+            let lastLost = try SegmentScanner(segment: segment, file: file).lastPositionLost(
+                at: bad, fileSize: scan.fileSize, nextSegment: later?.firstPosition, acknowledged: acknowledged)
             func damage(_ notCut: String) -> EventLogError {
                 .damaged(
                     LogDamage(

@@ -19,6 +19,11 @@ public enum LogRepair {
     /// A position the damage held, for the record that stands for it.
     public struct LostPosition: Sendable {
         public var position: UInt64
+        /// The id the damaged record's header carries, when its framing could be followed to it
+        /// and it names this position. A placeholder that keeps it answers a producer's retry
+        /// of that id `DUPLICATE` at this position, as it was acknowledged; without it, the
+        /// retry would be stored again.
+        public var id: EventID?
         /// The record before it, for its commit time.
         public var previous: LogRecord?
         /// What was wrong, and where.
@@ -114,7 +119,7 @@ public enum LogRepair {
                 for position in missing {
                     let (id, body) = try placeholder(
                         LostPosition(
-                            position: position, previous: previous, reason: "no segment holds it",
+                            position: position, id: nil, previous: previous, reason: "no segment holds it",
                             movedTo: damagedDirectory))
                     let record = LogRecord(position: position, id: id, body: body)
                     writer.append(record)
@@ -138,20 +143,15 @@ public enum LogRepair {
                     report.kept += 1
                 }
                 guard let bad = scan.bad else { break }
-                let last: UInt64
-                if let resume = bad.resumesAt {
-                    last = resume.position - 1
-                } else if let next {
-                    last = next.firstPosition - 1
-                } else {
-                    // The newest segment's tail: only what was acknowledged is owed a placeholder.
-                    last = max(acknowledged, bad.position - 1)
-                }
+                let fileSize = try file.size
+                let last = try scanner.lastPositionLost(
+                    at: bad, fileSize: fileSize, nextSegment: next?.firstPosition, acknowledged: acknowledged)
                 if last >= bad.position {
+                    let ids = try scanner.framedRecords(at: bad, end: bad.resumesAt?.offset ?? fileSize).ids
                     for lost in bad.position...last {
                         let (id, body) = try placeholder(
                             LostPosition(
-                                position: lost, previous: previous,
+                                position: lost, id: ids[lost], previous: previous,
                                 reason: "\(bad.reason) at byte \(bad.offset) of \(segment.name)",
                                 movedTo: damagedDirectory))
                         let record = LogRecord(position: lost, id: id, body: body)

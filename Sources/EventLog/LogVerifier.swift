@@ -20,8 +20,11 @@ public enum LogVerifier {
         public var notes: [String] = []
         /// The newest segment ends in a record being written (only when a writer holds the log).
         public var writeInProgress = false
+        /// Ids held by more than one record, with their positions: a log commits an id once, so
+        /// a log that has one twice was not written by the bus (a bad import, files mixed by hand).
+        public var duplicateIDs: [DuplicateIDFinder.Duplicate] = []
 
-        public var ok: Bool { problems.isEmpty }
+        public var ok: Bool { problems.isEmpty && duplicateIDs.isEmpty }
         /// The first problem, if any.
         public var problem: Problem? { problems.first }
     }
@@ -72,6 +75,7 @@ public enum LogVerifier {
             report.notes.append("the recovery point is unreadable (\(reason)); the bus lists the directory instead")
         }
         var expected: UInt64 = 1
+        var ids = DuplicateIDFinder()
         for (number, segment) in segments.enumerated() {
             let next = number + 1 < segments.count ? segments[number + 1] : nil
             let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
@@ -104,6 +108,7 @@ public enum LogVerifier {
             while true {
                 let scan = try scanner.scan(from: from, expecting: position) { record, offset in
                     starts[offset] = record.position
+                    ids.add(record.id, at: record.position)
                     report.records += 1
                     if record.position % 65_536 == 0 { progress(record.position) }
                 }
@@ -124,11 +129,12 @@ public enum LogVerifier {
                     }
                     break
                 }
-                let last = bad.resumesAt.map { $0.position - 1 } ?? next.map { $0.firstPosition - 1 } ?? acknowledged
+                let last = try scanner.lastPositionLost(
+                    at: bad, fileSize: size, nextSegment: next?.firstPosition, acknowledged: acknowledged)
                 report.problems.append(
                     Problem(
                         segment: segment.path, offset: bad.offset, endOffset: bad.resumesAt?.offset ?? size,
-                        firstPosition: bad.position, lastPosition: max(last, bad.position - 1), reason: bad.reason))
+                        firstPosition: bad.position, lastPosition: last, reason: bad.reason))
                 guard let resume = bad.resumesAt else {
                     report.head = max(report.head, last)
                     break
@@ -155,6 +161,7 @@ public enum LogVerifier {
                         "the log ends at position \(report.head), but positions through \(acknowledged) were acknowledged"
                 ))
         }
+        report.duplicateIDs = ids.duplicates()
         return report
     }
 }

@@ -91,10 +91,11 @@ struct SegmentScanner {
                 let fileOffset = bufferOffset + Int64(buffer.count)
                 if fileOffset >= fileSize {
                     if available > 0 {
+                        // Torn, unless only its length was damaged (the rest of the file is the record).
                         result.bad = BadRecord(
                             offset: result.validEnd, position: expected,
                             reason: "incomplete record: \(available) byte(s) at the end of the file",
-                            looksTorn: true, resumesAt: nil)
+                            looksTorn: try looksTorn(at: result.validEnd, fileSize: fileSize), resumesAt: nil)
                     }
                     return result
                 }
@@ -127,6 +128,9 @@ struct SegmentScanner {
     /// Whether the bad record at `offset` looks like a write that never completed: it runs
     /// past the end of the file, or its bytes (as far as its length says, or to the end of the
     /// file) are all zeros or include a whole 512-byte sector of zeros.
+    ///
+    /// A record that runs past the end of the file only because its length was damaged is not
+    /// torn: the rest of the file, taken as its body, makes its checksum hold.
     func looksTorn(at offset: Int64, fileSize: Int64) throws -> Bool {
         let header = try file.read(count: RecordFormat.headerSize, at: offset)
         guard header.count == RecordFormat.headerSize else { return true }
@@ -134,7 +138,7 @@ struct SegmentScanner {
         let end: Int64
         if length <= RecordFormat.maxBodySize {
             end = offset + Int64(RecordFormat.headerSize + length)
-            if end > fileSize { return true }
+            if end > fileSize { return try !isCompleteWithDamagedLength(at: offset, fileSize: fileSize) }
         } else {
             end = min(fileSize, offset + Int64(RecordFormat.headerSize + RecordFormat.maxBodySize))
         }
@@ -148,6 +152,101 @@ struct SegmentScanner {
             sectorStart += sector
         }
         return false
+    }
+
+    /// Whether the record at `offset`, with its length field replaced by what the rest of the
+    /// file holds, has a checksum that holds: a complete record whose length was damaged.
+    private func isCompleteWithDamagedLength(at offset: Int64, fileSize: Int64) throws -> Bool {
+        let body = fileSize - offset - Int64(RecordFormat.headerSize)
+        guard body >= 0, body <= Int64(RecordFormat.maxBodySize) else { return false }
+        var bytes = try file.read(count: Int(fileSize - offset), at: offset)
+        guard bytes.count == Int(fileSize - offset) else { return false }
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(body).littleEndian, toByteOffset: 0, as: UInt32.self) }
+        guard case .record = bytes.withUnsafeBytes({ RecordFormat.locate($0) }) else { return false }
+        return true
+    }
+
+    /// The records framed in the bytes of a bad record, up to `end` (the next valid record,
+    /// or the end of the segment): what those bytes may have held, for a repair to put a
+    /// placeholder in every position among them.
+    struct Framed {
+        /// The last position the bytes may have held (at least the bad record's own).
+        var lastPosition: UInt64
+        /// The id each record's header carries, for the positions whose header is where the
+        /// framing puts it and names the position expected there.
+        var ids: [UInt64: EventID]
+    }
+
+    /// Walks the bad bytes from `bad.offset` to `end` by the records' length fields, and looks
+    /// for headers that name a later position (a record whose header holds and whose body is
+    /// damaged): the last position found is the last one the bytes may have held.
+    func framedRecords(at bad: BadRecord, end: Int64) throws -> Framed {
+        var framed = Framed(lastPosition: bad.position, ids: [:])
+        var offset = bad.offset
+        var expected = bad.position
+        while offset + Int64(RecordFormat.headerSize) <= end {
+            let header = try file.read(count: RecordFormat.headerSize, at: offset)
+            guard header.count == RecordFormat.headerSize else { break }
+            let (length, position) = header.withUnsafeBytes {
+                (
+                    Int($0.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian),
+                    $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
+                )
+            }
+            if position == expected,
+                let id = header.withUnsafeBytes({ EventID(bytes: UnsafeRawBufferPointer(rebasing: $0[16..<32])) })
+            {
+                framed.ids[expected] = id
+            }
+            framed.lastPosition = max(framed.lastPosition, expected)
+            let next = offset + Int64(RecordFormat.headerSize + length)
+            guard length <= RecordFormat.maxBodySize, next <= end else { break }
+            offset = next
+            expected += 1
+        }
+        // Framed to the end: the records are counted.
+        if offset == end { return framed }
+        // The framing broke: headers further on may still name their positions.
+        let limit = (end - bad.offset) / Int64(RecordFormat.headerSize)
+        let chunkSize = 1 << 20
+        var chunkStart = bad.offset + 1
+        while chunkStart + Int64(RecordFormat.headerSize) <= end {
+            let chunk = try file.read(
+                count: min(chunkSize + RecordFormat.headerSize, Int(end - chunkStart)), at: chunkStart)
+            guard chunk.count >= RecordFormat.headerSize else { break }
+            chunk.withUnsafeBytes { raw in
+                for index in 0...(raw.count - RecordFormat.headerSize) where index < chunkSize {
+                    let length = Int64(raw.loadUnaligned(fromByteOffset: index, as: UInt32.self).littleEndian)
+                    let position = raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self).littleEndian
+                    let start = chunkStart + Int64(index)
+                    if position > framed.lastPosition, position - bad.position <= UInt64(limit),
+                        start + Int64(RecordFormat.headerSize) + length <= end
+                    {
+                        framed.lastPosition = position
+                    }
+                }
+            }
+            chunkStart += Int64(chunkSize)
+        }
+        return framed
+    }
+
+    /// The last position owed a placeholder for `bad`, a bad record with `fileSize` bytes in
+    /// its segment: every position from `bad.position` to it may have held an acknowledged
+    /// event (`bad.position - 1` when none did).
+    ///
+    /// Up to the next valid record, or to the next segment, every position is lost. At the end
+    /// of the newest segment only a torn write past the recovery point may be cut (it was the
+    /// last append, whose `fdatasync` never finished, so it was never acknowledged); anything
+    /// else holds as many positions as the records framed in its bytes, and at least every
+    /// position up to the recovery point, whatever state the recovery point is in.
+    func lastPositionLost(
+        at bad: BadRecord, fileSize: Int64, nextSegment: UInt64?, acknowledged: UInt64
+    ) throws -> UInt64 {
+        if let resume = bad.resumesAt { return resume.position - 1 }
+        if let nextSegment { return max(nextSegment - 1, bad.position - 1) }
+        let framed = bad.looksTorn ? bad.position - 1 : try framedRecords(at: bad, end: fileSize).lastPosition
+        return max(acknowledged, framed)
     }
 
     /// The first offset after `offset` where a valid record with a position at or after
