@@ -141,7 +141,7 @@ let package = Package(
         ),
         .target(
             name: "SystemFeature",
-            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus"],
+            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus", "Guards"],
             path: "Sources/Features/System",
             swiftSettings: strict
         ),
@@ -372,7 +372,7 @@ let package = Package(
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "BusTesting", "WatchlistFeature",
                 "ConverterFeature",
-                "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore", "Guards",
+                "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore", "Guards", "LogTools",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -444,7 +444,7 @@ let package = Package(
         .testTarget(
             name: "BusTests",
             dependencies: [
-                "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport",
+                "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport", "Guards",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

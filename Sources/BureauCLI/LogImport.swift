@@ -74,6 +74,8 @@ struct LogImport: AsyncParsableCommand {
         var batch: [LogRecord] = []
         var lineNumber = 0
         var next: UInt64 = 1
+        // Checked before the log is moved into place (or, for a store, before the pass that stores).
+        var ids = DuplicateIDFinder()
         let progress = Progress(label: "importing")
         defer { progress.finish() }
         func flush() throws {
@@ -92,6 +94,7 @@ struct LogImport: AsyncParsableCommand {
             } catch {
                 throw CLIError("\(file) line \(lineNumber): \(error)")
             }
+            ids.add(record.id, at: UInt64(lineNumber))
             batch.append(record)
             next += 1
             if batch.count >= 4096 { try flush() }
@@ -99,6 +102,13 @@ struct LogImport: AsyncParsableCommand {
         }
         try flush()
         if next == 1 { throw CLIError("\(file) has no events") }
+        if let repeated = ids.duplicates().first {
+            let lines = repeated.occurrences.map(String.init)
+            throw CLIError(
+                "\(file) line \(lines[1]): event id \(repeated.id) repeats the id of line \(lines[0])"
+                    + (lines.count > 2 ? " (and lines \(lines.dropFirst(2).joined(separator: ", ")))" : "")
+                    + "; a log commits an id once: nothing was imported")
+        }
         return next - 1
     }
 }

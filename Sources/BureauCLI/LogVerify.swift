@@ -38,9 +38,17 @@ struct LogVerify: AsyncParsableCommand {
         for note in report.notes { print("note: \(note)") }
         if !report.ok {
             for problem in report.problems { print("bad: \(problem)") }
-            print(
-                "\(report.problems.count) bad range(s) in \(report.segments) segment(s); "
-                    + "`bureau log repair --data \(global.location.dataDirectory)` moves them aside")
+            for duplicate in report.duplicateIDs { print("bad: \(duplicate) (a log commits an id once)") }
+            if !report.problems.isEmpty {
+                print(
+                    "\(report.problems.count) bad range(s) in \(report.segments) segment(s); "
+                        + "`bureau log repair --data \(global.location.dataDirectory)` moves them aside")
+            }
+            if !report.duplicateIDs.isEmpty {
+                print(
+                    "\(report.duplicateIDs.count) id(s) committed more than once: the bus never writes that; "
+                        + "the log was not written by it alone (an import, files copied by hand)")
+            }
             throw ExitCode.failure
         }
         var line = "ok: \(report.records) records in \(report.segments) segment(s), \(report.bytes) bytes"
@@ -56,9 +64,11 @@ struct LogVerify: AsyncParsableCommand {
         let progress = Progress(label: "verifying")
         var problems: [String] = []
         var bytes = 0
+        var ids = DuplicateIDFinder()
         do {
             try reader.scan(from: 1, through: head) { event, record in
                 bytes += record.body.count
+                ids.add(record.id, at: record.position)
                 if event.position != record.position || event.id != record.id {
                     problems.append(
                         "position \(record.position): the envelope says position \(event.position), id \(event.id); "
@@ -71,6 +81,7 @@ struct LogVerify: AsyncParsableCommand {
             problems.append("\(error)")
         }
         progress.finish()
+        problems += ids.duplicates().map { "\($0) (a log commits an id once)" }
         guard problems.isEmpty else {
             for problem in problems { print("bad: \(problem)") }
             print("\(problems.count) problem(s) in \(url)")

@@ -3,6 +3,7 @@ import Bus
 import ConverterFeature
 import EventLog
 import Foundation
+import LogTools
 import ReservationsFeature
 import Runtime
 import TestSupport
@@ -169,6 +170,37 @@ struct ReplayCommandTests {
         let late = try await target.run(["log", "import", bad])
         #expect(late.err.contains("line 1: the first event is at position 3; an import starts at position 1"))
         #expect(!FileManager.default.fileExists(atPath: target.location.dataDirectory))
+
+        // Line 5 is the event of line 2 again, at position 5: an id is committed once.
+        lines = exported.out.split(separator: "\n").map(String.init)
+        lines[4] = session.events[1].jsonLine.replacingOccurrences(of: "\"position\":2,", with: "\"position\":5,")
+        try lines.joined(separator: "\n").write(toFile: bad, atomically: true, encoding: .utf8)
+        let repeated = try await target.run(["log", "import", bad])
+        #expect(repeated.code != 0)
+        #expect(
+            repeated.err.contains("bad.jsonl line 5: event id \(session.events[1].id) repeats the id of line 2"),
+            "\(repeated.err)")
+        #expect(!FileManager.default.fileExists(atPath: target.location.dataDirectory), "nothing imported")
+    }
+
+    @Test func verifyReportsAnIdThatALogHoldsTwice() async throws {
+        let session = try await RecordedSession.record(requests: 20)
+        let exported = try await session.bus.run(["log", "export", "--to", "6"])
+        // Two logs' excerpts joined by hand: the event of position 2 is again at position 6.
+        var lines = exported.out.split(separator: "\n").map(String.init)
+        lines[5] = session.events[1].jsonLine.replacingOccurrences(of: "\"position\":2,", with: "\"position\":6,")
+        let target = BusProcess(directory: session.directory.path, data: session.directory.file("joined"))
+        let records = try lines.enumerated().map { index, line in
+            try LogExchange.record(from: Array(line.utf8), expecting: UInt64(index + 1))
+        }
+        let written = try FileEventLog(directory: target.location.logDirectory)
+        try written.append(records)
+        try written.commit()
+        try written.close()
+        let verified = try await target.run(["log", "verify"])
+        #expect(verified.code == 1)
+        #expect(
+            verified.out.contains("bad: event id \(session.events[1].id) occurs 2 times: at 2, 6"), "\(verified.out)")
     }
 
     @Test func showByCorrelationPrintsTheWholeChainOfOneIntent() async throws {
