@@ -20,6 +20,14 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
     case connectionRefused(endpoint: String, reason: String)
     /// A read of the log through the bus heard nothing for `seconds` after `position`.
     case readStalled(after: UInt64, seconds: Double)
+    /// A subscriber has every event through `position`, but the bus's log ends at `head`: it is
+    /// not the log the subscriber read (restored from an older copy, replaced, another bus's).
+    /// `epoch` is the daemon's (0 if it did not say). The subscription ends: going on would
+    /// drop every event up to `position` as already delivered.
+    case aheadOfLog(position: UInt64, head: UInt64, epoch: UInt64)
+    /// A publish request larger than a bus takes was not sent: libzmq would drop the connection
+    /// on its frame, unanswered. Found by the client, before sending.
+    case requestTooLarge(bytes: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -36,6 +44,15 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
         case .readStalled(let position, let seconds):
             "the bus sent nothing for \(BusError.format(seconds)) s while the log was read after position "
                 + "\(position); the read is incomplete"
+        case .aheadOfLog(let position, let head, let epoch):
+            "this subscriber has read through position \(position), but the bus's log ends at position \(head)"
+                + (epoch == 0 ? "" : " (daemon epoch \(epoch))")
+                + ": it is not the log this subscriber read (restored from an older copy, replaced, or another "
+                + "bus's). Start it again from a position at or below \(head) (from 0 to rebuild its state), "
+                + "or point it at the bus it came from"
+        case .requestTooLarge(let bytes, let limit):
+            "a publish request of \(bytes) bytes was not sent: a bus takes at most \(limit) bytes of envelopes in "
+                + "one request; send fewer or smaller envelopes per request"
         }
     }
 

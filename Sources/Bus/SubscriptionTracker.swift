@@ -89,6 +89,13 @@ package struct SubscriptionTracker {
     /// A heartbeat arrived.
     package mutating func heartbeat(head: UInt64, epochStart: UInt64, packageHeads: [String: UInt64]) -> Action {
         guard isLive else { return .skip }
+        // A head below the cursor is a heartbeat sent before what a read delivered, or a daemon
+        // whose log ends before it (restored from an older copy, another log): a read tells
+        // which, as the daemon answers a read after its head `ahead-of-log`.
+        guard head >= cursor else {
+            isLive = false
+            return .fetch
+        }
         let last: UInt64
         switch chain {
         case .global: last = head
@@ -102,6 +109,12 @@ package struct SubscriptionTracker {
         cursor = max(cursor, head)
         return .skip
     }
+
+    /// Whether a log whose head is `head` ends before what this subscriber has: it is not the log
+    /// the subscriber read (restored from an older copy, replaced, another bus's), and going on
+    /// would drop what it publishes up to the cursor as already delivered. A catch-up read
+    /// answered so ends the subscription with ``BusError/aheadOfLog(position:head:epoch:)``.
+    package func isAhead(ofHead head: UInt64) -> Bool { cursor > head }
 
     /// A read of the log answered: `positions` are the events it returned (already filtered
     /// by the daemon), every event up to `scannedTo` was considered, and `head` was the head.

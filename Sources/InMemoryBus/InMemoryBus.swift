@@ -67,12 +67,16 @@ public final class InMemoryBus: EventBus {
                 code: "malformed-request",
                 message: "a publish request carries 1 to \(BusLimits.maxEnvelopesPerPublish) envelopes, not 0")
         }
-        let bytes = envelopes.reduce(0) { $0 + $1.count }
-        guard envelopes.count <= BusLimits.maxEnvelopesPerPublish, bytes <= BusLimits.maxRequestBytes else {
+        // As the ZeroMQ client: a batch frame (each envelope after its length) over the limit is not sent.
+        let bytes = envelopes.reduce(0) { $0 + $1.count + BusLimits.batchBytesPerEnvelope }
+        guard bytes <= BusLimits.maxRequestBytes else {
+            throw BusError.requestTooLarge(bytes: bytes, limit: BusLimits.maxRequestBytes)
+        }
+        guard envelopes.count <= BusLimits.maxEnvelopesPerPublish else {
             throw BusError.refused(
                 code: "too-large",
-                message: "a publish request carries at most \(BusLimits.maxEnvelopesPerPublish) envelopes and "
-                    + "\(BusLimits.maxRequestBytes) bytes of them, not \(envelopes.count) and \(bytes)")
+                message: "a publish request carries at most \(BusLimits.maxEnvelopesPerPublish) envelopes, "
+                    + "not \(envelopes.count)")
         }
         return try core.publish(envelopes)
     }
@@ -107,6 +111,8 @@ public final class InMemoryBus: EventBus {
         struct Follower {
             var tracker: SubscriptionTracker
             let channel: SubscriptionChannel
+            /// Ended because its cursor is past the log's head: it is given nothing more.
+            var ended = false
         }
 
         private struct State {
@@ -196,6 +202,7 @@ public final class InMemoryBus: EventBus {
         private func deliver(
             _ batch: Sequencer.Batch, to follower: inout Follower, packageHeads: [String: UInt64]
         ) {
+            guard !follower.ended else { return }
             guard follower.tracker.isLive else { return catchUp(&follower) }
             for publication in batch.publications {
                 // Dropped when the consumer has no room, as a PUB socket drops at its high-water mark.
@@ -220,8 +227,17 @@ public final class InMemoryBus: EventBus {
         /// Reads the log after the follower's cursor while its consumer has room, as a
         /// subscriber's catch-up reads do; says when it reached the head.
         private func catchUp(_ follower: inout Follower) {
-            while !follower.tracker.isLive, follower.channel.hasRoom {
+            while !follower.ended, !follower.tracker.isLive, follower.channel.hasRoom {
                 let head = log.head
+                // As the daemon refuses a read after its head (`ahead-of-log`).
+                if follower.tracker.isAhead(ofHead: head) {
+                    follower.ended = true
+                    follower.channel.push([
+                        .failure(.aheadOfLog(position: follower.tracker.cursor, head: head, epoch: epoch))
+                    ])
+                    follower.channel.finish()
+                    return
+                }
                 var positions: [UInt64] = []
                 var bodies: [Data] = []
                 var scannedTo = follower.tracker.cursor

@@ -81,6 +81,21 @@ final class CatchUpServer {
                         [errorReply("malformed-request", message)])
                     return
                 }
+                let head = state.publishedHead.load(ordering: .acquiring)
+                guard read.after <= head else {
+                    // The reader has what this log never published: another log, or an older copy.
+                    var error = Bureau_Bus_ErrorReply()
+                    error.code = WireProtocol.aheadOfLog
+                    error.message =
+                        "a read after position \(read.after), but the log ends at position \(head) "
+                        + "(daemon epoch \(state.epoch)): this is not the log the reader read"
+                    error.head = head
+                    error.epoch = state.epoch
+                    send(
+                        on: socket, request.identity, WireProtocol.error, request.requestID,
+                        [(try? error.serializedData()) ?? Data()])
+                    return
+                }
                 do {
                     var (header, bodies) = try answer(read)
                     // One frame for the lot when the client can take it: a frame per envelope cost

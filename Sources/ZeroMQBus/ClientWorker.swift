@@ -256,8 +256,12 @@ final class ClientWorker {
                 let subscription = subscriptions[subscriptionID]
             else { continue }
             guard verb == WireProtocol.events, let header = try? Bureau_Bus_ReadReply(serializedBytes: frames[3]) else {
-                perform(timers.readRefused(for: subscriptionID, now: clock.now))
                 let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
+                if let error, error.code == WireProtocol.aheadOfLog {
+                    end(subscriptionID, aheadOf: error.head, epoch: error.epoch)
+                    continue
+                }
+                perform(timers.readRefused(for: subscriptionID, now: clock.now))
                 logger.warning(
                     "a catch-up read failed; retrying",
                     metadata: ["error.code": "\(error?.code ?? verb)", "error.message": "\(error?.message ?? "")"])
@@ -282,6 +286,11 @@ final class ClientWorker {
                 bodies = Array(frames.dropFirst(4))
             }
             perform(timers.readAnswered(for: subscriptionID, now: clock.now))
+            // A daemon from before `ahead-of-log` answers such a read with nothing, and its head.
+            if subscription.tracker.isAhead(ofHead: header.head) {
+                end(subscriptionID, aheadOf: header.head, epoch: 0)
+                continue
+            }
             let positions = bodies.map { body in (try? EnvelopeScanner.scan(body))?.position ?? 0 }
             let (deliver, caughtUp) = subscription.tracker.readReply(
                 positions: positions, scannedTo: header.scannedTo, head: header.head)
@@ -351,6 +360,7 @@ final class ClientWorker {
             }
             if items.count >= subscription.channel.capacity { return }
         }
+        return
     }
 
     // MARK: Connection
@@ -367,6 +377,21 @@ final class ClientWorker {
                 metadata: ["bus.endpoint": "\(endpoints.ingress)", "error.description": "\(reason)"])
             refuseEverything(BusError.connectionRefused(endpoint: endpoints.ingress, reason: reason))
         }
+    }
+
+    /// Ends a subscription whose cursor is past the bus's head: it fails with
+    /// ``BusError/aheadOfLog(position:head:epoch:)``, after what it was already given.
+    private func end(_ id: Int, aheadOf head: UInt64, epoch: UInt64) {
+        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
+        timers.unsubscribed(id)
+        subscriptionOrder.removeAll { $0 == id }
+        let position = subscription.tracker.cursor
+        logger.error(
+            "the bus's log ends before what this subscriber has read; the subscription ends",
+            metadata: ["bus.position": "\(position)", "bus.head": "\(head)", "bus.epoch": "\(epoch)"])
+        subscription.socket.close()
+        subscription.channel.push([.failure(.aheadOfLog(position: position, head: head, epoch: epoch))])
+        subscription.channel.finish()
     }
 
     private func refuseEverything(_ error: BusError) {

@@ -192,6 +192,10 @@ public final class ZeroMQBusClient: EventBus {
     /// Sends one publish request whose argument is `batch` (``WireProtocol/batch(_:)``),
     /// to be stored only after the request `follows`, if given.
     private func send(batch: Data, id: UInt64, follows: UInt64?) async throws -> Bureau_Bus_PublishAck {
+        // The daemon's socket drops a peer that sends a larger frame, without an answer.
+        guard batch.count <= BusLimits.maxRequestBytes else {
+            throw BusError.requestTooLarge(bytes: batch.count, limit: BusLimits.maxRequestBytes)
+        }
         var frames = [
             Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(id), batch,
         ]

@@ -158,6 +158,43 @@ struct BusContractTests {
     }
 
     @Test(arguments: Kind.allCases)
+    func aSubscriberAheadOfTheLogIsToldSoAndEndsInsteadOfDroppingWhatComes(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        _ = try await bus.publish((1...3).map { Self.event($0) })
+        // A subscriber that has read through 8, as of another log (or a copy restored from before 4…8).
+        let subscription = try subject.connect("ahead").subscribe(.all, after: 8)
+        var seen: [SubscriptionEvent] = []
+        var failure: (any Error)?
+        do {
+            for try await item in subscription {
+                if case .connection = item { continue }
+                seen.append(item)
+            }
+        } catch {
+            failure = error
+        }
+        #expect(seen.isEmpty, "nothing is delivered, and it is never told it caught up: \(seen)")
+        let error = try #require(failure as? BusError)
+        guard case .aheadOfLog(let position, let head, let epoch) = error else {
+            Issue.record("expected aheadOfLog, got \(error)")
+            return
+        }
+        #expect(position == 8)
+        #expect(head == 3)
+        #expect(epoch == (try await bus.ping().epoch))
+        #expect("\(error)".contains("ends at position 3"))
+        // At the head exactly it is simply caught up.
+        let current = try subject.connect("current").subscribe(.all, after: 3)
+        for try await item in current {
+            if case .caughtUp(let head) = item {
+                #expect(head == 3)
+                break
+            }
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
     func anEventSentAgainIsADuplicateAtItsFirstPositionFromAnyConnection(kind: Kind) async throws {
         let subject = try Subject(kind)
         let first = try subject.connect("one")
@@ -207,6 +244,15 @@ struct BusContractTests {
         } throws: { error in
             guard case BusError.refused(let code, _) = error else { return false }
             return code == "too-large"
+        }
+        // More bytes than a request holds is not even sent.
+        let megabyte = try OutgoingEvent(type: "bureau.contract.Large", payload: Data(count: (1 << 20) - 100))
+            .envelopeBytes(process: "c")
+        await #expect {
+            _ = try await bus.publish(envelopes: Array(repeating: megabyte, count: 9))
+        } throws: { error in
+            guard case BusError.requestTooLarge(let bytes, let limit) = error else { return false }
+            return bytes > limit && limit == BusLimits.maxRequestBytes
         }
         // Through the typed API the same events are split into requests that fit.
         let outcomes = try await bus.publish((0...BusLimits.maxEnvelopesPerPublish).map { Self.event($0) })

@@ -59,6 +59,54 @@ struct BusDaemonTests {
         #expect(try await again.publish(event) == .duplicate(1))
     }
 
+    @Test func aLiveSubscriberWhoseDaemonComesBackWithAnOlderLogStopsAndSaysSo() async throws {
+        let bus = try TestBus()
+        let client = try bus.client()
+        _ = try await client.publish((1...5).map { Self.event($0) })
+        // A copy of the log at 5, as a backup would be.
+        bus.stop()
+        let backup = try TemporaryDirectory("backup")
+        try FileManager.default.copyItem(atPath: bus.location.logDirectory, toPath: backup.file("log"))
+        try bus.start()
+        _ = try await client.publish((6...9).map { Self.event($0) })
+
+        let subscriber = try bus.client("subscriber")
+        let subscription = subscriber.subscribe()
+        var delivered: [UInt64] = []
+        var iterator = subscription.makeAsyncIterator()
+        while let item = try await iterator.next() {
+            if case .event(let event) = item { delivered.append(event.position) }
+            if case .caughtUp = item { break }
+        }
+        #expect(delivered == Array(1...9))
+
+        // The log is restored from the backup and the daemon started on it: its head is 5.
+        bus.stop()
+        try FileManager.default.removeItem(atPath: bus.location.logDirectory)
+        try FileManager.default.copyItem(atPath: backup.file("log"), toPath: bus.location.logDirectory)
+        try bus.start()
+        // The events it takes next (6, 7 again) must not be dropped as already delivered.
+        _ = try await client.publish((10...11).map { Self.event($0) })
+        var failure: BusError?
+        do {
+            while let item = try await iterator.next() {
+                if case .event(let event) = item { Issue.record("delivered \(event.position) from the older log") }
+            }
+        } catch {
+            failure = error as? BusError
+        }
+        guard case .aheadOfLog(let position, let head, let epoch) = failure else {
+            Issue.record("expected the subscription to end with aheadOfLog, got \(String(describing: failure))")
+            return
+        }
+        #expect(position == 9)
+        // 5 if it noticed before the two new events were published, 7 after.
+        #expect(head == 5 || head == 7, "head \(head)")
+        #expect(epoch == (try await client.ping().epoch))
+        subscriber.close()
+        client.close()
+    }
+
     @Test func aSubscriberReceivesTheLogThenLiveEvents() async throws {
         let bus = try TestBus()
         let client = try bus.client()

@@ -76,11 +76,16 @@ struct SubscriptionTrackerTests {
         #expect(tracker.cursor == 7 && tracker.isLive)
     }
 
-    @Test func aHeartbeatOlderThanWhatWasDeliveredNeverMovesTheCursorBack() {
+    @Test func aHeartbeatOlderThanWhatWasDeliveredNeverMovesTheCursorBackAndAsksTheLog() {
         var tracker = Self.live(at: 5)
         #expect(tracker.publication(position: 6, previousInPackage: 0, type: "bureau.a.X") == .deliver)
-        #expect(tracker.heartbeat(head: 5, epochStart: 0, packageHeads: [:]) == .skip)
+        // Sent before 6 (a read delivered it first), or by a daemon whose log ends at 5: a read
+        // after 6 tells which (the daemon answers it `ahead-of-log` if its log ends before 6).
+        #expect(tracker.heartbeat(head: 5, epochStart: 0, packageHeads: [:]) == .fetch)
         #expect(tracker.cursor == 6)
+        #expect(tracker.isAhead(ofHead: 5))
+        #expect(!tracker.isAhead(ofHead: 6))
+        #expect(tracker.readReply(positions: [], scannedTo: 6, head: 6) == ([], true))
         #expect(tracker.publication(position: 6, previousInPackage: 0, type: "bureau.a.X") == .skip)
     }
 }
