@@ -64,22 +64,34 @@ final class DaemonSockets: @unchecked Sendable {
 
     private enum Role { case ingress, read }
 
+    /// The most requests libzmq queues for one producer connection before it stops reading
+    /// from it (the producer then waits; nothing is dropped): with frames of at most a legal
+    /// batch, what one producer can make the daemon hold is bounded (README, "Limits").
+    static let queuedRequestsPerProducer: Int32 = 4
+    /// The same for a reader's read requests, each at most ``maxReadRequestBytes``.
+    static let queuedReadsPerReader: Int32 = 100
+    /// The largest read request frame: a `ReadRequest` with its prefixes is far smaller.
+    static let maxReadRequestBytes = 64 << 10
+
     /// A ROUTER whose queues are bounded: in messages by libzmq's high-water marks and in bytes
-    /// by the largest frame it accepts (a peer that sends a larger one is disconnected).
+    /// by the largest frame it accepts, which is the largest a legal request holds (a peer that
+    /// sends a larger one is disconnected by libzmq, unanswered).
+    ///
+    /// libzmq holds a message until its last frame has come and sets no limit on the number of
+    /// frames: a peer that sends frames without end is held whole. Only the owner of the run
+    /// directory (ipc) and allowed keys (TCP) can connect.
     private static func router(_ context: ZMQContext, _ role: Role) throws -> ZMQSocket {
         let socket = try context.socket(.router)
         try socket.setLinger(milliseconds: 0)
         switch role {
         case .ingress:
-            // A batch somewhat over the limit is still answered (`too-large`), so that a client
-            // learns why; a frame past this makes libzmq drop the peer.
-            try socket.setMaxMessageSize(Int64(BusLimits.maxRequestBytes + BusLimits.maxRequestBytes / 4))
-            try socket.setReceiveHighWaterMark(1000)
+            // A batch frame holds at most maxRequestBytes (envelopes and their lengths).
+            try socket.setMaxMessageSize(Int64(BusLimits.maxRequestBytes))
+            try socket.setReceiveHighWaterMark(queuedRequestsPerProducer)
             try socket.setSendHighWaterMark(10_000)
         case .read:
-            // Read requests are small; a large frame still gets an answer up to this size.
-            try socket.setMaxMessageSize(Int64(BusLimits.maxEnvelopeBytes) * 2)
-            try socket.setReceiveHighWaterMark(1000)
+            try socket.setMaxMessageSize(Int64(maxReadRequestBytes))
+            try socket.setReceiveHighWaterMark(queuedReadsPerReader)
             // Replies are up to a megabyte or so: a client that asks and never reads them has at
             // most this many queued, and later ones are dropped (it asks again when it reads).
             try socket.setSendHighWaterMark(Int32(WireProtocol.maxQueuedReplies))

@@ -127,6 +127,7 @@ final class IngressLoop {
         durability = configuration.durability
         self.logger = logger
         badInput = BadInputLog(logger: logger)
+        Self.largeAllocationsAreUnmappedWhenFreed
     }
 
     private struct Request {
@@ -656,3 +657,18 @@ extension DaemonState {
 /// returns the free pages of every arena to the system.
 @_silgen_name("malloc_trim")
 private func releaseFreedHeapMemory(_ pad: Int) -> Int32
+
+/// glibc's `mallopt(3)`, which the Glibc module does not export either.
+@_silgen_name("mallopt")
+private func setMallocOption(_ parameter: Int32, _ value: Int32) -> Int32
+
+extension IngressLoop {
+    /// Allocations of a megabyte or more (libzmq's frames of large requests) are mapped on their
+    /// own and unmapped when freed, whatever came before: glibc otherwise raises that threshold
+    /// after each such free, up to 32 MiB, and keeps later frames in its heap, where what a burst
+    /// of large requests freed stays resident. Set once per process.
+    static let largeAllocationsAreUnmappedWhenFreed: Void = {
+        let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD, <malloc.h>
+        _ = setMallocOption(mmapThreshold, 1 << 20)
+    }()
+}

@@ -71,10 +71,11 @@ struct MemoryBoundTests {
         try raw.connect(bus.location.ipcEndpoints.ingress)
         for round in 0..<20 {
             if round % 2 == 0 {
-                // A batch of nine megabyte envelopes: over what a request may carry.
+                // A batch of nine megabyte envelopes: over what a request may carry; the client
+                // knows it and does not send it.
                 do {
                     _ = try await client.publish(envelopes: Array(repeating: megabyte, count: 9))
-                } catch BusError.refused(let code, _) where code == "too-large" {
+                } catch BusError.requestTooLarge {
                     refused += 1
                 }
                 // 32 frames of a megabyte, sent raw: four times what a request may carry, and
@@ -128,6 +129,88 @@ struct MemoryBoundTests {
         #expect(
             anonymousAfter <= anonymousBaseline + 32, "the idle subscriber's queue is handed back when it leaves")
         #expect(anonymousAfter < anonymousLoaded || anonymousLoaded <= anonymousBaseline + 32)
+    }
+}
+
+extension MemoryBoundTests {
+    /// Several producers at once, each sending requests whose batch frame is as large as libzmq
+    /// lets through (a legal request's largest), as fast as it can and without waiting for
+    /// answers: libzmq queues a few per producer and reads no more from it until the daemon has
+    /// taken them, so the daemon holds a bounded number of them, however many are sent.
+    @Test func severalProducersSendingFramesAtTheCapStayUnderTheBound() async throws {
+        let directory = try TemporaryDirectory("memory")
+        let bus = BusProcess(directory: directory.path)
+        let daemon = try await bus.start()
+        let baseline = try #require(Self.residentMiB(daemon.pid))
+        let gauge = Gauge(baseline)
+        let pid = daemon.pid
+        let sampler = Task.detached {
+            for _ in 0..<6000 where gauge.sampling.load(ordering: .relaxed) {
+                if let now = Self.residentMiB(pid) { gauge.peak.max(now, ordering: .relaxed) }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        let context = try ZMQContext()
+        let producers = 4
+        let requests = 12
+        // Garbage at the cap: a batch whose first length runs past its end (malformed-request),
+        // so the daemon reads and refuses each whole, as it must any request.
+        let frame = Data(repeating: 0xFF, count: BusLimits.maxRequestBytes)
+        var peers: [ZMQSocket] = []
+        for _ in 0..<producers {
+            let peer = try context.socket(.dealer)
+            try peer.setLinger(milliseconds: 0)
+            try peer.setReceiveTimeout(milliseconds: 60_000)
+            try peer.setSendHighWaterMark(0)
+            try peer.connect(bus.location.ipcEndpoints.ingress)
+            peers.append(peer)
+        }
+        for round in 0..<requests {
+            for peer in peers {
+                _ = try peer.send(
+                    multipart: [
+                        Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8),
+                        WireProtocol.requestID(UInt64(round + 1)), frame,
+                    ], wait: false)
+            }
+        }
+        var answered = 0
+        for peer in peers {
+            for _ in 0..<requests {
+                guard let answer = try peer.receiveMessage(), answer.count == 4,
+                    (try? Bureau_Bus_ErrorReply(serializedBytes: answer[3]))?.code == "malformed-request"
+                else { break }
+                answered += 1
+            }
+        }
+        // A frame over the cap: libzmq drops that producer, and the daemon goes on.
+        let over = try context.socket(.dealer)
+        try over.setLinger(milliseconds: 0)
+        try over.connect(bus.location.ipcEndpoints.ingress)
+        _ = try over.send(
+            multipart: [
+                Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(1),
+                Data(repeating: 0xFF, count: BusLimits.maxRequestBytes + 1),
+            ])
+        let client = try ZeroMQBusClient(
+            location: bus.location, options: ZeroMQBusClient.Options(process: "after"),
+            logger: TestLogging.logger("after"))
+        let still = try await client.ping()
+        gauge.sampling.store(false, ordering: .relaxed)
+        _ = await sampler.value
+        client.close()
+        over.close()
+        for peer in peers { peer.close() }
+        #expect(await bus.stop() == 0)
+        let peak = gauge.peak.load(ordering: .relaxed)
+        print(
+            "memory: \(producers) producers sent \(requests) requests of \(BusLimits.maxRequestBytes >> 20) MiB each "
+                + "at once (\(producers * requests * (BusLimits.maxRequestBytes >> 20)) MiB), \(answered) answered; "
+                + "the daemon's RSS was \(baseline) MiB at start and peaked at \(peak) MiB (bound \(Self.boundMiB) MiB)"
+        )
+        #expect(answered == producers * requests, "every request is answered")
+        #expect(still.head == 0)
+        #expect(peak < Self.boundMiB)
     }
 }
 
