@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Guards
 import Supervisor
 
 /// The `bureau` command: one binary, a subcommand per process and tool.
@@ -47,7 +49,15 @@ public struct Bureau: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            // As ArgumentParser's exit(withError:), with what peers and files said escaped: an
+            // error names what was wrong, and that may be a peer's or a file's bytes.
+            let code = exitCode(for: error)
+            let message = TerminalText.escaped(fullMessage(for: error), keepingLineBreaks: true)
+            if !message.isEmpty {
+                let stream = code == .success ? FileHandle.standardOutput : FileHandle.standardError
+                stream.write(Data((message + "\n").utf8))
+            }
+            Foundation.exit(code.rawValue)
         }
     }
 }

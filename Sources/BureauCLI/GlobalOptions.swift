@@ -19,12 +19,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// Sends log lines to stderr at the chosen level. Called once per process.
     func bootstrapLogging() {
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        TerminalSafeLogHandler.bootstrap(level: logLevel)
     }
 
     func logger(_ label: String) -> Logger {

@@ -16,11 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 func bootstrapServerLogging(_ level: Logger.Level, label: String) -> Logger {
-    LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = level
-        return handler
-    }
+    TerminalSafeLogHandler.bootstrap(level: level)
     var logger = Logger(label: label)
     logger.logLevel = level
     return logger

@@ -1,4 +1,5 @@
 import BureauSchemas
+import Guards
 import SwiftProtobuf
 
 #if canImport(FoundationEssentials)
@@ -20,7 +21,7 @@ extension StoredEvent {
     ///
     ///     42 2026-11-22T02:20:42.350123Z bureau.watchlist.PairAdded {"base":"EUR","quote":"USD"}
     public var line: String {
-        "\(position) \(commitTime) \(type) \(summary)"
+        "\(position) \(commitTime) \(TerminalText.escaped(type)) \(TerminalText.escaped(summary))"
     }
 
     /// The payload for people: its JSON, or what is known of it when the type is unknown.

@@ -31,7 +31,8 @@ public struct CellBuffer: Sendable, Equatable {
     }
 
     /// Draws `text` from (x, y) in `style`, clipped to `clip` (default: the whole buffer);
-    /// returns the column after the last one drawn. Control characters are shown as "?".
+    /// returns the column after the last one drawn. Control characters (C0, DEL and C1, which a
+    /// terminal may take as the start of an escape sequence) are shown as "?".
     @discardableResult
     public mutating func write(
         _ text: some StringProtocol, x: Int, y: Int, style: Style = .plain, clip: Rect? = nil
@@ -43,7 +44,7 @@ public struct CellBuffer: Sendable, Equatable {
         var column = x
         for character in text {
             let shown: Character =
-                character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F })
+                character.unicodeScalars.allSatisfy({ $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
                 ? "?" : character
             let cell = Cell(shown, style: style)
             let columns = Int(cell.width)

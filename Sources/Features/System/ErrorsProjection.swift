@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import Foundation
+import Guards
 import Runtime
 
 /// The errors any process raised, newest first; also the rates source's failures.
@@ -47,7 +48,11 @@ public struct ErrorsProjection: Projection {
 
     public func render(_ value: Value) -> String {
         guard !value.errors.isEmpty else { return "No errors." }
-        return value.errors.map { "\($0.position) \($0.time) \($0.module) \($0.code): \($0.message)" }
-            .joined(separator: "\n")
+        // What processes said, escaped: one row per error, and no escape sequence for a terminal.
+        return value.errors.map {
+            "\($0.position) \($0.time) \(TerminalText.escaped($0.module)) \(TerminalText.escaped($0.code)): "
+                + TerminalText.escaped($0.message)
+        }
+        .joined(separator: "\n")
     }
 }
