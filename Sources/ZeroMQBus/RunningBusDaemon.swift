@@ -147,17 +147,67 @@ public final class RunningBusDaemon: Sendable {
         try await state.waitUntilFinished()
     }
 
+    /// Writes bus.json: a new file renamed over the old one, so that a reader sees one or the
+    /// other whole. On a full disk, where no new file can be made, it writes over the old one
+    /// in place, within the space it already has (padded with spaces, which JSON allows), so
+    /// that a daemon killed on a full disk starts again; throws, saying why, if it cannot.
     static func write(_ info: BusInfo, to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(info)
         let temporary = path + ".new"
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
-        else {
-            throw BusError.unusableLocation("cannot write \(temporary): \(String(cString: strerror(errno)))")
+        let written = writeNew(temporary, data)
+        if written == 0 {
+            guard rename(temporary, path) == 0 else {
+                throw BusError.unusableLocation("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            return
         }
-        guard rename(temporary, path) == 0 else {
+        unlink(temporary)
+        guard written == ENOSPC || written == EDQUOT else {
+            throw BusError.unusableLocation("cannot write \(temporary): \(String(cString: strerror(written)))")
+        }
+        try overwrite(path, with: data)
+    }
+
+    /// Creates `path` with `data`, synced; returns 0, or the errno that stopped it.
+    private static func writeNew(_ path: String, _ data: Data) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return errno }
+        defer { close(descriptor) }
+        let result = data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        if result < 0 { return errno }
+        return result == data.count ? 0 : ENOSPC
+    }
+
+    /// Writes `data` over the existing `path` in place, padded with spaces to the file's size;
+    /// only where that takes no more space than the file has.
+    private static func overwrite(_ path: String, with data: Data) throws {
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw BusError.unusableLocation(
+                "cannot write \(path): the disk is full, and there is no \(path) from before to write over; "
+                    + "free some space on it")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
             throw BusError.unusableLocation("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        let allocated = Int(status.st_blocks) * 512
+        guard data.count <= max(Int(status.st_size), allocated) else {
+            throw BusError.unusableLocation(
+                "cannot write \(path): the disk is full, and the \(data.count) bytes do not fit in the "
+                    + "\(allocated) the file has; free some space on it")
+        }
+        var padded = data
+        if padded.count < Int(status.st_size) {
+            padded.append(Data(repeating: UInt8(ascii: " "), count: Int(status.st_size) - padded.count))
+        }
+        let result = padded.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        guard result == padded.count else {
+            throw BusError.unusableLocation(
+                "cannot write \(path) in place on a full disk: \(String(cString: strerror(result < 0 ? errno : ENOSPC)))")
         }
     }
 

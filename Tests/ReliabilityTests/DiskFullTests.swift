@@ -51,6 +51,22 @@ struct DiskFullTests {
             location: bus.location, answers: answers, envelopes: envelopes, client: client, summary: &summary
         ).map { "with the disk full: \($0)" }
 
+        // Killed while the disk is full, it starts again on the full disk: it refuses publishes as
+        // disk full and serves reads.
+        await bus.stop(SIGKILL)
+        #expect(mount.free < 4096, "the disk is still full: \(mount.free) bytes free")
+        let restarted = try await bus.start(["--segment-mib", "1"])
+        let batch = workload.batches[next]
+        for event in batch { envelopes[event.id] = event.envelope }
+        #expect(
+            try await workload.send(batch, number: next, with: client, answers: &answers, failures: &failures),
+            "a publish on the full disk is refused as disk full")
+        next += 1
+        failures += try await LogPromises.check(
+            location: bus.location, answers: answers, envelopes: envelopes, client: client, summary: &summary
+        ).map { "after a kill on the full disk: \($0)" }
+        #expect(!restarted.standardError.contains("critical"), "\(restarted.standardError)")
+
         // Space again: accepting resumes, without a restart.
         unlink(filler)
         for number in next..<(next + 5) {
