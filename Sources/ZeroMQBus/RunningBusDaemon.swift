@@ -207,7 +207,8 @@ public final class RunningBusDaemon: Sendable {
         let result = padded.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         guard result == padded.count else {
             throw BusError.unusableLocation(
-                "cannot write \(path) in place on a full disk: \(String(cString: strerror(result < 0 ? errno : ENOSPC)))")
+                "cannot write \(path) in place on a full disk: \(String(cString: strerror(result < 0 ? errno : ENOSPC)))"
+            )
         }
     }
 
