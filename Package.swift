@@ -187,7 +187,9 @@ let package = Package(
         .target(
             name: "BookingServer",
             dependencies: [
+                "Guards",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Adapters/BookingServer",
