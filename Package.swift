@@ -332,7 +332,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ReservationsFeatureTests",
-            dependencies: ["ReservationsFeature", "Runtime", "Money", "FeatureTestSupport"],
+            dependencies: [
+                "ReservationsFeature", "Runtime", "Money", "FeatureTestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "AlertsFeatureTests", dependencies: ["AlertsFeature", "Runtime", "Money", "FeatureTestSupport"],
