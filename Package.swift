@@ -163,6 +163,7 @@ let package = Package(
             name: "BookingAdapter",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 "Runtime", "Bus", "BureauSchemas", "EventLog", "Guards",
