@@ -163,6 +163,7 @@ let package = Package(
             name: "BookingAdapter",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 "Runtime", "Bus", "BureauSchemas", "EventLog", "Guards",
@@ -187,7 +188,9 @@ let package = Package(
         .target(
             name: "BookingServer",
             dependencies: [
+                "Guards",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Adapters/BookingServer",
@@ -330,7 +333,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ReservationsFeatureTests",
-            dependencies: ["ReservationsFeature", "Runtime", "Money", "FeatureTestSupport"],
+            dependencies: [
+                "ReservationsFeature", "Runtime", "Money", "FeatureTestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "AlertsFeatureTests", dependencies: ["AlertsFeature", "Runtime", "Money", "FeatureTestSupport"],

@@ -1,8 +1,8 @@
 import ReservationsFeature
 import TerminalUI
 
-/// The reservations, newest first, with their status: pending, confirmed, failed, cancelling
-/// or cancelled.
+/// The reservations, newest first, with their status: pending, unknown (the booking adapter is
+/// checking with the booking service), confirmed, failed, cancelling or cancelled.
 public struct ReservationsScreen: Component, Sendable {
     public var reservations: ReservationsProjection.Value
     public var selected: Int
@@ -37,6 +37,7 @@ public struct ReservationsScreen: Component, Sendable {
         case "failed": Table.Item("✗ failed", Theme.error)
         case "cancelled": Table.Item("– cancelled", Theme.muted)
         case "pending", "cancelling": Table.Item("⧗ \(status)", Theme.pending)
+        case "unknown": Table.Item("? unknown", Theme.pending)
         default: Table.Item(status)
         }
     }

@@ -189,4 +189,117 @@ struct BookingAdapterServiceTests {
         #expect(await service.calls == 4)
         publisher.close()
     }
+
+    static func unknown(
+        _ id: String, _ call: Bureau_Booking_BookingOutcomeUnknown.Call, _ reason: String
+    ) -> EventPattern {
+        EventPattern(
+            Bureau_Booking_BookingOutcomeUnknown.with {
+                $0.reservationID = id
+                $0.call = call
+                $0.reason = reason
+            })
+    }
+
+    @Test func aBookingWhoseAnswerWasLostShowsUnknownThenIsConfirmedByAResolve() async throws {
+        let service = InMemoryBookingService(faults: [.answerLost])
+        let unknown = try await Self.withFixture(service: service) { fixture, statistics in
+            try await fixture.when(
+                Self.accepted("r-1"),
+                expect: [
+                    Self.unknown("r-1", .booking, "the answer was lost (simulated)"),
+                    Self.confirmed("r-1", code: "MEM-1"),
+                ])
+            return statistics.unknownOutcomes
+        }
+        #expect(unknown == 1)
+        // Resolved, not booked again.
+        #expect(await service.calls == 1)
+        #expect(await service.resolves == 1)
+    }
+
+    @Test func aBookingThatNeverArrivedFailsAndArrivingLateItIsRefused() async throws {
+        let service = InMemoryBookingService(faults: [.requestHeld])
+        try await Self.withFixture(service: service) { fixture, _ in
+            let sent = try await fixture.when(Self.accepted("r-1"))
+            try await fixture.expect(
+                sent,
+                [
+                    Self.unknown("r-1", .booking, "timed out (simulated)"),
+                    EventPattern(
+                        Bureau_Booking_ReservationFailed.with {
+                            $0.reservationID = "r-1"
+                            $0.reason =
+                                "the booking service did not book it: the call's outcome was unknown (timed out "
+                                + "(simulated)), and the service answered: nothing was done under the Idempotency-Key "
+                                + "\(sent.id); it is closed: a call with it is refused"
+                        }),
+                ])
+        }
+        // The request that was on its way arrives: the resolve closed its key, so nothing is booked.
+        #expect(await service.deliverHeld() == 1)
+        #expect(await service.bookings.isEmpty)
+    }
+
+    @Test func aResolveThatFailsIsAskedAgainWithBackoffUntilTheServiceAnswers() async throws {
+        let service = InMemoryBookingService(faults: [.answerLost, .unavailable, .requestLost, .answerLost])
+        let retries = try await Self.withFixture(service: service) { fixture, statistics in
+            try await fixture.when(
+                Self.accepted("r-1"),
+                expect: [
+                    Self.unknown("r-1", .booking, "the answer was lost (simulated)"),
+                    Self.confirmed("r-1", code: "MEM-1"),
+                ])
+            return statistics.resolveRetries
+        }
+        #expect(retries == 3)
+        #expect(await service.resolves == 4)
+    }
+
+    @Test func aCancellationWhoseAnswerWasLostIsResolvedAsCancelled() async throws {
+        let service = InMemoryBookingService()
+        try await Self.withFixture(service: service) { fixture, _ in
+            try await fixture.when(Self.accepted("r-1"), expect: [Self.confirmed("r-1", code: "MEM-1")])
+            await service.setFaults([.answerLost])
+            try await fixture.when(
+                Self.cancellation("r-1"),
+                expect: [
+                    Self.unknown("r-1", .cancellation, "the answer was lost (simulated)"),
+                    EventPattern(Bureau_Booking_ReservationCancelled.with { $0.reservationID = "r-1" }),
+                ])
+        }
+        #expect(await service.bookings["r-1"]?.cancelled == true)
+    }
+
+    @Test func aRestartResolvesACallLeftUnknownInsteadOfCallingAgainAndPublishesOnce() async throws {
+        let bus = try TestBus()
+        // The answer is lost and the service cannot resolve: the first run stops while unknown.
+        let service = InMemoryBookingService(
+            faults: [.answerLost] + Array(repeating: .unavailable, count: 10_000))
+        try await Self.withAdapter(service: service, bus: bus) { observer, _ in
+            _ = try await observer.publish(try Self.accepted("r-1").outgoing(id: .random(), module: "reservations"))
+            let marker = try await observer.collect(
+                EventFilter(prefixes: [Bureau_Booking_BookingOutcomeUnknown.protoMessageName]), count: 1)
+            #expect(marker.count == 1)
+        }
+        #expect(await service.bookings["r-1"] != nil)
+        await service.setFaults([])
+        let owed = try await Self.withAdapter(service: service, bus: bus) { observer, statistics in
+            await statistics.waitUntilCompleted(1)
+            return statistics.owedAtStart
+        }
+        #expect(owed == 1)
+        // Resolved, not called again.
+        #expect(await service.calls == 1)
+        let reader = try bus.client("reader")
+        // Three asked for, two expected: the bound shows there is no second outcome.
+        let all = try await reader.collect(Self.outcomes, count: 3, timeout: .seconds(1))
+        reader.close()
+        #expect(
+            all.map(\.type) == [
+                Bureau_Booking_BookingOutcomeUnknown.protoMessageName,
+                Bureau_Booking_ReservationConfirmed.protoMessageName,
+            ])
+        #expect(try all.last?.payload(as: Bureau_Booking_ReservationConfirmed.self)?.confirmationCode == "MEM-1")
+    }
 }

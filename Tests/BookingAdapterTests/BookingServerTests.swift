@@ -103,6 +103,26 @@ struct BookingServerTests {
         }
     }
 
+    @Test func aResolveAnswersTheBookingOr404AndThenALateCallWithTheKeyGets409() async throws {
+        try await Self.withServer { url in
+            let booked = try await Self.call(.POST, url + "/reservations", key: "k", body: Self.valid)
+            let resolved = try await Self.call(.POST, url + "/resolve", key: "k")
+            #expect(resolved.status == 200)
+            #expect(resolved.json["confirmationCode"] as? String == booked.json["confirmationCode"] as? String)
+            #expect(resolved.json["status"] as? String == "confirmed")
+            let nothing = try await Self.call(.POST, url + "/resolve", key: "late")
+            #expect(nothing.status == 404)
+            #expect(nothing.json["field"] as? String == "Idempotency-Key")
+            let other = Self.valid.replacingOccurrences(of: #""r-1""#, with: #""r-2""#)
+            let late = try await Self.call(.POST, url + "/reservations", key: "late", body: other)
+            #expect(late.status == 409)
+            #expect(late.json["field"] as? String == "Idempotency-Key")
+            #expect(try await Self.call(.GET, url + "/reservations/r-2").status == 404)
+            let keyless = try await Self.call(.POST, url + "/resolve")
+            #expect(keyless.status == 400)
+        }
+    }
+
     @Test func aFailureRateOfOneAnswersServiceUnavailable() async throws {
         try await Self.withServer(failureRate: 1) { url in
             let answer = try await Self.call(.POST, url + "/reservations", key: "k", body: Self.valid)

@@ -85,4 +85,45 @@ struct BookingServiceContractTests {
             }
         }
     }
+
+    @Test(arguments: Case.allCases)
+    func aResolveAnswersWhatTheCallUnderTheKeyDid(_ kind: Case) async throws {
+        try await Self.with(kind) { service in
+            let code = try await service.book(Self.request(), idempotencyKey: "k-1")
+            #expect(
+                try await service.resolve(idempotencyKey: "k-1") == .done(confirmationCode: code, status: "confirmed"))
+            try await service.cancel(reservationID: "r-1", idempotencyKey: "c-1")
+            #expect(
+                try await service.resolve(idempotencyKey: "c-1") == .done(confirmationCode: code, status: "cancelled"))
+            // Asking again answers the same, and changes nothing.
+            #expect(
+                try await service.resolve(idempotencyKey: "k-1") == .done(confirmationCode: code, status: "confirmed"))
+            #expect(try await service.book(Self.request(), idempotencyKey: "k-1") == code)
+        }
+    }
+
+    @Test(arguments: Case.allCases)
+    func aResolveThatFindsNothingClosesTheKeySoThatALateCallIsRefused(_ kind: Case) async throws {
+        try await Self.with(kind) { service in
+            let nothing = BookingResolution.nothingDone(
+                "nothing was done under the Idempotency-Key k-1; it is closed: a call with it is refused")
+            #expect(try await service.resolve(idempotencyKey: "k-1") == nothing)
+            // The booking that was on its way arrives after the resolve: refused, nothing booked.
+            await #expect(
+                throws: BookingError.refused(
+                    "a resolve found nothing done under the Idempotency-Key k-1 before this call came; it is refused")
+            ) {
+                try await service.book(Self.request(), idempotencyKey: "k-1")
+            }
+            #expect(try await service.resolve(idempotencyKey: "k-1") == nothing)
+            // So is a cancellation under a closed key; other keys are not affected.
+            let code = try await service.book(Self.request(), idempotencyKey: "k-2")
+            _ = try await service.resolve(idempotencyKey: "c-1")
+            await #expect(throws: BookingError.self) {
+                try await service.cancel(reservationID: "r-1", idempotencyKey: "c-1")
+            }
+            #expect(
+                try await service.resolve(idempotencyKey: "k-2") == .done(confirmationCode: code, status: "confirmed"))
+        }
+    }
 }

@@ -28,6 +28,11 @@ struct NumericOptionTests {
         (["serve", "rates"], "--fail-first", "from 0 to 1000000"),
         (["serve", "booking"], "--latency", "from 0 to 600000"),
         (["serve", "booking"], "--failure-rate", "from 0 to 1"),
+        (["serve", "booking"], "--stall-rate", "from 0 to 1"),
+        (["serve", "booking"], "--stall", "from 1 to 600000"),
+        (["serve", "booking"], "--oversize-rate", "from 0 to 1"),
+        (["serve", "booking"], "--cut-rate", "from 0 to 1"),
+        (["serve", "booking"], "--seed", "from 0 to 18446744073709551615"),
         (["send", "bureau://watchlist/add?base=EUR&quote=USD"], "--timeout", "from 0.001 to 3600"),
         (["publish"], "--timeout", "from 0.001 to 3600"),
         (["test", "x.yaml"], "--timeout", "from 0.001 to 3600"),
@@ -100,5 +105,19 @@ struct NumericOptionTests {
         let served = try Bureau.parseAsRoot(["serve", "booking", "--failure-rate", "0.5"])
         let serve = try #require(served as? ServeBooking)
         #expect(serve.failureRate == 0.5 && serve.latency == 0)
+        let faulty = try Bureau.parseAsRoot([
+            "serve", "booking", "--stall-rate", "0.2", "--stall", "700", "--oversize-rate", "0.1", "--cut-rate", "0.3",
+            "--seed", "18446744073709551615",
+        ])
+        let configuration = try #require(faulty as? ServeBooking).serverConfiguration
+        #expect(configuration.stallRate == 0.2 && configuration.stall == .milliseconds(700))
+        #expect(configuration.oversizeRate == 0.1 && configuration.cutRate == 0.3)
+        #expect(configuration.seed == .max && configuration.problem == nil)
+    }
+
+    @Test func faultSharesAddingUpToMoreThanOneAreRefused() {
+        #expect(
+            Self.refusal(["serve", "booking", "--failure-rate", "0.5", "--stall-rate", "0.3", "--cut-rate", "0.4"])
+                == "the failure, stall, oversize and cut rates add up to 1.2; at most 1")
     }
 }

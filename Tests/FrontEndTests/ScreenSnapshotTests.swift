@@ -1,5 +1,7 @@
 import FrontEnd
 import Money
+import ReservationsFeature
+import SwiftProtobuf
 import TerminalUI
 import Testing
 
@@ -18,6 +20,31 @@ struct ScreenSnapshotTests {
         var state = Fixtures.state
         state.navigation.tab = .reservations
         Snapshot.expect(Self.screen(state), matches: "reservations")
+    }
+
+    @Test func aReservationWhoseBookingIsUnknownSaysItIsBeingChecked() throws {
+        var accepted = ReservationAccepted()
+        accepted.reservationID = "R21"
+        accepted.base = "EUR"
+        accepted.quote = "USD"
+        accepted.amount = "500.00"
+        accepted.rate = "1.0832"
+        accepted.quoteAmount = "541.60"
+        let projection = ReservationsProjection()
+        var value = projection.initialValue
+        for (position, message) in [
+            (21, accepted), (22, BookingOutcomeUnknown(reservationID: "R21", call: .booking, reason: "timed out")),
+        ] as [(UInt64, any SwiftProtobuf.Message & Sendable)] {
+            projection.apply(Fixtures.event(position, message), to: &value)
+        }
+        let screen = ReservationsScreen(reservations: value, selected: 0).rendered(width: 140, height: 4)
+        let lines = screen.text.split(separator: "\n", omittingEmptySubsequences: false)
+        let row = try #require(lines.firstIndex { $0.contains("R21") })
+        #expect(lines[row].contains("? unknown"), "\(lines[row])")
+        #expect(lines[row].contains("checking with the booking service (timed out)"), "\(lines[row])")
+        // In the colour of what is still under way (reversed: the row is selected).
+        let column = try #require((0..<140).first { screen[$0, row].character == "?" })
+        #expect(screen[column, row].style.foreground == .yellow)
     }
 
     @Test func alertsShowTheTriggeredOneStandingOut() {

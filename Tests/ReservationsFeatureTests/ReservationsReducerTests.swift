@@ -160,4 +160,43 @@ struct ReservationsReducerTests {
         #expect(spec.state.reservations["R2"]?.status == .confirmed)
         #expect(spec.when(ReservationCancelled(reservationID: "R404")).isEmpty)
     }
+
+    @Test func aBookingWhoseOutcomeIsUnknownIsUnknownUntilTheServiceSaysAndCannotBeCancelledMeanwhile() {
+        // Given R2 accepted and its booking call's outcome unknown
+        var spec = Self.reserved(confirm: false)
+        #expect(spec.when(BookingOutcomeUnknown(reservationID: "R2", call: .booking, reason: "timed out")).isEmpty)
+        #expect(spec.state.reservations["R2"]?.status == .unknown)
+        // When a cancellation is asked for, then it is refused: nothing is confirmed yet
+        let refused = spec.when(CancellationRequested(reservationID: "R2")).first?.message as? CancellationRejected
+        #expect(refused?.reason == .notConfirmed)
+        #expect(
+            refused?.message
+                == "R2 is not confirmed yet: the booking service is being asked whether it booked it; "
+                + "only a confirmed reservation can be cancelled")
+        // When the service's answer comes, then it ends the reservation
+        spec.given(ReservationConfirmed(reservationID: "R2", confirmationCode: "BK-1"))
+        #expect(spec.state.reservations["R2"]?.status == .confirmed)
+        #expect(spec.state.reservations["R2"]?.confirmationCode == "BK-1")
+    }
+
+    @Test func anUnknownBookingThatTheServiceDidNotMakeEndsFailed() {
+        var spec = Self.reserved(confirm: false)
+        spec.given(
+            BookingOutcomeUnknown(reservationID: "R2", call: .booking, reason: "timed out"),
+            ReservationFailed(reservationID: "R2", reason: "the booking service did not book it"))
+        #expect(spec.state.reservations["R2"]?.status == .failed)
+        #expect(spec.state.reservations["R2"]?.failure == "the booking service did not book it")
+    }
+
+    @Test func aCancellationWhoseOutcomeIsUnknownStaysCancellingAndAMarkerOutOfTurnChangesNothing() {
+        var spec = Self.reserved()
+        spec.given(CancellationRequested(reservationID: "R2"))
+        spec.given(BookingOutcomeUnknown(reservationID: "R2", call: .cancellation, reason: "connection cut"))
+        #expect(spec.state.reservations["R2"]?.status == .cancelling)
+        spec.given(ReservationCancelled(reservationID: "R2"))
+        #expect(spec.state.reservations["R2"]?.status == .cancelled)
+        // A booking marker for a reservation that is not pending is not taken.
+        spec.given(BookingOutcomeUnknown(reservationID: "R2", call: .booking, reason: "late"))
+        #expect(spec.state.reservations["R2"]?.status == .cancelled)
+    }
 }

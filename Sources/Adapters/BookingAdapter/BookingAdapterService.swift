@@ -15,9 +15,19 @@ import Synchronization
 /// Every call carries the id of the event that asked for it as its idempotency key, and every
 /// outcome has an id derived from that event's position, so that after a crash the adapter
 /// finds the accepted events without an outcome, calls again (the service answers as before,
-/// never booking twice) and publishes each outcome once. Transient failures are retried with
-/// exponential backoff and jitter; after ``Configuration/maxAttempts`` the adapter gives up
-/// and publishes a failure with the last reason.
+/// never booking twice) and publishes each outcome once. Calls that were not done (no
+/// connection, a 503) are retried with exponential backoff and jitter; after
+/// ``Configuration/maxAttempts`` the adapter gives up and publishes a failure with the last
+/// reason.
+///
+/// A call whose outcome is unknown (it timed out, lost its connection after the request was
+/// sent, or got an answer that cannot be read) is never guessed: the adapter publishes
+/// `BookingOutcomeUnknown` (id derived with index 3), then asks the service what the call did
+/// (``BookingService/resolve(idempotencyKey:)``) with the same backoff, capped, for as long as
+/// it takes, and publishes the outcome the answer gives: confirmed (or cancelled) if the call
+/// was done, failed if nothing was done (the service then refuses the call if it arrives
+/// late). A restart that finds the marker without an outcome resolves first, rather than
+/// calling again.
 ///
 /// An outcome the bus refuses is not taken as published. It is published again with the same
 /// backoff, up to ``Configuration/maxAttempts`` times (a refusal may pass: a full disk); if the
@@ -28,7 +38,8 @@ import Synchronization
 public final class BookingAdapterService: Service {
     public struct Configuration: Sendable {
         public var backoff = Backoff(initial: .milliseconds(200), multiplier: 2, maximum: .seconds(5), jitter: 0.2)
-        /// Calls tried before giving up: 8, about 20 seconds with the default backoff.
+        /// Calls tried before giving up on a service that does nothing: 8, about 20 seconds with
+        /// the default backoff. Resolving an unknown outcome never gives up.
         public var maxAttempts = 8
         /// Calls in flight at once.
         public var concurrency = 16
@@ -48,6 +59,7 @@ public final class BookingAdapterService: Service {
     static let outputTypes = [
         Bureau_Booking_ReservationConfirmed.protoMessageName, Bureau_Booking_ReservationFailed.protoMessageName,
         Bureau_Booking_ReservationCancelled.protoMessageName, Bureau_Booking_CancellationFailed.protoMessageName,
+        Bureau_Booking_BookingOutcomeUnknown.protoMessageName,
     ]
 
     private let service: any BookingService
@@ -75,6 +87,9 @@ public final class BookingAdapterService: Service {
         let eventID: EventID
         let correlation: EventID
         let kind: Kind
+        /// Why the call's outcome is unknown, when a `BookingOutcomeUnknown` for it is in the
+        /// log: the work is then to resolve it, not to call again.
+        var unknown: String?
 
         enum Kind: Sendable {
             case book(BookingRequest)
@@ -88,7 +103,12 @@ public final class BookingAdapterService: Service {
             }
         }
 
+        /// The call's idempotency key: the id of the event that asked for it.
+        var key: String { eventID.description }
+
         var outcomeID: EventID { .derived(module: BookingAdapterService.module, position: position, index: 0) }
+        /// The id of its `BookingOutcomeUnknown`: indices 1 and 2 are for `ErrorRaised`s.
+        var unknownID: EventID { .derived(module: BookingAdapterService.module, position: position, index: 3) }
     }
 
     /// An error to raise with an outcome: the ``ErrorReporter`` builds it once the ids are known.
@@ -107,7 +127,8 @@ public final class BookingAdapterService: Service {
         try await withThrowingTaskGroup(of: Void.self) { group in
             let slots = AsyncSemaphore(configuration.concurrency)
             var catchingUp = true
-            var held: [EventID: Work] = [:]
+            // Found while catching up, by position: launched once the adapter is live.
+            var held: [UInt64: Work] = [:]
             func launch(_ work: Work) async {
                 await slots.wait()
                 group.addTask {
@@ -125,14 +146,22 @@ public final class BookingAdapterService: Service {
                     case .event(let event):
                         tracker.saw(event.position)
                         if event.producerModule == Self.module && Self.outputTypes.contains(event.type) {
-                            if catchingUp, let done = held.removeValue(forKey: event.id) {
-                                tracker.finishWithoutWork(done.position)
+                            // An outcome ends the work it answers; a marker says it is to be resolved.
+                            if catchingUp, var work = held[event.causation] {
+                                if event.id == work.outcomeID {
+                                    held[work.position] = nil
+                                    tracker.finishWithoutWork(work.position)
+                                } else if event.id == work.unknownID {
+                                    let marker = try? event.payload(as: Bureau_Booking_BookingOutcomeUnknown.self)
+                                    work.unknown = marker?.reason ?? "unknown"
+                                    held[work.position] = work
+                                }
                             }
                             continue
                         }
                         guard let work = Self.work(from: event) else { continue }
                         tracker.open(work.position)
-                        if catchingUp { held[work.outcomeID] = work } else { await launch(work) }
+                        if catchingUp { held[work.position] = work } else { await launch(work) }
                     case .caughtUp:
                         guard catchingUp else { continue }
                         catchingUp = false
@@ -171,54 +200,38 @@ public final class BookingAdapterService: Service {
         return nil
     }
 
-    /// Calls the service until it answers or the attempts run out, then publishes the outcome.
+    /// What a call to the service came to.
+    enum CallResult {
+        /// An outcome to publish, with an error to raise if any.
+        case outcome(Emitted, ErrorReport?)
+        /// The service may or may not have done it, for this reason.
+        case unknown(String)
+    }
+
+    /// Calls the service until it answers or the attempts run out, resolving an unknown
+    /// outcome until the service says what it did, then publishes the outcome. Returns early
+    /// only when the adapter is stopping: the work is owed again at the next start.
     func perform(_ work: Work) async {
-        var attempt = 0
-        var outcome: Emitted?
+        var outcome: Emitted
         var raised: ErrorReport?
-        while outcome == nil {
-            attempt += 1
-            do throws(BookingError) {
-                switch work.kind {
-                case .book(let request):
-                    let code = try await service.book(request, idempotencyKey: work.eventID.description)
-                    var confirmed = Bureau_Booking_ReservationConfirmed()
-                    confirmed.reservationID = work.reservationID
-                    confirmed.confirmationCode = code
-                    outcome = Emitted(confirmed)
-                case .cancel(let id):
-                    try await service.cancel(reservationID: id, idempotencyKey: work.eventID.description)
-                    var cancelled = Bureau_Booking_ReservationCancelled()
-                    cancelled.reservationID = id
-                    outcome = Emitted(cancelled)
-                }
-            } catch {
-                switch error {
-                case .refused(let reason):
-                    outcome = failure(of: work, reason: reason)
-                case .transient(let reason):
-                    statistics.retried()
-                    guard attempt < configuration.maxAttempts else {
-                        let message = "the booking service did not answer after \(attempt) attempts: \(reason)"
-                        outcome = failure(of: work, reason: message)
-                        raised = ErrorReport(code: "booking-unavailable", message: "\(work.reservationID): \(message)")
-                        continue
-                    }
-                    logger.warning(
-                        "the booking service failed; retrying",
-                        metadata: [
-                            "booking.reservation": "\(work.reservationID)", "booking.attempt": "\(attempt)",
-                            "booking.reason": "\(reason)",
-                        ])
-                    do {
-                        try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
-                    } catch {
-                        return
-                    }
-                }
+        if let reason = work.unknown {
+            guard let resolved = await resolve(work, reason: reason) else { return }
+            outcome = resolved
+        } else {
+            switch await call(work) {
+            case nil:
+                return
+            case .outcome(let answered, let error):
+                outcome = answered
+                raised = error
+            case .unknown(let reason):
+                statistics.outcomeUnknown()
+                guard await publishUnknown(work, reason: reason),
+                    let resolved = await resolve(work, reason: reason)
+                else { return }
+                outcome = resolved
             }
         }
-        guard let outcome else { return }
         do {
             guard let refusal = try await publishRetryingRefusals(outcome, raised, of: work) else {
                 statistics.completed(outcome.type)
@@ -236,16 +249,136 @@ public final class BookingAdapterService: Service {
                 "the bus refused a booking outcome",
                 metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(message)"])
             let refused = ErrorReport(code: "outcome-refused", message: "\(work.reservationID): \(message)")
-            let replacement = failure(of: work, reason: message)
-            if case .rejected(let again) = try await publish(replacement, refused, of: work, errorIndex: 2) {
+            outcome = failure(of: work, reason: message)
+            if case .rejected(let again) = try await publish(outcome, refused, of: work, errorIndex: 2) {
                 logger.error(
                     "the bus refused the failure in place of a booking outcome",
                     metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(again)"])
                 return
             }
-            statistics.completed(replacement.type)
+            statistics.completed(outcome.type)
         } catch {
             logger.error("could not publish a booking outcome", metadata: ["booking.error": "\(error)"])
+        }
+    }
+
+    /// Calls the service, again after a backoff while it did nothing (no connection, a 503),
+    /// up to ``Configuration/maxAttempts`` times; nil if the adapter is stopping.
+    private func call(_ work: Work) async -> CallResult? {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do throws(BookingError) {
+                switch work.kind {
+                case .book(let request):
+                    let code = try await service.book(request, idempotencyKey: work.key)
+                    return .outcome(confirmed(work, code: code), nil)
+                case .cancel(let id):
+                    try await service.cancel(reservationID: id, idempotencyKey: work.key)
+                    return .outcome(cancelled(work), nil)
+                }
+            } catch {
+                switch error {
+                case .refused(let reason):
+                    return .outcome(failure(of: work, reason: reason), nil)
+                case .unknown(let reason):
+                    logger.warning(
+                        "the outcome of a booking call is unknown; resolving it",
+                        metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(reason)"])
+                    return .unknown(reason)
+                case .transient(let reason):
+                    statistics.retried()
+                    guard attempt < configuration.maxAttempts else {
+                        let message = "the booking service did not answer after \(attempt) attempts: \(reason)"
+                        return .outcome(
+                            failure(of: work, reason: message),
+                            ErrorReport(code: "booking-unavailable", message: "\(work.reservationID): \(message)"))
+                    }
+                    logger.warning(
+                        "the booking service failed; retrying",
+                        metadata: [
+                            "booking.reservation": "\(work.reservationID)", "booking.attempt": "\(attempt)",
+                            "booking.reason": "\(reason)",
+                        ])
+                    do {
+                        try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
+                    } catch {
+                        return nil
+                    }
+                }
+            }
+        }
+    }
+
+    /// Publishes that the call's outcome is unknown, so that the reservation says so while it
+    /// is resolved; false if the adapter is stopping. A marker the bus refuses or cannot take
+    /// is logged and the resolving goes on: it is what the reservation waits for.
+    private func publishUnknown(_ work: Work, reason: String) async -> Bool {
+        var marker = Bureau_Booking_BookingOutcomeUnknown()
+        marker.reservationID = work.reservationID
+        marker.reason = EventText.bounded(reason)
+        switch work.kind {
+        case .book: marker.call = .booking
+        case .cancel: marker.call = .cancellation
+        }
+        do {
+            let event = try Emitted(marker).outgoing(
+                id: work.unknownID, module: Self.module, causation: work.position, correlation: work.correlation)
+            if case .rejected(let refusal) = try await client.publish([event]).first {
+                logger.error(
+                    "the bus refused BookingOutcomeUnknown",
+                    metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(refusal)"])
+            }
+        } catch {
+            if Task.isCancelled { return false }
+            logger.error(
+                "could not publish BookingOutcomeUnknown",
+                metadata: ["booking.reservation": "\(work.reservationID)", "booking.error": "\(error)"])
+        }
+        return true
+    }
+
+    /// Asks the service what the call under the work's key did, after a backoff (capped at
+    /// its maximum) while it cannot say, until it does: there is no giving up, since any
+    /// outcome but the service's would be a guess. Returns the outcome the answer gives; nil
+    /// if the adapter is stopping.
+    private func resolve(_ work: Work, reason: String) async -> Emitted? {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do throws(BookingError) {
+                switch try await service.resolve(idempotencyKey: work.key) {
+                case .done(let code, _):
+                    switch work.kind {
+                    case .book: return confirmed(work, code: code)
+                    case .cancel: return cancelled(work)
+                    }
+                case .nothingDone(let answer):
+                    let verb =
+                        switch work.kind {
+                        case .book: "book"
+                        case .cancel: "cancel"
+                        }
+                    return failure(
+                        of: work,
+                        reason:
+                            "the booking service did not \(verb) it: the call's outcome was unknown (\(reason)), and the service answered: \(answer)"
+                    )
+                }
+            } catch {
+                statistics.resolveRetried()
+                logger.warning(
+                    "could not resolve a booking call; asking again",
+                    metadata: [
+                        "booking.reservation": "\(work.reservationID)", "booking.attempt": "\(attempt)",
+                        "booking.reason": "\(error)",
+                    ])
+                do {
+                    try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
+                } catch {
+                    return nil
+                }
+            }
         }
     }
 
@@ -270,7 +403,7 @@ public final class BookingAdapterService: Service {
     /// own idempotency key, so a restart repeats it safely); returns what became of it, as a
     /// clause for the failure's reason.
     private func undoBooking(of work: Work) async -> String {
-        let key = work.eventID.description + "/undo"
+        let key = work.key + "/undo"
         var attempt = 0
         while true {
             attempt += 1
@@ -281,8 +414,12 @@ public final class BookingAdapterService: Service {
                 switch error {
                 case .refused(let reason):
                     return "the booking service would not cancel the booking: \(reason)"
-                case .transient(let reason):
+                case .transient(let reason), .unknown(let reason):
+                    // Sending the same key again is safe either way: it cancels once.
                     guard attempt < configuration.maxAttempts else {
+                        if case .unknown = error {
+                            return "whether the booking was cancelled at the booking service is not known: \(reason)"
+                        }
                         return "the booking could not be cancelled at the booking service: \(reason)"
                     }
                     do {
@@ -316,6 +453,19 @@ public final class BookingAdapterService: Service {
             logger.error("the bus refused an ErrorRaised", metadata: ["booking.reason": "\(reason)"])
         }
         return outcomes.first ?? .rejected("the bus answered nothing for it")
+    }
+
+    private func confirmed(_ work: Work, code: String) -> Emitted {
+        var confirmed = Bureau_Booking_ReservationConfirmed()
+        confirmed.reservationID = work.reservationID
+        confirmed.confirmationCode = code
+        return Emitted(confirmed)
+    }
+
+    private func cancelled(_ work: Work) -> Emitted {
+        var cancelled = Bureau_Booking_ReservationCancelled()
+        cancelled.reservationID = work.reservationID
+        return Emitted(cancelled)
     }
 
     private func failure(of work: Work, reason: String) -> Emitted {

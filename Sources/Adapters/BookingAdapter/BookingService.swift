@@ -15,4 +15,9 @@ public protocol BookingService: Sendable {
     func book(_ request: BookingRequest, idempotencyKey: String) async throws(BookingError) -> String
     /// Cancels a booked reservation.
     func cancel(reservationID: String, idempotencyKey: String) async throws(BookingError)
+    /// What the call made with `idempotencyKey` did, for a call whose outcome is
+    /// ``BookingError/unknown(_:)``. When nothing was done the service closes the key, so that
+    /// the answer stays true: the call, if it is still on its way, is refused when it arrives.
+    /// Asking again answers the same.
+    func resolve(idempotencyKey: String) async throws(BookingError) -> BookingResolution
 }

@@ -12,6 +12,7 @@ extension SchemaRegistry {
         Bureau_Alerts_AlertRejected.self,
         Bureau_Alerts_AlertSetRequested.self,
         Bureau_Alerts_AlertTriggered.self,
+        Bureau_Booking_BookingOutcomeUnknown.self,
         Bureau_Booking_CancellationFailed.self,
         Bureau_Booking_ReservationCancelled.self,
         Bureau_Booking_ReservationConfirmed.self,
@@ -61,6 +62,7 @@ extension SchemaRegistry {
         "bureau.alerts.AlertRejected",
         "bureau.alerts.AlertSetRequested",
         "bureau.alerts.AlertTriggered",
+        "bureau.booking.BookingOutcomeUnknown",
         "bureau.booking.CancellationFailed",
         "bureau.booking.ReservationCancelled",
         "bureau.booking.ReservationConfirmed",
@@ -105,6 +107,7 @@ extension Bureau_Alerts_AlertRearmed: PayloadDecodable {}
 extension Bureau_Alerts_AlertRejected: PayloadDecodable {}
 extension Bureau_Alerts_AlertSetRequested: PayloadDecodable {}
 extension Bureau_Alerts_AlertTriggered: PayloadDecodable {}
+extension Bureau_Booking_BookingOutcomeUnknown: PayloadDecodable {}
 extension Bureau_Booking_CancellationFailed: PayloadDecodable {}
 extension Bureau_Booking_ReservationCancelled: PayloadDecodable {}
 extension Bureau_Booking_ReservationConfirmed: PayloadDecodable {}

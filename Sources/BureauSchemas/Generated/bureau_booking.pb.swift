@@ -79,6 +79,71 @@ public nonisolated struct Bureau_Booking_CancellationFailed: Sendable {
   public init() {}
 }
 
+/// A call to the booking service ended without an answer the adapter could read: it timed
+/// out, the connection was cut after the request was sent, or the answer was unreadable or
+/// over the size limit. The service may or may not have done what was asked. The adapter asks
+/// the service what it did under the call's idempotency key, with backoff, until it knows;
+/// then ReservationConfirmed or ReservationFailed follows (ReservationCancelled or
+/// CancellationFailed for a cancellation). Not an outcome: the reservation is unknown until then.
+public nonisolated struct Bureau_Booking_BookingOutcomeUnknown: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var reservationID: String = String()
+
+  public var call: Bureau_Booking_BookingOutcomeUnknown.Call = .unspecified
+
+  /// What became of the call, e.g. "timed out after 5000 ms".
+  public var reason: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum Call: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case unspecified // = 0
+
+    /// The call that books the reservation.
+    case booking // = 1
+
+    /// The call that cancels it.
+    case cancellation // = 2
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .unspecified
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .unspecified
+      case 1: self = .booking
+      case 2: self = .cancellation
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .unspecified: return 0
+      case .booking: return 1
+      case .cancellation: return 2
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [Bureau_Booking_BookingOutcomeUnknown.Call] = [
+      .unspecified,
+      .booking,
+      .cancellation,
+    ]
+
+  }
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "bureau.booking"
@@ -216,4 +281,48 @@ nonisolated extension Bureau_Booking_CancellationFailed: SwiftProtobuf.Message, 
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
+}
+
+nonisolated extension Bureau_Booking_BookingOutcomeUnknown: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BookingOutcomeUnknown"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}reservation_id\0\u{1}call\0\u{1}reason\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.reservationID) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.call) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.reservationID.isEmpty {
+      try visitor.visitSingularStringField(value: self.reservationID, fieldNumber: 1)
+    }
+    if self.call != .unspecified {
+      try visitor.visitSingularEnumField(value: self.call, fieldNumber: 2)
+    }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_Booking_BookingOutcomeUnknown, rhs: Bureau_Booking_BookingOutcomeUnknown) -> Bool {
+    if lhs.reservationID != rhs.reservationID {return false}
+    if lhs.call != rhs.call {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Bureau_Booking_BookingOutcomeUnknown.Call: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CALL_UNSPECIFIED\0\u{1}BOOKING\0\u{1}CANCELLATION\0")
 }

@@ -10,6 +10,7 @@ public typealias ReservationConfirmed = Bureau_Booking_ReservationConfirmed
 public typealias ReservationFailed = Bureau_Booking_ReservationFailed
 public typealias ReservationCancelled = Bureau_Booking_ReservationCancelled
 public typealias CancellationFailed = Bureau_Booking_CancellationFailed
+public typealias BookingOutcomeUnknown = Bureau_Booking_BookingOutcomeUnknown
 
 extension ReservationRequested {
     public init(base: String, quote: String, amount: String, rate: String) {
@@ -83,6 +84,15 @@ extension CancellationFailed {
     public init(reservationID: String, reason: String) {
         self.init()
         self.reservationID = reservationID
+        self.reason = reason
+    }
+}
+
+extension BookingOutcomeUnknown {
+    public init(reservationID: String, call: Call, reason: String) {
+        self.init()
+        self.reservationID = reservationID
+        self.call = call
         self.reason = reason
     }
 }

@@ -17,8 +17,12 @@ public struct ReservationsProjection: Projection {
         public var amount: String
         public var rate: String
         public var quoteAmount: String
+        /// pending, unknown (the booking adapter is asking the booking service what its call
+        /// did), confirmed, failed, cancelling or cancelled.
         public var status: String
         public var detail: String
+        /// The booking service's confirmation code, once confirmed.
+        public var code = ""
     }
 
     public init() {}
@@ -29,6 +33,7 @@ public struct ReservationsProjection: Projection {
             ReservationAccepted.protoMessageName, ReservationConfirmed.protoMessageName,
             ReservationFailed.protoMessageName, CancellationAccepted.protoMessageName,
             ReservationCancelled.protoMessageName, CancellationFailed.protoMessageName,
+            BookingOutcomeUnknown.protoMessageName,
         ]
     }
     public var initialValue: Value { Value() }
@@ -45,9 +50,23 @@ public struct ReservationsProjection: Projection {
                     amount: "\(accepted.amount) \(accepted.base)", rate: accepted.rate,
                     quoteAmount: "\(accepted.quoteAmount) \(accepted.quote)", status: "pending",
                     detail: "rates of \(accepted.asOf)"), at: 0)
+        } else if let unknown = try? event.payload(as: BookingOutcomeUnknown.self) {
+            update(unknown.reservationID) {
+                switch (unknown.call, $0.status) {
+                case (.booking, "pending"):
+                    $0.status = "unknown"
+                    $0.detail = "checking with the booking service (\(unknown.reason))"
+                case (.cancellation, "cancelling"):
+                    $0.status = "unknown"
+                    $0.detail = "cancellation: checking with the booking service (\(unknown.reason))"
+                default:
+                    break
+                }
+            }
         } else if let confirmed = try? event.payload(as: ReservationConfirmed.self) {
             update(confirmed.reservationID) {
                 $0.status = "confirmed"
+                $0.code = confirmed.confirmationCode
                 $0.detail = "code \(confirmed.confirmationCode)"
             }
         } else if let failed = try? event.payload(as: ReservationFailed.self) {
@@ -58,7 +77,10 @@ public struct ReservationsProjection: Projection {
         } else if let cancelling = try? event.payload(as: CancellationAccepted.self) {
             update(cancelling.reservationID) { $0.status = "cancelling" }
         } else if let cancelled = try? event.payload(as: ReservationCancelled.self) {
-            update(cancelled.reservationID) { $0.status = "cancelled" }
+            update(cancelled.reservationID) {
+                $0.status = "cancelled"
+                if !$0.code.isEmpty { $0.detail = "code \($0.code)" }
+            }
         } else if let failed = try? event.payload(as: CancellationFailed.self) {
             update(failed.reservationID) {
                 $0.status = "confirmed"

@@ -10,8 +10,10 @@ import Runtime
 /// quoted rate. It is accepted when the pair is in the latest rates, the amount follows the
 /// base currency's rules (see `Money`), the latest rates are at most ``maxQuoteAge`` old (by
 /// commit time) and the quoted rate equals the current cross rate to six significant digits.
-/// The booking service then confirms or fails it. Only a confirmed reservation can be
-/// cancelled, and only once.
+/// The booking service then confirms or fails it; while the booking adapter does not know
+/// which (its call timed out, say), the reservation is unknown, and the adapter's answer from
+/// the service ends it confirmed or failed. Only a confirmed reservation can be cancelled, and
+/// only once.
 public struct ReservationsReducer: Reducer {
     public struct State: Codable, Equatable, Sendable {
         public var rates: ReferenceRates?
@@ -37,6 +39,9 @@ public struct ReservationsReducer: Reducer {
     public enum Status: String, Codable, Sendable {
         /// Accepted; waiting for the booking service.
         case pending
+        /// The booking call's outcome is unknown: the booking adapter is asking the booking
+        /// service what it did.
+        case unknown
         case confirmed
         case failed
         /// A cancellation is accepted; waiting for the booking service.
@@ -52,6 +57,7 @@ public struct ReservationsReducer: Reducer {
         case failed(ReservationFailed)
         case cancelled(ReservationCancelled)
         case cancellationFailed(CancellationFailed)
+        case outcomeUnknown(BookingOutcomeUnknown)
     }
 
     /// The oldest rates a quote may come from, by the commit times of the rates and the
@@ -79,6 +85,7 @@ public struct ReservationsReducer: Reducer {
             .on(ReservationFailed.self, Input.failed)
             .on(ReservationCancelled.self, Input.cancelled)
             .on(CancellationFailed.self, Input.cancellationFailed)
+            .on(BookingOutcomeUnknown.self, Input.outcomeUnknown)
     }()
 
     public var outputTypes: [String] { Self.outputs }
@@ -138,6 +145,15 @@ public struct ReservationsReducer: Reducer {
                                 "\(id) is \(reservation.status.rawValue), not confirmed; only a confirmed reservation can be cancelled"
                         ))
                 ]
+            case .unknown:
+                return [
+                    Emitted(
+                        CancellationRejected(
+                            reservationID: id, reason: .notConfirmed,
+                            message:
+                                "\(id) is not confirmed yet: the booking service is being asked whether it booked it; only a confirmed reservation can be cancelled"
+                        ))
+                ]
             case .cancelling, .cancelled:
                 return [
                     Emitted(
@@ -149,14 +165,20 @@ public struct ReservationsReducer: Reducer {
                 ]
             }
 
+        case .outcomeUnknown(let unknown):
+            // A cancellation whose outcome is unknown stays cancelling: it is still under way.
+            if unknown.call == .booking {
+                update(&state, unknown.reservationID, from: [.pending]) { $0.status = .unknown }
+            }
+            return []
         case .confirmed(let confirmed):
-            update(&state, confirmed.reservationID, from: [.pending]) {
+            update(&state, confirmed.reservationID, from: [.pending, .unknown]) {
                 $0.status = .confirmed
                 $0.confirmationCode = confirmed.confirmationCode
             }
             return []
         case .failed(let failed):
-            update(&state, failed.reservationID, from: [.pending]) {
+            update(&state, failed.reservationID, from: [.pending, .unknown]) {
                 $0.status = .failed
                 $0.failure = failed.reason
             }

@@ -1,0 +1,19 @@
+/// SplitMix64 (Steele, Lea and Flood): a small deterministic generator, for what must come out
+/// the same from the same seed: benchmark frames, simulated faults.
+///
+/// Not for secrets, and not for event ids (see `EventID.random`).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

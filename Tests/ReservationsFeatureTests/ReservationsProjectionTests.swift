@@ -1,0 +1,84 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import ReservationsFeature
+import Runtime
+import SwiftProtobuf
+import Testing
+
+/// What `bureau show reservations` and the reservations screen show, from the events.
+struct ReservationsProjectionTests {
+    let projection = ReservationsProjection()
+
+    /// The projection's value after `messages`, in order.
+    func shown(_ messages: [any SwiftProtobuf.Message]) -> ReservationsProjection.Value {
+        var value = projection.initialValue
+        for (index, message) in messages.enumerated() {
+            let event = StoredEvent(
+                position: UInt64(index + 1), id: .random(), type: type(of: message).protoMessageName,
+                commitTime: CommitTime(seconds: 1_700_000_000, nanos: 0),
+                payload: (try? message.serializedData()) ?? Data())
+            projection.apply(event, to: &value)
+        }
+        return value
+    }
+
+    static var accepted: ReservationAccepted {
+        var accepted = ReservationAccepted()
+        accepted.reservationID = "R2"
+        accepted.base = "EUR"
+        accepted.quote = "USD"
+        accepted.amount = "500.00"
+        accepted.rate = "1.1172"
+        accepted.quoteAmount = "558.60"
+        accepted.asOf = "2026-10-30"
+        return accepted
+    }
+
+    @Test func aBookingWhoseOutcomeIsUnknownShowsThatItIsBeingCheckedThenTheAnswer() {
+        // Given an accepted reservation, when its booking's outcome is unknown
+        let unknown = BookingOutcomeUnknown(reservationID: "R2", call: .booking, reason: "timed out after 5000 ms")
+        let checking = shown([Self.accepted, unknown])
+        // then it shows unknown, and why
+        #expect(checking.reservations.first?.status == "unknown")
+        #expect(checking.reservations.first?.detail == "checking with the booking service (timed out after 5000 ms)")
+        #expect(projection.render(checking).contains("unknown  checking with the booking service"))
+        // and the service's answer replaces it
+        let confirmed = shown([
+            Self.accepted, unknown, ReservationConfirmed(reservationID: "R2", confirmationCode: "BK-7"),
+        ])
+        #expect(confirmed.reservations.first?.status == "confirmed")
+        #expect(confirmed.reservations.first?.detail == "code BK-7")
+        let failed = shown([Self.accepted, unknown, ReservationFailed(reservationID: "R2", reason: "not booked")])
+        #expect(failed.reservations.first?.status == "failed")
+        #expect(failed.reservations.first?.detail == "not booked")
+    }
+
+    @Test func aCancellationWhoseOutcomeIsUnknownShowsItThenTheCodeOnceCancelled() {
+        let history: [any SwiftProtobuf.Message] = [
+            Self.accepted, ReservationConfirmed(reservationID: "R2", confirmationCode: "BK-7"),
+            CancellationAccepted(reservationID: "R2"),
+            BookingOutcomeUnknown(reservationID: "R2", call: .cancellation, reason: "the connection was cut"),
+        ]
+        let checking = shown(history)
+        #expect(checking.reservations.first?.status == "unknown")
+        #expect(
+            checking.reservations.first?.detail
+                == "cancellation: checking with the booking service (the connection was cut)")
+        let cancelled = shown(history + [ReservationCancelled(reservationID: "R2")])
+        #expect(cancelled.reservations.first?.status == "cancelled")
+        #expect(cancelled.reservations.first?.detail == "code BK-7")
+        let kept = shown(history + [CancellationFailed(reservationID: "R2", reason: "closed")])
+        #expect(kept.reservations.first?.status == "confirmed")
+    }
+
+    @Test func aMarkerForAReservationAlreadyAnsweredChangesNothing() {
+        let answered = shown([
+            Self.accepted, ReservationConfirmed(reservationID: "R2", confirmationCode: "BK-7"),
+            BookingOutcomeUnknown(reservationID: "R2", call: .booking, reason: "late"),
+        ])
+        #expect(answered.reservations.first?.status == "confirmed")
+        #expect(answered.reservations.first?.detail == "code BK-7")
+    }
+}
