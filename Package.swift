@@ -359,7 +359,7 @@ let package = Package(
             name: "RuntimeTests",
             dependencies: [
                 "FeatureTestSupport",
-                "InMemoryBus", "ZeroMQBus", "PostgresStore",
+                "InMemoryBus", "ZeroMQBus", "PostgresStore", "Guards",
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -14,6 +14,10 @@ struct StoreOptions: ParsableArguments {
             valueName: "url"))
     var store: String?
 
+    /// How long a tool reading the store keeps trying, once connected, a store that cannot be
+    /// reached (a standby being promoted) before it gives up.
+    static let readerReconnectWait: Duration = .seconds(30)
+
     /// The store's URL, or nil for the files.
     func url() throws -> PostgresStoreURL? {
         let environment = ProcessInfo.processInfo.environment

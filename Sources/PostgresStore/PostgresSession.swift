@@ -26,12 +26,14 @@ final class PostgresSession: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// How connecting again is spaced, at start and after a connection ended.
+    static let retryBackoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5), jitter: 0.2)
+
     /// Connects to the first host of `url` that accepts writes (or, with `writable` false, that
     /// answers at all). A server that does not answer is tried again with backoff until `wait`
     /// has passed, each failure logged; a refused user, password or database is not.
     static func connect(
-        _ url: PostgresStoreURL, writable: Bool = true, wait: Duration = .zero,
-        backoff: Backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5), jitter: 0.2),
+        _ url: PostgresStoreURL, writable: Bool = true, wait: Duration = .zero, backoff: Backoff = retryBackoff,
         logger: Logger
     ) throws -> PostgresSession {
         let deadline = ContinuousClock.now + wait
@@ -54,7 +56,8 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    private static func connectOnce(
+    /// One attempt at each host of `url`, in order.
+    static func connectOnce(
         _ url: PostgresStoreURL, writable: Bool, logger: Logger
     ) throws -> PostgresSession {
         var reasons: [String] = []
