@@ -56,15 +56,17 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    /// One attempt at each host of `url`, in order.
+    /// One attempt at each host of `url`, in order. TLS that fails is not a server that may yet
+    /// answer: it is thrown at once, as a refused password is.
     static func connectOnce(
         _ url: PostgresStoreURL, writable: Bool, logger: Logger
     ) throws -> PostgresSession {
+        let tls = try url.connectionTLS()
         var reasons: [String] = []
         for host in url.hosts {
             var configuration = PostgresConnection.Configuration(
                 host: host.name, port: host.port, username: url.user, password: url.password, database: url.database,
-                tls: .disable)
+                tls: tls)
             configuration.options.connectTimeout = .milliseconds(url.connectTimeout.inMilliseconds)
             let connection: PostgresConnection
             do {
@@ -77,6 +79,9 @@ final class PostgresSession: @unchecked Sendable {
                 let message = PostgresStoreError.message(of: error)
                 if PostgresStoreError.isRefusal(sqlState) {
                     throw PostgresStoreError.refused("\(url)", reason: "\(host): \(message)")
+                }
+                if let failure = url.tlsFailure(error, host: host) {
+                    throw PostgresStoreError.tls("\(url)", reason: failure)
                 }
                 if (error as? PSQLError)?.code == .authMechanismRequiresPassword {
                     throw PostgresStoreError.refused(
