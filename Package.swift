@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // TLS to PostgreSQL (postgres-nio's own TLS library): the store URL's sslmode and sslrootcert.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev.
@@ -213,6 +215,7 @@ let package = Package(
             dependencies: [
                 "EventLog", "BureauSchemas", "Guards", "Runtime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -365,7 +368,7 @@ let package = Package(
             name: "RuntimeTests",
             dependencies: [
                 "FeatureTestSupport",
-                "InMemoryBus", "ZeroMQBus", "PostgresStore",
+                "InMemoryBus", "ZeroMQBus", "PostgresStore", "Guards",
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

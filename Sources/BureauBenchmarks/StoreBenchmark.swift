@@ -105,7 +105,7 @@ struct StoreBenchmark: AsyncParsableCommand {
             on: MultiThreadedEventLoopGroup.singleton.any(),
             configuration: .init(
                 host: host.name, port: host.port, username: url.user, password: url.password, database: url.database,
-                tls: .disable),
+                tls: try url.connectionTLS()),
             id: 1, logger: logger)
         do {
             let result = try await body(connection)

@@ -24,7 +24,10 @@ enum LogSource {
             guard try connection.remote() == nil else {
                 throw CLIError("give --store or --bus, not both: both say where the log is")
             }
-            return .store(try PostgresLogReader(url: url, logger: global.logger("bureau.store")), url)
+            return .store(
+                try PostgresLogReader(
+                    url: url, reconnectWait: StoreOptions.readerReconnectWait, logger: global.logger("bureau.store")),
+                url)
         }
         guard try connection.remote() != nil else { return .files(global.location) }
         return .bus(try connection.client(process: process, global: global))

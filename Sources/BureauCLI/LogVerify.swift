@@ -59,7 +59,8 @@ struct LogVerify: AsyncParsableCommand {
 
     /// The store's events: contiguous positions, each envelope whole and matching its row.
     private func verify(_ url: PostgresStoreURL) throws {
-        let reader = try PostgresLogReader(url: url, logger: global.logger("bureau.store"))
+        let reader = try PostgresLogReader(
+            url: url, reconnectWait: StoreOptions.readerReconnectWait, logger: global.logger("bureau.store"))
         let head = try reader.head()
         let progress = Progress(label: "verifying")
         var problems: [String] = []

@@ -15,9 +15,12 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Host feature reducers (any subset) in this process.",
         discussion: HelpText.prose(
             """
-            Each reducer catches up from its snapshot in <data>/snapshots, then follows the bus;
-            killing the process at any moment loses no output and duplicates none. A module can
-            be hosted by one process at a time. Stops cleanly on SIGTERM or SIGINT.
+            Each reducer catches up from its snapshot in <data>/snapshots (with --store, in the
+            store's database), then follows the bus; killing the process at any moment loses no
+            output and duplicates none. A snapshot save that fails (a store failing over) is
+            logged and tried again, never fatal: the store is reconnected to whichever of its
+            hosts accepts writes. A module can be hosted by one process at a time. Stops cleanly
+            on SIGTERM or SIGINT.
 
             Modules: \(Composition.registry().hostable.joined(separator: ", "))
             """)

@@ -50,12 +50,27 @@ public final class PostgresServer: @unchecked Sendable {
         self.binaries = binaries
     }
 
+    /// The certificate a server offers TLS with, and its private key: PEM files, copied into
+    /// the server's directory (readable by its user only) when it starts.
+    public struct Certificate: Sendable {
+        public var certificateFile: String
+        public var keyFile: String
+
+        public init(certificateFile: String, keyFile: String) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+        }
+    }
+
     /// Makes a cluster and starts it; waits until it accepts connections.
     ///
     /// - Parameters:
     ///   - port: the TCP port; a free one when nil.
     ///   - settings: extra `postgresql.conf` lines (`name = value`).
-    public static func start(port: Int? = nil, settings: [String] = []) throws -> PostgresServer {
+    ///   - certificate: TLS on (`ssl = on`) with this certificate; plain TCP only when nil.
+    public static func start(
+        port: Int? = nil, settings: [String] = [], certificate: Certificate? = nil
+    ) throws -> PostgresServer {
         if let unavailable { throw BusTestingError(unavailable) }
         guard let binaries = binaryDirectory else { throw BusTestingError("no PostgreSQL binaries") }
         return try make(port: port ?? TCPPorts.free(), binaries: binaries) { server in
@@ -65,10 +80,24 @@ public final class PostgresServer: @unchecked Sendable {
                 "--auth-host=scram-sha-256", "--pwfile=\(server.directory)/password", "-E", "UTF8", "--no-sync",
                 "--no-instructions",
             ])
+            var tls: [String] = []
+            if let certificate {
+                // PostgreSQL refuses a key that others may read.
+                try server.write(
+                    try String(contentsOfFile: certificate.certificateFile, encoding: .utf8), to: "server.crt")
+                try server.write(try String(contentsOfFile: certificate.keyFile, encoding: .utf8), to: "server.key")
+                guard chmod(server.directory + "/server.key", 0o600) == 0 else {
+                    throw BusTestingError("chmod \(server.directory)/server.key: errno \(errno)")
+                }
+                tls = [
+                    "ssl = on", "ssl_cert_file = '\(server.directory)/server.crt'",
+                    "ssl_key_file = '\(server.directory)/server.key'",
+                ]
+            }
             return [
                 "listen_addresses = '127.0.0.1'", "max_connections = 100", "shared_buffers = 64MB", "fsync = on",
                 "synchronous_commit = on",
-            ] + settings
+            ] + tls + settings
         }
     }
 

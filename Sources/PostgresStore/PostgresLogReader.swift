@@ -10,21 +10,28 @@ import PostgresNIO
 #endif
 
 /// Reads a ``PostgresEventLog``'s events in position order, on a connection of its own.
+///
+/// A read whose connection ended is made again on a new connection, to whichever host of the
+/// URL now accepts writes (``ReconnectingSession``): a tool reading through a failover goes on
+/// where it was. Reads of committed events give the same records on any server that has them.
 public final class PostgresLogReader: EventLogReader, @unchecked Sendable {
-    private let session: PostgresSession
+    private let session: ReconnectingSession
+    private let reconnectWait: Duration
 
-    /// - Parameter wait: how long to keep trying a server that does not answer.
-    public init(url: PostgresStoreURL, wait: Duration = .zero, logger: Logger) throws {
-        session = try PostgresSession.connect(url, wait: wait, logger: logger)
-    }
-
-    deinit {
-        session.close()
+    /// - Parameters:
+    ///   - wait: how long to keep trying a server that does not answer at first.
+    ///   - reconnectWait: how long a read keeps trying, once connected, a store that cannot be
+    ///     reached (a promotion under way). Zero for a caller that recovers by itself (the daemon).
+    public init(url: PostgresStoreURL, wait: Duration = .zero, reconnectWait: Duration = .zero, logger: Logger) throws {
+        session = try ReconnectingSession(url, wait: wait, logger: logger)
+        self.reconnectWait = reconnectWait
     }
 
     /// The position of the newest event; 0 when there is none.
     public func head() throws -> UInt64 {
-        let rows = try session.query("SELECT coalesce(max(position), 0) FROM bureau_events", what: "reading the head")
+        let rows = try session.run("reading the head", wait: reconnectWait) {
+            try $0.query("SELECT coalesce(max(position), 0) FROM bureau_events", what: "reading the head")
+        }
         return UInt64(try rows.first?.decode(Int64.self) ?? 0)
     }
 
@@ -35,15 +42,18 @@ public final class PostgresLogReader: EventLogReader, @unchecked Sendable {
         let last = Int64(clamping: through)
         // The running total is computed by the server, so that a budget of a few bytes never
         // brings a thousand large bodies over the network.
-        let rows = try session.query(
-            """
-            SELECT position, id, body FROM (
-                SELECT position, id, body, sum(octet_length(body)) OVER (ORDER BY position) AS total
-                FROM bureau_events WHERE position > \(after) AND position <= \(last)
-                ORDER BY position LIMIT \(min(limit, 100_000))) AS page
-            WHERE total - octet_length(body) < \(Int64(max(maxBytes, 1))) OR position = \(after + 1)
-            ORDER BY position
-            """, what: "reading events after position \(position)")
+        let what = "reading events after position \(position)"
+        let rows = try session.run(what, wait: reconnectWait) {
+            try $0.query(
+                """
+                SELECT position, id, body FROM (
+                    SELECT position, id, body, sum(octet_length(body)) OVER (ORDER BY position) AS total
+                    FROM bureau_events WHERE position > \(after) AND position <= \(last)
+                    ORDER BY position LIMIT \(min(limit, 100_000))) AS page
+                WHERE total - octet_length(body) < \(Int64(max(maxBytes, 1))) OR position = \(after + 1)
+                ORDER BY position
+                """, what: what)
+        }
         var records: [LogRecord] = []
         records.reserveCapacity(rows.count)
         var expected = position + 1

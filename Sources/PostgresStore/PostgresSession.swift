@@ -26,12 +26,14 @@ final class PostgresSession: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// How connecting again is spaced, at start and after a connection ended.
+    static let retryBackoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5), jitter: 0.2)
+
     /// Connects to the first host of `url` that accepts writes (or, with `writable` false, that
     /// answers at all). A server that does not answer is tried again with backoff until `wait`
     /// has passed, each failure logged; a refused user, password or database is not.
     static func connect(
-        _ url: PostgresStoreURL, writable: Bool = true, wait: Duration = .zero,
-        backoff: Backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5), jitter: 0.2),
+        _ url: PostgresStoreURL, writable: Bool = true, wait: Duration = .zero, backoff: Backoff = retryBackoff,
         logger: Logger
     ) throws -> PostgresSession {
         let deadline = ContinuousClock.now + wait
@@ -54,14 +56,17 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    private static func connectOnce(
+    /// One attempt at each host of `url`, in order. TLS that fails is not a server that may yet
+    /// answer: it is thrown at once, as a refused password is.
+    static func connectOnce(
         _ url: PostgresStoreURL, writable: Bool, logger: Logger
     ) throws -> PostgresSession {
+        let tls = try url.connectionTLS()
         var reasons: [String] = []
         for host in url.hosts {
             var configuration = PostgresConnection.Configuration(
                 host: host.name, port: host.port, username: url.user, password: url.password, database: url.database,
-                tls: .disable)
+                tls: tls)
             configuration.options.connectTimeout = .milliseconds(url.connectTimeout.inMilliseconds)
             let connection: PostgresConnection
             do {
@@ -74,6 +79,9 @@ final class PostgresSession: @unchecked Sendable {
                 let message = PostgresStoreError.message(of: error)
                 if PostgresStoreError.isRefusal(sqlState) {
                     throw PostgresStoreError.refused("\(url)", reason: "\(host): \(message)")
+                }
+                if let failure = url.tlsFailure(error, host: host) {
+                    throw PostgresStoreError.tls("\(url)", reason: failure)
                 }
                 if (error as? PSQLError)?.code == .authMechanismRequiresPassword {
                     throw PostgresStoreError.refused(

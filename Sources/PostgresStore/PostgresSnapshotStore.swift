@@ -13,24 +13,20 @@ import Runtime
 /// that a reducer restarted on another host resumes from its snapshot instead of the log's
 /// start. The bytes are those a snapshot file holds (header with checksum, then JSON): a row
 /// damaged by hand is refused with a reason and the state rebuilt from the log.
+///
+/// A store that fails over is followed: a statement whose connection ended runs again on a new
+/// connection to whichever host of the URL now accepts writes, and while none does, loads and
+/// saves fail (at once, until the next attempt is due) for the host to retry
+/// (``ReconnectingSession``). Replacing a row twice is harmless.
 public final class PostgresSnapshotStore: SnapshotStore, @unchecked Sendable {
     /// The largest snapshot read; a larger one is ignored with a reason.
     public static let maxBytes = 256 << 20
-    private let session: PostgresSession
+    private let session: ReconnectingSession
 
     /// Connects (retrying a server that does not answer for `wait`) and creates the tables if missing.
     public init(url: PostgresStoreURL, wait: Duration = .seconds(30), logger: Logger) throws {
-        session = try PostgresSession.connect(url, wait: wait, logger: logger)
-        do {
-            try PostgresSchema.prepare(session)
-        } catch {
-            session.close()
-            throw error
-        }
-    }
-
-    deinit {
-        session.close()
+        session = try ReconnectingSession(url, wait: wait, logger: logger)
+        try session.run("preparing the schema") { try PostgresSchema.prepare($0) }
     }
 
     public func load<State: Codable & Sendable>(
@@ -38,11 +34,14 @@ public final class PostgresSnapshotStore: SnapshotStore, @unchecked Sendable {
     ) -> Snapshot<State>? {
         let rows: [PostgresRow]
         do {
-            rows = try session.query(
-                """
-                SELECT CASE WHEN octet_length(state) <= \(Self.maxBytes) THEN state END, octet_length(state)
-                FROM bureau_snapshots WHERE module = \(module)
-                """, what: "reading the snapshot of \(module)")
+            let what = "reading the snapshot of \(module)"
+            rows = try session.run(what) {
+                try $0.query(
+                    """
+                    SELECT CASE WHEN octet_length(state) <= \(Self.maxBytes) THEN state END, octet_length(state)
+                    FROM bureau_snapshots WHERE module = \(module)
+                    """, what: what)
+            }
         } catch {
             rejected("\(error)")
             return nil
@@ -68,13 +67,17 @@ public final class PostgresSnapshotStore: SnapshotStore, @unchecked Sendable {
         }
     }
 
-    /// One statement: the row is replaced whole or not at all.
+    /// One statement: the row is replaced whole or not at all. Throws when the store cannot be
+    /// reached; the caller tries again later (a snapshot only shortens a restart).
     public func save<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws {
         let bytes = ByteBuffer(bytes: try SnapshotCoding.encode(snapshot))
-        try session.query(
-            """
-            INSERT INTO bureau_snapshots (module, position, state) VALUES (\(snapshot.module), \(Int64(clamping: snapshot.position)), \(bytes))
-            ON CONFLICT (module) DO UPDATE SET position = excluded.position, state = excluded.state, written_at = now()
-            """, what: "saving the snapshot of \(snapshot.module)")
+        let what = "saving the snapshot of \(snapshot.module)"
+        try session.run(what) {
+            try $0.query(
+                """
+                INSERT INTO bureau_snapshots (module, position, state) VALUES (\(snapshot.module), \(Int64(clamping: snapshot.position)), \(bytes))
+                ON CONFLICT (module) DO UPDATE SET position = excluded.position, state = excluded.state, written_at = now()
+                """, what: what)
+        }
     }
 }

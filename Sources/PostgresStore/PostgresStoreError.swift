@@ -8,6 +8,9 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible {
     case unreachable(String, reason: String)
     /// The server refused the user, the password or the database.
     case refused(String, reason: String)
+    /// TLS was asked for and failed: the server offers none, its certificate is not trusted or
+    /// does not name the host, or the CA file cannot be read. Not retried: trying again changes nothing.
+    case tls(String, reason: String)
     /// The database holds a schema newer than this version of Bureau knows.
     case newerSchema(found: Int, known: Int)
     /// The database holds tables named like Bureau's that are not a Bureau store.
@@ -31,6 +34,8 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible {
             return "cannot reach the store \(url): \(reason)"
         case .refused(let url, let reason):
             return "the store \(url) refused the connection: \(reason)"
+        case .tls(let url, let reason):
+            return "no TLS connection to the store \(url): \(reason)"
         case .newerSchema(let found, let known):
             return
                 "the store's schema is version \(found), newer than this bureau knows (\(known)): "

@@ -10,6 +10,10 @@
 /// the first that accepts writes, so a daemon finds a promoted standby by itself (libpq's
 /// `target_session_attrs=read-write`). The password may instead come from `PGPASSWORD`, so that
 /// it stays out of `ps` and shell history. ``description`` never shows the password.
+///
+/// TLS is libpq's `sslmode` (``TLSMode``), off unless asked for; `sslrootcert=FILE` names the CA
+/// certificates (PEM) a server's certificate must be signed by, read when the URL is parsed so
+/// that a missing or unreadable file is said at once, by every command that takes the URL.
 public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
     public struct Host: Sendable, Equatable, CustomStringConvertible {
         public var name: String
@@ -31,6 +35,11 @@ public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
     public var connectTimeout: Duration = .seconds(5)
     /// How long one statement may take before its connection is given up as dead.
     public var queryTimeout: Duration = .seconds(30)
+    /// Whether connections are encrypted, and which server certificates they accept.
+    public var tls: TLSMode = .disable
+    /// The PEM file of the CA certificates a server's certificate must be signed by; nil for
+    /// the system's trusted CAs (with `verify-ca` and `verify-full`) or none (`require`).
+    public var rootCertificateFile: String?
 
     public init(hosts: [Host], user: String, password: String?, database: String) {
         self.hosts = hosts
@@ -101,9 +110,18 @@ public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
         for parameter in query.split(separator: "&") where !parameter.isEmpty {
             let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
             switch (parts[0], parts.count == 2 ? parts[1] : nil) {
-            case ("sslmode", "disable"?): break
             case ("sslmode", let mode):
-                throw bad("sslmode=\(mode ?? "") is not supported; use sslmode=disable on a trusted network")
+                guard let mode, let parsed = TLSMode(rawValue: mode) else {
+                    throw bad(
+                        "sslmode=\(mode ?? "") is not supported: use "
+                            + TLSMode.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                tls = parsed
+            case ("sslrootcert", let file):
+                guard let file = file?.removingPercentEncoding, !file.isEmpty else {
+                    throw bad("sslrootcert names a file of CA certificates (PEM)")
+                }
+                rootCertificateFile = file
             case ("connect_timeout", let seconds?):
                 guard let seconds = Int(seconds), (1...600).contains(seconds) else {
                     throw bad("connect_timeout takes whole seconds from 1 to 600, not '\(seconds)'")
@@ -115,9 +133,22 @@ public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
                 }
                 queryTimeout = .seconds(seconds)
             default:
+                let modes = TLSMode.allCases.map(\.rawValue).joined(separator: "|")
                 throw bad(
-                    "unknown parameter '\(parts[0])': known are sslmode=disable, connect_timeout=SECONDS "
-                        + "and query_timeout=SECONDS")
+                    "unknown parameter '\(parts[0])': known are sslmode=\(modes), sslrootcert=FILE, "
+                        + "connect_timeout=SECONDS and query_timeout=SECONDS")
+            }
+        }
+        if rootCertificateFile != nil {
+            guard tls != .disable else {
+                throw bad(
+                    "sslrootcert needs sslmode=verify-full (or verify-ca, require): "
+                        + "with sslmode=disable nothing is encrypted")
+            }
+            do throws(TLSProblem) {
+                _ = try rootCertificates()
+            } catch {
+                throw bad(error.reason)
             }
         }
     }

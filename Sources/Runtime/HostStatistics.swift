@@ -7,6 +7,7 @@ public final class HostStatistics: Sendable {
         var caughtUpHead: UInt64?
         var republished = 0
         var snapshots = 0
+        var failedSnapshots = 0
         var lastSnapshot: UInt64 = 0
     }
 
@@ -26,6 +27,8 @@ public final class HostStatistics: Sendable {
     public var applied: UInt64 { appliedMark.value }
     public var republished: Int { values.withLock { $0.republished } }
     public var snapshots: Int { values.withLock { $0.snapshots } }
+    /// Snapshot saves that failed (each logged; the host went on).
+    public var failedSnapshots: Int { values.withLock { $0.failedSnapshots } }
 
     func started(from position: UInt64) {
         values.withLock { $0.startedFrom = position }
@@ -64,6 +67,10 @@ public final class HostStatistics: Sendable {
     /// Returns once the bus has acknowledged at least `count` outputs of the host.
     public func waitUntilAcknowledged(_ count: Int) async {
         await acknowledgedMark.wait(until: UInt64(max(count, 0)))
+    }
+
+    func snapshotFailed() {
+        values.withLock { $0.failedSnapshots += 1 }
     }
 
     func snapshotted(at position: UInt64) {

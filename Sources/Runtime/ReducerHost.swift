@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import Guards
 import Logging
 import ServiceLifecycle
 
@@ -14,6 +15,11 @@ import ServiceLifecycle
 /// every output of the inputs it covers is acknowledged, so killing the host at any instant
 /// loses no output and duplicates none (a publish still in flight when the host died is
 /// recognised by the bus's duplicate window).
+///
+/// A snapshot only shortens the next start, so a save that fails (the store is failing over,
+/// the disk is full) is logged and tried again, not fatal: the host goes on answering, and the
+/// next save is tried at the first input after a backoff (``ReducerHostOptions/snapshotRetry``),
+/// after catching up and at shutdown.
 public final class ReducerHost<R: Reducer>: Service {
     private let reducer: R
     private let client: any EventBus
@@ -74,11 +80,35 @@ public final class ReducerHost<R: Reducer>: Service {
         var catchingUp = true
         var held = HeldOutputs()
         var sinceSnapshot = 0
+        // Saves that failed in a row, and when the next may be tried.
+        var failedSaves = 0
+        var retrySaveAt: ContinuousClock.Instant?
 
         func saveSnapshot() async throws {
             try await outbox.drain()
-            try snapshots.save(
-                Snapshot(module: reducer.module, stateVersion: reducer.stateVersion, position: seen, state: state))
+            do {
+                try snapshots.save(
+                    Snapshot(module: reducer.module, stateVersion: reducer.stateVersion, position: seen, state: state))
+            } catch {
+                failedSaves += 1
+                let delay = options.snapshotRetry.delay(attempt: failedSaves)
+                retrySaveAt = .now + delay
+                statistics?.snapshotFailed()
+                logger.error(
+                    "could not save the snapshot; going on, and trying again later",
+                    metadata: [
+                        "host.position": "\(seen)", "host.error": "\(error)", "host.attempt": "\(failedSaves)",
+                        "host.retry_in_ms": "\(delay.inMilliseconds)",
+                    ])
+                return
+            }
+            if failedSaves > 0 {
+                logger.notice(
+                    "the snapshot is saved again",
+                    metadata: ["host.position": "\(seen)", "host.failed": "\(failedSaves)"])
+            }
+            failedSaves = 0
+            retrySaveAt = nil
             sinceSnapshot = 0
             statistics?.snapshotted(at: seen)
         }
@@ -114,7 +144,9 @@ public final class ReducerHost<R: Reducer>: Service {
                     } else {
                         try await outbox.enqueue(outputs)
                         sinceSnapshot += 1
-                        if sinceSnapshot >= options.snapshotEvery { try await saveSnapshot() }
+                        if sinceSnapshot >= options.snapshotEvery, retrySaveAt.map({ $0 <= .now }) ?? true {
+                            try await saveSnapshot()
+                        }
                     }
                 case .caughtUp(let head):
                     seen = max(seen, head)

@@ -187,7 +187,7 @@ struct PostgresBusTests {
             "SELECT position FROM bureau_snapshots WHERE module = 'watchlist'",
             database: String(url.split(separator: "/").last ?? ""))
         let saved = try #require(UInt64(row.trimmingCharacters(in: .whitespacesAndNewlines)), "no snapshot row: \(row)")
-        #expect(saved >= answered)
+        #expect(saved >= answered, "\(hostA.standardError)")
 
         // Host B: another machine's data directory, which has never held a snapshot; it joins
         // the bus over TCP and starts from the snapshot A left in the store.

@@ -1,9 +1,13 @@
 import Bus
 import BusTesting
+import ConverterFeature
 import EventLog
 import Foundation
+import Guards
+import Runtime
 import TestSupport
 import Testing
+import WatchlistFeature
 import ZeroMQBus
 
 #if canImport(Glibc)
@@ -13,7 +17,8 @@ import ZeroMQBus
 /// The database's machine lost: a primary with a synchronous streaming standby, the primary
 /// killed -9 under load and the standby promoted. The daemon, given a store URL naming both
 /// servers, reopens the store on the promoted one by itself, and every acknowledged event is
-/// there exactly once at its acknowledged position. Skipped, saying why, where PostgreSQL
+/// there exactly once at its acknowledged position; reducer hosts keeping their snapshots in
+/// the store ride it out too, in the same process. Skipped, saying why, where PostgreSQL
 /// cannot be started.
 @Suite(
     .disabled(if: PostgresServer.unavailable != nil, Comment(rawValue: PostgresServer.unavailable ?? "")),
@@ -67,5 +72,139 @@ struct PostgresFailoverTests {
         #expect(stored.count == rows.count)
         FailoverLoad.expectExactlyOnce(stored, acknowledged: acknowledged)
         #expect(await bus.stop() == 0)
+    }
+
+    @Test func reducerHostsOnTheStoreRideOutThePromotionAndAnswerEveryRequestOnce() async throws {
+        let primary = try PostgresServer.start(settings: PostgresServer.synchronousPrimarySettings)
+        defer { primary.stop() }
+        let standby = try primary.startStandby()
+        defer { standby.stop() }
+        let database = try primary.createDatabase(prefix: "hostfailover")
+        let url =
+            "postgres://postgres:\(primary.password)@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
+            + "?connect_timeout=2&query_timeout=10"
+        let directory = try TemporaryDirectory("pghostfailover")
+        let bus = BusProcess(directory: directory.path)
+        let daemon = try await bus.start(["--store", url, "--store-wait-s", "60"])
+        defer { Task { await bus.stop(SIGKILL) } }
+        // Two reducers in one process, as `bureau up` runs them, a snapshot in the store after every input.
+        let hosts = try ChildProcess(
+            BureauExecutable.path,
+            [
+                "run", "watchlist", "converter", "--data", bus.location.dataDirectory, "--store", url,
+                "--snapshot-every", "1",
+            ],
+            directory: directory.path, name: "hosts", readiness: true)
+        _ = try await hosts.waitUntilReady()
+        var options = ZeroMQBusClient.Options(process: "producer")
+        options.publishTimeout = .seconds(60)
+        let producer = try ZeroMQBusClient(location: bus.location, options: options)
+        defer { producer.close() }
+        let answers = Self.answers(from: producer)
+
+        func requests(_ tag: Int) throws -> [OutgoingEvent] {
+            try (0..<3).flatMap { index in
+                [
+                    try OutgoingEvent(PairAddRequested(base: "EUR", quote: ["USD", "GBP", "JPY"][index])),
+                    try OutgoingEvent(AmountSetRequested(value: "\(tag * 10 + index + 1)", currency: "EUR")),
+                ]
+            }
+        }
+        var sent: [OutgoingEvent] = []
+        var lastRequest: UInt64 = 0
+        func publish(_ events: [OutgoingEvent]) async throws {
+            let outcomes = try await producer.publish(events)
+            #expect(outcomes.allSatisfy { $0.position != nil }, "\(outcomes)")
+            lastRequest = max(lastRequest, outcomes.compactMap(\.position).max() ?? 0)
+            sent += events
+        }
+
+        // Before: answered, each input's snapshot in the primary.
+        try await publish(try requests(0))
+        try await answers.waitUntilAnswered(sent.map(\.id), within: .seconds(30))
+        // During: the primary is lost; the requests wait for the promoted standby.
+        primary.kill9()
+        let during = try requests(1)
+        let publishing = Task { try await producer.publish(during) }
+        try standby.promote()
+        let duringOutcomes = try await publishing.value
+        #expect(duringOutcomes.allSatisfy { $0.position != nil }, "\(duringOutcomes)")
+        sent += during
+        lastRequest = max(lastRequest, duringOutcomes.compactMap(\.position).max() ?? 0)
+        // After.
+        try await publish(try requests(2))
+        do {
+            try await answers.waitUntilAnswered(sent.map(\.id), within: .seconds(60))
+        } catch {
+            Issue.record("\(error)\nthe hosts said:\n\(hosts.standardError)\nthe daemon said:\n\(daemon.standardError)")
+            return
+        }
+
+        // The same process throughout: its snapshot store followed the store to the promoted server.
+        #expect(hosts.isRunning, "the hosts should have ridden out the failover: \(hosts.standardError)")
+        #expect(hosts.standardError.contains("connected to the store again"), "\(hosts.standardError)")
+        hosts.signal(SIGTERM)
+        #expect(await hosts.exitCode(within: .seconds(30)) == 0, "\(hosts.standardError)")
+
+        // In the store: every request answered once, and snapshots saved after the promotion.
+        let outputTypes = [
+            PairAdded.protoMessageName, PairRejected.protoMessageName, AmountChanged.protoMessageName,
+            AmountRejected.protoMessageName,
+        ]
+        let rows = try standby.sql(
+            """
+            SELECT correlation FROM bureau_events
+            WHERE type IN (\(outputTypes.map { "'\($0)'" }.joined(separator: ",")))
+            """, database: database
+        ).split(separator: "\n").compactMap { EventID(String($0)) }
+        var counts: [EventID: Int] = [:]
+        for id in rows { counts[id, default: 0] += 1 }
+        #expect(counts == Dictionary(uniqueKeysWithValues: sent.map { ($0.id, 1) }))
+        let snapshots = try standby.sql(
+            "SELECT module || ' ' || position FROM bureau_snapshots ORDER BY module", database: database
+        ).split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(snapshots.map { String($0[0]) } == ["converter", "watchlist"])
+        for row in snapshots {
+            #expect((UInt64(row[1]) ?? 0) >= lastRequest, "\(row): saved after the last request")
+        }
+        #expect(await bus.stop() == 0)
+    }
+
+    /// The requests the watchlist and the converter have answered, by request id, as a subscriber sees them.
+    final class Answers: Sendable {
+        private let answered = Locked<Set<EventID>>([])
+        /// How many requests are answered.
+        private let count = Watermark()
+        private let task: Task<Void, any Error>
+
+        init(subscription: EventSubscription) {
+            let answered = self.answered
+            let count = self.count
+            task = Task {
+                for try await item in subscription {
+                    guard case .event(let event) = item, ["watchlist", "converter"].contains(event.producerModule)
+                    else { continue }
+                    if answered.withLock({ $0.insert(event.correlation).inserted }) { count.add(1) }
+                }
+            }
+        }
+
+        deinit { task.cancel() }
+
+        /// Returns once every one of `ids` is answered (the only requests on the bus); throws,
+        /// saying how many are not, after `timeout`.
+        func waitUntilAnswered(_ ids: [EventID], within timeout: Duration) async throws {
+            let count = self.count
+            let wanted = UInt64(ids.count)
+            _ = await Timeout.result(within: timeout) { await count.wait(until: wanted) }
+            let missing = Set(ids).subtracting(answered.value)
+            guard missing.isEmpty else {
+                throw TestSupportError("\(missing.count) of \(ids.count) requests not answered within \(timeout)")
+            }
+        }
+    }
+
+    static func answers(from client: any EventBus) -> Answers {
+        Answers(subscription: client.subscribe(.all, after: 0))
     }
 }

@@ -3,6 +3,7 @@ import Bus
 import EventLog
 import FeatureTestSupport
 import Foundation
+import Guards
 import InMemoryBus
 import Logging
 import Runtime
@@ -73,12 +74,13 @@ final class HostHarness: @unchecked Sendable {
         self.snapshots = snapshots
     }
 
-    func start(snapshotEvery: Int = 10_000) throws -> HostStatistics {
+    func start(snapshotEvery: Int = 10_000, snapshotRetry: Backoff? = nil) throws -> HostStatistics {
         let client = try bus.client("host")
         self.client = client
         let statistics = HostStatistics()
         var options = ReducerHostOptions()
         options.snapshotEvery = snapshotEvery
+        if let snapshotRetry { options.snapshotRetry = snapshotRetry }
         let host = ReducerHost(
             reducer: WatchlistReducer(), client: client, snapshots: snapshots, options: options,
             logger: TestLogging.logger("host"), statistics: statistics)
@@ -242,6 +244,55 @@ struct ReducerHostTests {
             if event.type == PairAddRequested.protoMessageName { #expect(answers[event.id]?.count == 1) }
         }
         #expect(statistics.snapshots >= 4)
+    }
+
+    @Test(arguments: BusKind.allCases)
+    func failedSnapshotSavesAreRetriedAndTheHostGoesOnAnswering(kind: BusKind) async throws {
+        let bus = try BusUnderTest(kind)
+        let snapshots = InMemorySnapshotStore()
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
+        let harness = HostHarness(bus: bus, snapshots: snapshots)
+        // A snapshot after every input, retried at the first input after a failure.
+        let statistics = try harness.start(snapshotEvery: 1, snapshotRetry: Backoff(initial: .zero, jitter: 0))
+        await statistics.waitUntilCaughtUp()
+        let saved = statistics.snapshots
+        // The store goes away for three saves, as a store failing over does.
+        snapshots.failSaves(3)
+        var requests: [OutgoingEvent] = []
+        var last: UInt64 = 0
+        for index in 0..<8 {
+            let request = try Self.request("EUR", index % 2 == 0 ? "USD" : "GBP")
+            requests.append(request)
+            last = try #require(try await client.publish(request).position)
+            await statistics.waitUntilApplied(last)
+        }
+        try await harness.stop()
+        // One save per input and one at shutdown: three failed, the six after them stored.
+        #expect(statistics.failedSnapshots == 3)
+        #expect(statistics.snapshots == saved + 6)
+        let stored = try #require(
+            snapshots.load(WatchlistReducer.State.self, module: "watchlist", stateVersion: 1, rejected: { _ in }))
+        #expect(stored.position >= last, "the snapshot after the failures covers the last input")
+        #expect(stored.state.pairs.map(\.quote) == ["USD", "GBP"])
+        let answers = try Self.answers(in: bus)
+        #expect(requests.allSatisfy { answers[$0.id]?.count == 1 }, "\(answers)")
+    }
+
+    @Test func aSnapshotSaveThatFailsAtShutdownIsNotFatal() async throws {
+        let bus = try BusUnderTest(.inMemory)
+        let snapshots = InMemorySnapshotStore()
+        let harness = HostHarness(bus: bus, snapshots: snapshots)
+        let statistics = try harness.start()
+        await statistics.waitUntilCaughtUp()
+        let position = try #require(try await bus.client().publish(try Self.request("EUR", "USD")).position)
+        await statistics.waitUntilApplied(position)
+        snapshots.failSaves(1)
+        try await harness.stop()
+        #expect(statistics.failedSnapshots == 1)
+        let stored = snapshots.load(
+            WatchlistReducer.State.self, module: "watchlist", stateVersion: 1, rejected: { _ in })
+        #expect((stored?.position ?? 0) < position, "the failed save stored nothing")
     }
 
     @Test(arguments: BusKind.allCases)

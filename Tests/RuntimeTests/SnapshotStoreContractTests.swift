@@ -102,6 +102,22 @@ struct SnapshotStoreContractTests {
         #expect(reasons.first?.contains("does not decode") == true)
     }
 
+    @Test(.enabled(if: Kind.available.contains(.postgres), "PostgreSQL cannot be started here"))
+    func thePostgresStoreConnectsAgainWhenItsConnectionEnds() throws {
+        let subject = try Subject(.postgres)
+        let database = try #require(subject.url?.split(separator: "/").last.map(String.init))
+        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 1, state: Counter(count: 1, names: [])))
+        // What a server restart or a failover does to the store's connection.
+        let ended = try TestPostgres.server().sql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)'")
+        #expect(ended.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 2, state: Counter(count: 2, names: [])))
+        #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in })?.position == 2)
+        try TestPostgres.server().sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
+        #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in })?.position == 2)
+    }
+
     @Test func theFileStoreLeavesNoTemporaryFileBehind() throws {
         let directory = try TemporaryDirectory("snap")
         let store = FileSnapshotStore(directory: directory.path)

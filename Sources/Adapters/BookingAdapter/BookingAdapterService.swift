@@ -135,8 +135,17 @@ public final class BookingAdapterService: Service {
                     defer { slots.signal() }
                     await self.perform(work)
                     if let checkpoint = tracker.finish(work.position) {
-                        try? self.snapshots.save(
-                            Snapshot(module: Self.module, stateVersion: 1, position: checkpoint, state: Checkpoint()))
+                        // Only shortens the next start (work after the checkpoint is found in the
+                        // log again): a failure is said, and the next finished work saves a newer one.
+                        do {
+                            try self.snapshots.save(
+                                Snapshot(
+                                    module: Self.module, stateVersion: 1, position: checkpoint, state: Checkpoint()))
+                        } catch {
+                            self.logger.error(
+                                "could not save the checkpoint; the next finished work tries again",
+                                metadata: ["booking.checkpoint": "\(checkpoint)", "booking.error": "\(error)"])
+                        }
                     }
                 }
             }

@@ -78,6 +78,8 @@ public final class RatesAdapterService: Service {
     private func poll(after published: State?) async {
         var last = published
         var failures = 0
+        // A published fixing whose snapshot is not saved yet (the store was away): saved at the next poll.
+        var snapshotOwed = false
         while !Task.isCancelled {
             let began = ContinuousClock.now
             var delay = configuration.interval
@@ -93,10 +95,10 @@ public final class RatesAdapterService: Service {
                             refusal = reason
                         } else {
                             last = state
-                            try snapshots.save(
-                                Snapshot(module: Self.module, stateVersion: 1, position: 0, state: state))
+                            snapshotOwed = true
                         }
                     }
+                    if snapshotOwed, let last { snapshotOwed = !saveSnapshot(last) }
                     if let refusal {
                         // Not published: reported, and tried again after a backoff.
                         failures += 1
@@ -194,6 +196,20 @@ public final class RatesAdapterService: Service {
             }
         } catch {
             logger.error("could not publish the failure", metadata: ["rates.error": "\(error)"])
+        }
+    }
+
+    /// Saves the fixing published last; a failure is logged, not fatal: the snapshot only
+    /// shortens the search at the next start, which reads the log after it anyway.
+    private func saveSnapshot(_ state: State) -> Bool {
+        do {
+            try snapshots.save(Snapshot(module: Self.module, stateVersion: 1, position: 0, state: state))
+            return true
+        } catch {
+            logger.error(
+                "could not save the snapshot; trying again at the next poll",
+                metadata: ["rates.as_of": "\(state.asOf)", "rates.error": "\(error)"])
+            return false
         }
     }
 
