@@ -141,7 +141,7 @@ let package = Package(
         ),
         .target(
             name: "SystemFeature",
-            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus"],
+            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus", "Guards"],
             path: "Sources/Features/System",
             swiftSettings: strict
         ),
