@@ -703,6 +703,49 @@ struct DeploymentLifecycleTests {
         #expect(lifecycle.phase == .stopped)
     }
 
+    /// A host whose bus is on another machine: nothing here stops the bus, so the last exits
+    /// are only in the supervisor's client; the stop ends once they reached the bus, or their
+    /// time ran out.
+    @Test func onAHostJoinedToARemoteBusTheLastExitIsDrainedBeforeTheStopEnds() {
+        let deployment = Deployment(
+            processes: [
+                ProcessSpec(name: "reducers", arguments: Self.reducersArguments, reportsReadiness: false),
+                ProcessSpec(name: "server", arguments: Self.serverArguments, reportsReadiness: false),
+            ],
+            remoteBus: Deployment.RemoteBus(url: "tcp://198.51.100.1:7400", serverKeyFile: nil, clientKeyFile: nil))
+        for drainedInTime in [true, false] {
+            var lifecycle = Self.lifecycle(deployment)
+            _ = lifecycle.handle(.start, at: time(0))
+            _ = lifecycle.handle(.launched(process: "reducers", pid: 12), at: time(0.1))
+            _ = lifecycle.handle(.launched(process: "server", pid: 11), at: time(0.1))
+            #expect(lifecycle.phase == .running)
+            _ = lifecycle.handle(.stop, at: time(1))
+            _ = lifecycle.handle(.exited(process: "server", pid: 11, status: .signal(SIGTERM)), at: time(1.1))
+            let last = lifecycle.handle(
+                .exited(process: "reducers", pid: 12, status: .signal(SIGTERM)), at: time(1.2))
+            #expect(
+                last == [
+                    .cancelTimer(.stop(process: "reducers", pid: 12)),
+                    .say("reducers (pid 12) ended by signal SIGTERM (15); stopped", process: "reducers"),
+                    .exited("reducers", pid: 12, .signal(SIGTERM), "stopped"),
+                    .drainEvents, .scheduleTimer(after: DeploymentLifecycle.drainTimeout, timer: .drain),
+                ],
+                "its exit is published before the drain begins, so the drain waits for it")
+            #expect(lifecycle.handle(.stop, at: time(1.3)) == [], "asked again while draining")
+            let end =
+                drainedInTime
+                ? lifecycle.handle(.eventsDrained, at: time(1.4))
+                : lifecycle.handle(.timerFired(.drain), at: time(4.2))
+            #expect(
+                end == (drainedInTime ? [.cancelTimer(.drain)] : [])
+                    + [.say("stopped 2 processes"), .deploymentStopped])
+            #expect(lifecycle.phase == .stopped)
+            #expect(
+                lifecycle.handle(.eventsDrained, at: time(5)) == []
+                    && lifecycle.handle(.timerFired(.drain), at: time(5)) == [])
+        }
+    }
+
     @Test func aStopBeforeTheStartEndsAtOnce() {
         var lifecycle = Self.lifecycle()
         #expect(lifecycle.handle(.stop, at: time(0)) == [.deploymentStopped])
