@@ -217,6 +217,11 @@ public nonisolated struct Bureau_Bus_ErrorReply: Sendable {
 
   public var message: String = String()
 
+  /// With "ahead-of-log" (a read after the published head): the head, and the daemon's epoch.
+  public var head: UInt64 = 0
+
+  public var epoch: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -527,7 +532,7 @@ nonisolated extension Bureau_Bus_Pong: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Bureau_Bus_ErrorReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ErrorReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0\u{1}head\0\u{1}epoch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -537,6 +542,8 @@ nonisolated extension Bureau_Bus_ErrorReply: SwiftProtobuf.Message, SwiftProtobu
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.code) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.head) }()
+      case 4: try { try decoder.decodeSingularFixed64Field(value: &self.epoch) }()
       default: break
       }
     }
@@ -549,12 +556,20 @@ nonisolated extension Bureau_Bus_ErrorReply: SwiftProtobuf.Message, SwiftProtobu
     if !self.message.isEmpty {
       try visitor.visitSingularStringField(value: self.message, fieldNumber: 2)
     }
+    if self.head != 0 {
+      try visitor.visitSingularUInt64Field(value: self.head, fieldNumber: 3)
+    }
+    if self.epoch != 0 {
+      try visitor.visitSingularFixed64Field(value: self.epoch, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Bureau_Bus_ErrorReply, rhs: Bureau_Bus_ErrorReply) -> Bool {
     if lhs.code != rhs.code {return false}
     if lhs.message != rhs.message {return false}
+    if lhs.head != rhs.head {return false}
+    if lhs.epoch != rhs.epoch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
