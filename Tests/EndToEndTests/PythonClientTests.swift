@@ -161,8 +161,8 @@ struct PythonClientTests {
     }
 
     /// A subscriber following a bus that goes away hears nothing more: after three heartbeat
-    /// intervals it stops, saying the bus is unreachable and how far it got, instead of
-    /// waiting on its SUB socket for ever.
+    /// intervals (or the wait for the first heartbeat) it stops, saying the bus is unreachable
+    /// and how far it got, instead of waiting on its SUB socket for ever.
     @Test func aSubscriberWhoseBusGoesAwayStopsAfterThreeHeartbeatIntervals() async throws {
         let directory = try TemporaryDirectory("python-gone")
         let bus = BusProcess(directory: directory.path)
@@ -179,11 +179,13 @@ struct PythonClientTests {
         await bus.stop(SIGKILL)
         let code = await subscriber.exitCode(within: .seconds(20))
         #expect(code == 1, "\(subscriber.standardError)")
+        // Three intervals of the bus's 100 ms, or, if the bus went before its first heartbeat
+        // reached the subscriber (a loaded machine), the 5 s allowed for that first one.
+        let said = subscriber.standardError
         #expect(
-            subscriber.standardError.contains(
-                "is unreachable: nothing from it, not even a heartbeat, for 0.3 s (three intervals of 100 ms); "
-                    + "every event through position 1 was delivered"),
-            "\(subscriber.standardError)")
+            said.contains("is unreachable: nothing from it, not even a heartbeat, for ")
+                && (said.contains("for 0.3 s (three intervals of 100 ms); ") || said.contains("for 5 s; "))
+                && said.contains("every event through position 1 was delivered"), "\(said)")
     }
 
     /// A Python subscriber that follows the text of README's algorithm, while the bus is under
