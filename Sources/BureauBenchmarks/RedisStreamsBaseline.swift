@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 import Synchronization
 import ZeroMQ
 
@@ -165,9 +166,10 @@ final class RedisConnection: @unchecked Sendable {
                 let log = URL(fileURLWithPath: socketPath).deletingLastPathComponent().appendingPathComponent(
                     "redis.log")
                 let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                throw CLIFailure(
-                    "redis-server exited with status \(process.terminationStatus) before accepting connections: \(said)"
-                )
+                let status = process.terminationStatus
+                let ended: ExitStatus =
+                    process.terminationReason == .uncaughtSignal ? .signal(status) : .code(status)
+                throw CLIFailure("redis-server \(ended.text) before accepting connections: \(said)")
             }
             guard ContinuousClock.now < deadline else {
                 throw CLIFailure("redis-server did not create \(socketPath) within 10 s")

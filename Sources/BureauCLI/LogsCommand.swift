@@ -51,6 +51,7 @@ struct LogsCommand: AsyncParsableCommand {
             try? handle.close()
         }
         guard follow else { return }
+        fflush(nil)
         while !Task.isCancelled {
             for row in chosen {
                 guard let handle = FileHandle(forReadingAtPath: row.log) else { continue }
@@ -68,6 +69,8 @@ struct LogsCommand: AsyncParsableCommand {
                     Self.emit(line, row.name, prefix: prefix, width: width)
                 }
             }
+            // Followed output is read as it comes (`| grep`), not when a pipe's buffer fills.
+            fflush(nil)
             try await Task.sleep(for: .milliseconds(200))
         }
     }

@@ -31,14 +31,15 @@ struct PsCommand: ParsableCommand {
         let width = max(7, rows.map(\.name.count).max() ?? 0)
         print(
             "PROCESS".padding(toLength: width, withPad: " ", startingAt: 0)
-                + "  PID      STATE          RESTARTS  UPTIME")
+                + "  PID      STATE          RESTARTS  UPTIME    LAST EXIT")
         for row in rows {
             let uptime = row.uptimeSeconds.map { Self.format(seconds: $0) } ?? "-"
             print(
                 row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                     + "\(row.pid)".padding(toLength: 7, withPad: " ", startingAt: 0) + "  "
                     + row.state.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0) + "  "
-                    + "\(row.restarts)".padding(toLength: 8, withPad: " ", startingAt: 0) + "  " + uptime)
+                    + "\(row.restarts)".padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
+                    + uptime.padding(toLength: 8, withPad: " ", startingAt: 0) + "  " + (row.lastExit ?? "-"))
         }
     }
 

@@ -6,6 +6,7 @@ import Guards
 import Logging
 import ServiceLifecycle
 import Supervisor
+import TerminalUI
 import YAMLFile
 
 struct UpCommand: AsyncParsableCommand {
@@ -26,7 +27,8 @@ struct UpCommand: AsyncParsableCommand {
             killed, its processes stop too.
 
             Each process's output goes to DATA/logs/NAME.log (rotated at log_max_bytes); with
-            --no-tui it is also printed here with a name prefix. `bureau ps`, `bureau logs` and
+            --no-tui it is also printed here with a name prefix. Without a terminal on standard
+            input and output (a pipe, a service, CI) `up` says so and runs as with --no-tui. `bureau ps`, `bureau logs` and
             `bureau down` work against the running deployment.
 
             Examples:
@@ -64,9 +66,16 @@ struct UpCommand: AsyncParsableCommand {
         } catch {
             throw usageError("cannot create the data directory \(location.dataDirectory): \(error)")
         }
+        // The front-end needs a terminal on standard input and output; without one (a pipe, a
+        // service manager, CI) the deployment runs as with --no-tui rather than stopping as soon
+        // as it is up because its front-end could not open.
+        let frontEnd = !noTui && Terminal.isInteractive
+        if !noTui && !frontEnd {
+            FileHandle.standardError.write(Data((Self.noTerminalNotice + "\n").utf8))
+        }
         var configuration = Supervisor.Configuration(
-            deployment: deployment, location: location, executable: Self.executablePath(), console: noTui)
-        if !noTui {
+            deployment: deployment, location: location, executable: Self.executablePath(), console: !frontEnd)
+        if frontEnd {
             configuration.frontEnd = ["tui"]
         }
         let readiness = self.readiness
@@ -87,6 +96,12 @@ struct UpCommand: AsyncParsableCommand {
             throw usageError(error.description, code: 1)
         }
     }
+
+    /// What `up` says when it runs without the front-end because there is no terminal.
+    static let noTerminalNotice =
+        "bureau up: standard input or output is not a terminal, so the front-end cannot open; running as "
+        + "--no-tui (every process's output is printed here; give --no-tui to say so, or run `bureau tui` "
+        + "in a terminal)"
 
     /// This executable, so that children run the same build.
     static func executablePath() -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 
 #if canImport(Glibc)
     import Glibc
@@ -38,8 +39,9 @@ public enum SystemCommand {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = String(decoding: output, as: UTF8.self)
-        guard status == 0 else {
-            throw BusTestingError("\(arguments.joined(separator: " ")): \(text.isEmpty ? "status \(status)" : text)")
+        let ended = ExitStatus(waitStatus: status)
+        guard ended.succeeded else {
+            throw BusTestingError("\(arguments.joined(separator: " ")) \(ended.text)\(text.isEmpty ? "" : ": \(text)")")
         }
         return text
     }

@@ -22,7 +22,9 @@ import Guards
 /// - **Stop.** What has not started or waits to restart stops at once; the rest one at a time,
 ///   the last started first and the bus last of all, once every other child is gone: SIGTERM,
 ///   SIGKILL after `stop_timeout_s`. Before the bus stops, the supervisor's own events (the
-///   other children's exits among them) get ``drainTimeout`` to reach it.
+///   other children's exits among them) get ``drainTimeout`` to reach it. A deployment that
+///   joins a bus on another machine gives them the same time once its last child has exited,
+///   before it says it stopped: that bus stays, and only the supervisor's client holds them.
 struct DeploymentLifecycle: Sendable, Equatable {
     /// What happens to a deployment from outside the lifecycle: requests, what came of an
     /// action, a timer.
@@ -53,8 +55,11 @@ struct DeploymentLifecycle: Sendable, Equatable {
         var queue: [String]
         /// Being stopped: waiting for its exit (or its launch, or the drain before it).
         var current: String?
-        /// Waiting for the supervisor's events to reach the bus before `current` (the bus) stops.
+        /// Waiting for the supervisor's events to reach the bus: before `current` (the bus) stops,
+        /// or, with `current` nil, before the stop ends (a bus on another machine).
         var draining = false
+        /// The events had their time to reach a bus on another machine after the last exit.
+        var drainedAtEnd = false
         /// How many processes the stop began with, for the last line.
         var count: Int
     }
@@ -335,13 +340,17 @@ struct DeploymentLifecycle: Sendable, Equatable {
 
     /// The supervisor's events reached the bus (or `cancelling` is false: their time ran out).
     private mutating func drained(cancelling: Bool) -> [SupervisorAction] {
-        guard case .stopping(var sequence) = phase, sequence.draining, let current = sequence.current else {
-            return []
-        }
+        guard case .stopping(var sequence) = phase, sequence.draining else { return [] }
         sequence.draining = false
+        let cancel: [SupervisorAction] = cancelling ? [.cancelTimer(.drain)] : []
+        guard let current = sequence.current else {
+            // The last exits had their time to reach the bus on another machine.
+            sequence.drainedAtEnd = true
+            phase = .stopping(sequence)
+            return cancel + done()
+        }
         phase = .stopping(sequence)
-        return (cancelling ? [.cancelTimer(.drain)] : [])
-            + terminate(current)
+        return cancel + terminate(current)
     }
 
     /// `name` is no longer alive during a stop.
@@ -360,8 +369,16 @@ struct DeploymentLifecycle: Sendable, Equatable {
     }
 
     /// Ends the stop once nothing runs (a process killed for its readiness may still be exiting).
+    /// On a host whose bus is on another machine, the supervisor's events get their time to
+    /// reach it first: the last exits are in no other process's hands.
     private mutating func done() -> [SupervisorAction] {
-        guard case .stopping(let sequence) = phase, !processes.values.contains(where: \.isAlive) else { return [] }
+        guard case .stopping(var sequence) = phase, !processes.values.contains(where: \.isAlive) else { return [] }
+        if deployment.remoteBus != nil, !sequence.drainedAtEnd {
+            guard !sequence.draining else { return [] }
+            sequence.draining = true
+            phase = .stopping(sequence)
+            return [.drainEvents, .scheduleTimer(after: Self.drainTimeout, timer: .drain)]
+        }
         phase = .stopped
         return (sequence.count > 0 ? [.say("stopped \(counted(sequence.count, "process", "processes"))")] : []) + [
             .deploymentStopped

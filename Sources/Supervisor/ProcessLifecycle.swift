@@ -70,6 +70,8 @@ struct ProcessLifecycle: Sendable, Equatable {
     private(set) var timer: LifecycleTimer?
     /// Why it is ``Phase/failed``.
     private(set) var failure: String?
+    /// How its latest child ended; nil before the first ended.
+    private(set) var lastExit: ExitStatus?
 
     init(spec: ProcessSpec, logPath: String) {
         self.spec = spec
@@ -184,6 +186,7 @@ struct ProcessLifecycle: Sendable, Equatable {
     ) -> [SupervisorAction] {
         guard pid == self.pid else { return [] }
         self.pid = nil
+        lastExit = status
         let ran = startedAt.map { now - $0 }
         startedAt = nil
         var actions: [SupervisorAction] = []

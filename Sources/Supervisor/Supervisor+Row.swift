@@ -32,9 +32,12 @@ extension Supervisor {
         /// How long the current child has run, while it is starting or ready.
         public var uptimeSeconds: Double?
         public var log: String
+        /// How its latest child ended, "exit code 1" or "signal SIGKILL (9)"; nil before one ended.
+        public var lastExit: String?
 
         init(
-            name: String, pid: Int32, state: State, restarts: Int, uptimeSeconds: Double?, log: String
+            name: String, pid: Int32, state: State, restarts: Int, uptimeSeconds: Double?, log: String,
+            lastExit: String? = nil
         ) {
             self.name = name
             self.pid = pid
@@ -42,6 +45,7 @@ extension Supervisor {
             self.restarts = restarts
             self.uptimeSeconds = uptimeSeconds
             self.log = log
+            self.lastExit = lastExit
         }
 
         init(_ process: ProcessLifecycle, now: ContinuousClock.Instant) {
@@ -53,6 +57,7 @@ extension Supervisor {
             uptimeSeconds =
                 state == .starting || state == .ready ? process.startedAt.map { (now - $0).inSeconds } : nil
             log = process.logPath
+            lastExit = process.lastExit?.description
         }
     }
 }

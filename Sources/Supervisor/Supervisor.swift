@@ -127,7 +127,7 @@ public final class Supervisor: Service, Sendable {
                 case .ready(let took):
                     configuration.onReady(took)
                     guard let frontEnd = configuration.frontEnd else { continue }
-                    await runFrontEnd(frontEnd)
+                    failure = await runFrontEnd(frontEnd)
                     break running
                 case .failed(let error):
                     failure = error
@@ -279,8 +279,9 @@ public final class Supervisor: Service, Sendable {
 
     // MARK: The front-end
 
-    /// Runs the front-end on this terminal; returns when it quits.
-    private func runFrontEnd(_ arguments: [String]) async {
+    /// Runs the front-end on this terminal; returns when it quits: nil when it quit as asked
+    /// (exit code 0), else what stops the deployment with a failure.
+    private func runFrontEnd(_ arguments: [String]) async -> SupervisorError? {
         let launched: LaunchedProcess
         do {
             launched = try ProcessLauncher.launch(
@@ -288,21 +289,32 @@ public final class Supervisor: Service, Sendable {
                 environment: childEnvironment, readiness: false,
                 lifeline: lifeline.read, foreground: true)
         } catch {
-            say("could not start the front-end: \(error)", process: nil)
-            return
+            let failure = SupervisorError("could not start the front-end: \(error)")
+            say("\(failure)", process: nil)
+            return failure
         }
         let pid = launched.pid
         let status = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                continuation.resume(returning: status)
+                continuation.resume(returning: ExitStatus(waitStatus: status))
             }
         }
-        if !ExitStatus(waitStatus: status).succeeded {
-            say("the front-end ended with status \(status); stopping", process: nil)
+        if status.succeeded || Self.quitSignals.contains(status.signal)
+            || Self.quitSignals.contains(status.exitCode - 128)
+        {
+            say("the front-end \(status.text); stopping", process: nil)
+            return nil
         }
+        let failure = SupervisorError("the front-end (bureau \(arguments.joined(separator: " "))) \(status.text)")
+        say("\(failure); stopping", process: nil)
+        return failure
     }
+
+    /// The signals that mean a person quit (Ctrl-C, a closed terminal…): the front-end ends by
+    /// one, or exits with 128 + it once it has restored the terminal.
+    private static let quitSignals: Set<Int32> = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     // MARK: Helpers
 

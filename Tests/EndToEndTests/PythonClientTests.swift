@@ -115,6 +115,79 @@ struct PythonClientTests {
         await bus.stop()
     }
 
+    /// A bus that does not let the client's key in: both scripts say so and stop at once,
+    /// watching the handshake with a socket monitor, instead of sending again until their
+    /// timeouts (libzmq reconnects silently). The scripts are given a minute and waited for
+    /// 20 s: one that waited for its timeout could not pass.
+    @Test func aRefusedKeyFailsFastWithTheReason() async throws {
+        let directory = try TemporaryDirectory("python-refused")
+        for stem in ["bus", "python", "stranger"] {
+            let keygen = try await ChildProcess.bureau(
+                ["keygen", directory.file(stem)], in: directory.path, name: stem)
+            #expect(keygen.code == 0)
+        }
+        let port = try KeysAndTCPTests.freePort()
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start([
+            "--listen", "127.0.0.1:\(port)", "--curve-secret-file", directory.file("bus.key"), "--allow-keys",
+            directory.file("stranger.pub"),
+        ])
+        let connection = [
+            "--bus", "tcp://127.0.0.1:\(port)", "--server-key", directory.file("bus.pub"), "--client-key",
+            directory.file("python.key"),
+        ]
+        let scripts: [(name: String, arguments: [String], code: Int32)] = [
+            (
+                "request",
+                [Self.scripts + "/request.py"] + connection + [
+                    "--timeout", "60", "bureau.converter.AmountSetRequested", #"{"value": "250", "currency": "EUR"}"#,
+                ], 3
+            ),
+            ("subscribe", [Self.scripts + "/subscribe.py"] + connection, 1),
+        ]
+        for script in scripts {
+            let child = try ChildProcess(Self.python, script.arguments, directory: directory.path, name: script.name)
+            let code = await child.exitCode(within: .seconds(20))
+            if code == nil { child.signal(SIGKILL) }
+            #expect(code == script.code, "\(script.name): \(child.standardError)")
+            #expect(
+                child.standardError.contains(
+                    "\(script.name).py: refused: the bus refused this client's key: its public key is not in the "
+                        + "daemon's --allow-keys"),
+                "\(script.name): \(child.standardError)")
+        }
+        #expect(try bus.records().isEmpty, "nothing was published")
+        await bus.stop()
+    }
+
+    /// A subscriber following a bus that goes away hears nothing more: after three heartbeat
+    /// intervals (or the wait for the first heartbeat) it stops, saying the bus is unreachable
+    /// and how far it got, instead of waiting on its SUB socket for ever.
+    @Test func aSubscriberWhoseBusGoesAwayStopsAfterThreeHeartbeatIntervals() async throws {
+        let directory = try TemporaryDirectory("python-gone")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "test"))
+        _ = try await client.publish([OutgoingEvent(type: "bureau.test.Happened", payload: Data([1]))])
+        client.close()
+        // Asked for two events: after the one in the log it follows live, where the second never comes.
+        let subscriber = try ChildProcess(
+            Self.python, [Self.scripts + "/subscribe.py", "--data", bus.location.dataDirectory, "--count", "2"],
+            directory: directory.path, name: "follow")
+        defer { subscriber.signal(SIGKILL) }
+        try await subscriber.waitForOutput("1 bureau.test.Happened")
+        await bus.stop(SIGKILL)
+        let code = await subscriber.exitCode(within: .seconds(20))
+        #expect(code == 1, "\(subscriber.standardError)")
+        // Three intervals of the bus's 100 ms, or, if the bus went before its first heartbeat
+        // reached the subscriber (a loaded machine), the 5 s allowed for that first one.
+        let said = subscriber.standardError
+        #expect(
+            said.contains("is unreachable: nothing from it, not even a heartbeat, for ")
+                && (said.contains("for 0.3 s (three intervals of 100 ms); ") || said.contains("for 5 s; "))
+                && said.contains("every event through position 1 was delivered"), "\(said)")
+    }
+
     /// A Python subscriber that follows the text of README's algorithm, while the bus is under
     /// load and some events are too large for the live stream: every event once, in order.
     @Test func aPythonSubscriberFollowingTheTextGetsEveryEventOnceUnderLoad() async throws {

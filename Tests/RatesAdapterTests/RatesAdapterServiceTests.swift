@@ -183,6 +183,29 @@ struct RatesAdapterServiceTests {
         #expect(took >= .milliseconds(600), "two reports take two timeouts, not two polls: \(took)")
     }
 
+    /// A source whose port nothing listens on: each poll is reported as refused as soon as the
+    /// connection is, and the next attempt follows its backoff. With a timeout of a minute and
+    /// the test's wait of 20 s, a refusal taken for a timeout (or told only at the timeout)
+    /// could not show two attempts.
+    @Test func aRefusedConnectionIsReportedAsRefusedAtEveryAttemptNotAsATimeout() async throws {
+        let bus = try TestBus()
+        let port = try TCPPorts.free()
+        let source = HTTPRatesSource(url: "http://127.0.0.1:\(port)/daily.xml", timeout: .seconds(60))
+        let events = try await Self.withAdapter(
+            source: source, bus: bus, configure: { $0.timeout = .seconds(60) }
+        ) {
+            observer in
+            try await observer.collect(Self.failures, count: 4, timeout: .seconds(20))
+        }
+        let failures = try events.compactMap { try $0.payload(as: Bureau_Rates_RatesFetchFailed.self) }
+        let raised = try events.compactMap { try $0.payload(as: Bureau_System_ErrorRaised.self) }
+        let refused = "connection refused: nothing listens at 127.0.0.1:\(port)"
+        #expect(failures.map(\.reason) == [refused, refused], "\(failures.map(\.reason))")
+        #expect(failures.map(\.attempt) == [1, 2])
+        #expect(failures.map(\.nextRetryMs) == [20, 40], "the backoff, not the timeout, paces the attempts")
+        #expect(raised.count == 2 && raised.allSatisfy { $0.code == "fetch-failed" && $0.message.hasSuffix(refused) })
+    }
+
     /// What the bus refuses is not published: a source whose name makes RatesPublished larger
     /// than an envelope may be. The adapter reports it (with the name cut short) and tries again.
     @Test func aFixingTheBusRefusesIsReportedNotTakenAsPublished() async throws {

@@ -1,3 +1,4 @@
+import Guards
 import Testing
 
 @testable import Supervisor
@@ -168,7 +169,7 @@ struct DeploymentLifecycleTests {
         #expect(
             exit == [
                 .cancelTimer(.readiness(process: "server", pid: 11)),
-                .say("server (pid 11) exited with code 1; \(message)", process: "server"),
+                .say("server (pid 11) ended with exit code 1; \(message)", process: "server"),
                 .exited("server", pid: 11, .code(1), restarts: 1, message),
                 .scheduleTimer(after: .milliseconds(500), timer: .restart(process: "server", restart: 1)),
             ])
@@ -203,7 +204,7 @@ struct DeploymentLifecycleTests {
         #expect(
             exit == [
                 .cancelTimer(.readiness(process: "server", pid: 11)),
-                .say("server (pid 11) exited with code 1; \(message)", process: "server"),
+                .say("server (pid 11) ended with exit code 1; \(message)", process: "server"),
                 .exited("server", pid: 11, .code(1), message),
                 .reportCrashLoop(process: "server", failures: 1),
                 .deploymentFailed(
@@ -223,7 +224,7 @@ struct DeploymentLifecycleTests {
         #expect(
             busExit == [
                 .cancelTimer(.stop(process: "bus", pid: 10)),
-                .say("bus (pid 10) exited with code 0; stopped", process: "bus"),
+                .say("bus (pid 10) ended with exit code 0; stopped", process: "bus"),
                 .exited("bus", pid: 10, .code(0), "stopped"),
                 .say("stopped 1 process"),
                 .deploymentStopped,
@@ -240,7 +241,7 @@ struct DeploymentLifecycleTests {
         #expect(
             exit == [
                 .cancelTimer(.readiness(process: "server", pid: 11)),
-                .say("server (pid 11) exited with code 0; completed; not restarted", process: "server"),
+                .say("server (pid 11) ended with exit code 0; completed; not restarted", process: "server"),
                 .exited("server", pid: 11, .code(0), "completed; not restarted"),
                 .deploymentFailed(SupervisorError("server exited before it was ready; see /data/logs/server.log")),
                 .cancelTimer(.readiness(process: "bus", pid: 10)),
@@ -262,7 +263,7 @@ struct DeploymentLifecycleTests {
         let serverExit = lifecycle.handle(.exited(process: "server", pid: 11, status: .signal(SIGKILL)), at: time(2.2))
         #expect(
             serverExit == [
-                .say("server (pid 11) was killed by signal 9; not restarted: \(failure)", process: "server"),
+                .say("server (pid 11) ended by signal SIGKILL (9); not restarted: \(failure)", process: "server"),
                 .exited("server", pid: 11, .signal(SIGKILL), "not restarted: \(failure)"),
                 .drainEvents, .scheduleTimer(after: DeploymentLifecycle.drainTimeout, timer: .drain),
             ])
@@ -276,7 +277,7 @@ struct DeploymentLifecycleTests {
         #expect(
             busExit == [
                 .cancelTimer(.stop(process: "bus", pid: 10)),
-                .say("bus (pid 10) was killed by signal 15; stopped", process: "bus"),
+                .say("bus (pid 10) ended by signal SIGTERM (15); stopped", process: "bus"),
                 .exited("bus", pid: 10, .signal(SIGTERM), "stopped"),
                 .say("stopped 1 process"),
                 .deploymentStopped,
@@ -346,7 +347,7 @@ struct DeploymentLifecycleTests {
         let message = "restarting in 500 ms (restart 1 of 5)"
         #expect(
             exit == [
-                .say("server (pid 11) exited with code 1; \(message)", process: "server"),
+                .say("server (pid 11) ended with exit code 1; \(message)", process: "server"),
                 .exited("server", pid: 11, .code(1), restarts: 1, message),
                 .scheduleTimer(after: .milliseconds(500), timer: .restart(process: "server", restart: 1)),
             ],
@@ -369,7 +370,7 @@ struct DeploymentLifecycleTests {
         let replanned = lifecycle.handle(.exited(process: "adapter", pid: 13, status: .signal(SIGTERM)), at: time(6.1))
         #expect(
             replanned == [
-                .say("adapter (pid 13) was killed by signal 15; restarting now", process: "adapter"),
+                .say("adapter (pid 13) ended by signal SIGTERM (15); restarting now", process: "adapter"),
                 .exited("adapter", pid: 13, .signal(SIGTERM), "restarting now"),
                 .spawn(process: "adapter", arguments: Self.adapterArguments(Self.otherURL)),
             ],
@@ -458,7 +459,7 @@ struct DeploymentLifecycleTests {
             "crash-looping: failed 1 time in a row; not restarting (max_restarts 0); see /data/logs/server.log"
         #expect(
             exit == [
-                .say("server (pid 11) exited with code 1; \(message)", process: "server"),
+                .say("server (pid 11) ended with exit code 1; \(message)", process: "server"),
                 .exited("server", pid: 11, .code(1), message),
                 .reportCrashLoop(process: "server", failures: 1),
             ])
@@ -479,7 +480,7 @@ struct DeploymentLifecycleTests {
         #expect(
             adapter == [
                 .cancelTimer(.stop(process: "adapter", pid: 13)),
-                .say("adapter (pid 13) was killed by signal 15; stopped", process: "adapter"),
+                .say("adapter (pid 13) ended by signal SIGTERM (15); stopped", process: "adapter"),
                 .exited("adapter", pid: 13, .signal(SIGTERM), "stopped"),
                 .term(12), .scheduleTimer(after: .seconds(10), timer: .stop(process: "reducers", pid: 12)),
             ])
@@ -487,7 +488,7 @@ struct DeploymentLifecycleTests {
         #expect(
             reducers == [
                 .cancelTimer(.stop(process: "reducers", pid: 12)),
-                .say("reducers (pid 12) exited with code 0; stopped", process: "reducers"),
+                .say("reducers (pid 12) ended with exit code 0; stopped", process: "reducers"),
                 .exited("reducers", pid: 12, .code(0), "stopped"),
                 .term(11), .scheduleTimer(after: .seconds(10), timer: .stop(process: "server", pid: 11)),
             ])
@@ -495,7 +496,7 @@ struct DeploymentLifecycleTests {
         #expect(
             server == [
                 .cancelTimer(.stop(process: "server", pid: 11)),
-                .say("server (pid 11) was killed by signal 15; stopped", process: "server"),
+                .say("server (pid 11) ended by signal SIGTERM (15); stopped", process: "server"),
                 .exited("server", pid: 11, .signal(SIGTERM), "stopped"),
                 .drainEvents, .scheduleTimer(after: .seconds(3), timer: .drain),
             ],
@@ -512,7 +513,7 @@ struct DeploymentLifecycleTests {
         #expect(
             bus == [
                 .cancelTimer(.stop(process: "bus", pid: 10)),
-                .say("bus (pid 10) exited with code 0; stopped", process: "bus"),
+                .say("bus (pid 10) ended with exit code 0; stopped", process: "bus"),
                 .exited("bus", pid: 10, .code(0), "stopped"),
                 .say("stopped 4 processes"),
                 .deploymentStopped,
@@ -540,7 +541,7 @@ struct DeploymentLifecycleTests {
         #expect(
             server == [
                 .cancelTimer(.stop(process: "server", pid: 11)),
-                .say("server (pid 11) was killed by signal 15; stopped", process: "server"),
+                .say("server (pid 11) ended by signal SIGTERM (15); stopped", process: "server"),
                 .exited("server", pid: 11, .signal(SIGTERM), "stopped"),
                 .drainEvents, .scheduleTimer(after: .seconds(3), timer: .drain),
             ])
@@ -560,7 +561,7 @@ struct DeploymentLifecycleTests {
         let exit = lifecycle.handle(.exited(process: "adapter", pid: 13, status: .signal(SIGKILL)), at: time(12.1))
         #expect(
             exit == [
-                .say("adapter (pid 13) was killed by signal 9; stopped", process: "adapter"),
+                .say("adapter (pid 13) ended by signal SIGKILL (9); stopped", process: "adapter"),
                 .exited("adapter", pid: 13, .signal(SIGKILL), "stopped"),
                 .term(12), .scheduleTimer(after: .seconds(2), timer: .stop(process: "reducers", pid: 12)),
             ])
@@ -610,7 +611,7 @@ struct DeploymentLifecycleTests {
         let bus = lifecycle.handle(.exited(process: "bus", pid: 10, status: .code(1)), at: time(12))
         #expect(
             bus == [
-                .say("bus (pid 10) exited with code 1; stopped", process: "bus"),
+                .say("bus (pid 10) ended with exit code 1; stopped", process: "bus"),
                 .exited("bus", pid: 10, .code(1), "stopped"),
                 .cancelTimer(.drain),
                 .say("stopped 4 processes"),
@@ -631,7 +632,7 @@ struct DeploymentLifecycleTests {
         #expect(
             adapter == [
                 .cancelTimer(.stop(process: "adapter", pid: 13)),
-                .say("adapter (pid 13) was killed by signal 15; stopped", process: "adapter"),
+                .say("adapter (pid 13) ended by signal SIGTERM (15); stopped", process: "adapter"),
                 .exited("adapter", pid: 13, .signal(SIGTERM), "stopped"),
             ],
             "the reducers' turn: no pid to signal yet")
@@ -700,6 +701,49 @@ struct DeploymentLifecycleTests {
         #expect(actions.filter { $0 == .deploymentStopped }.count == 1)
         #expect(actions.last == .deploymentStopped, "nothing after it")
         #expect(lifecycle.phase == .stopped)
+    }
+
+    /// A host whose bus is on another machine: nothing here stops the bus, so the last exits
+    /// are only in the supervisor's client; the stop ends once they reached the bus, or their
+    /// time ran out.
+    @Test func onAHostJoinedToARemoteBusTheLastExitIsDrainedBeforeTheStopEnds() {
+        let deployment = Deployment(
+            processes: [
+                ProcessSpec(name: "reducers", arguments: Self.reducersArguments, reportsReadiness: false),
+                ProcessSpec(name: "server", arguments: Self.serverArguments, reportsReadiness: false),
+            ],
+            remoteBus: Deployment.RemoteBus(url: "tcp://198.51.100.1:7400", serverKeyFile: nil, clientKeyFile: nil))
+        for drainedInTime in [true, false] {
+            var lifecycle = Self.lifecycle(deployment)
+            _ = lifecycle.handle(.start, at: time(0))
+            _ = lifecycle.handle(.launched(process: "reducers", pid: 12), at: time(0.1))
+            _ = lifecycle.handle(.launched(process: "server", pid: 11), at: time(0.1))
+            #expect(lifecycle.phase == .running)
+            _ = lifecycle.handle(.stop, at: time(1))
+            _ = lifecycle.handle(.exited(process: "server", pid: 11, status: .signal(SIGTERM)), at: time(1.1))
+            let last = lifecycle.handle(
+                .exited(process: "reducers", pid: 12, status: .signal(SIGTERM)), at: time(1.2))
+            #expect(
+                last == [
+                    .cancelTimer(.stop(process: "reducers", pid: 12)),
+                    .say("reducers (pid 12) ended by signal SIGTERM (15); stopped", process: "reducers"),
+                    .exited("reducers", pid: 12, .signal(SIGTERM), "stopped"),
+                    .drainEvents, .scheduleTimer(after: DeploymentLifecycle.drainTimeout, timer: .drain),
+                ],
+                "its exit is published before the drain begins, so the drain waits for it")
+            #expect(lifecycle.handle(.stop, at: time(1.3)) == [], "asked again while draining")
+            let end =
+                drainedInTime
+                ? lifecycle.handle(.eventsDrained, at: time(1.4))
+                : lifecycle.handle(.timerFired(.drain), at: time(4.2))
+            #expect(
+                end == (drainedInTime ? [.cancelTimer(.drain)] : [])
+                    + [.say("stopped 2 processes"), .deploymentStopped])
+            #expect(lifecycle.phase == .stopped)
+            #expect(
+                lifecycle.handle(.eventsDrained, at: time(5)) == []
+                    && lifecycle.handle(.timerFired(.drain), at: time(5)) == [])
+        }
     }
 
     @Test func aStopBeforeTheStartEndsAtOnce() {

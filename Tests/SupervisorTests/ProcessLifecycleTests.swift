@@ -1,3 +1,4 @@
+import Guards
 import Testing
 
 @testable import Supervisor
@@ -154,7 +155,7 @@ struct ProcessLifecycleTests {
         let message = "not restarted: worker was not ready within 2 s (ready_timeout_s); see /data/logs/worker.log"
         #expect(
             exit == [
-                .say("worker (pid 100) was killed by signal 9; \(message)", process: "worker"),
+                .say("worker (pid 100) ended by signal SIGKILL (9); \(message)", process: "worker"),
                 .exited("worker", pid: 100, .signal(SIGKILL), message),
             ])
         #expect(process.phase == .failed)
@@ -175,7 +176,7 @@ struct ProcessLifecycleTests {
         #expect(
             exit == [
                 .say(
-                    "worker (pid 101) was killed by signal 9; restarting in 1000 ms (restart 2 of 5)",
+                    "worker (pid 101) ended by signal SIGKILL (9); restarting in 1000 ms (restart 2 of 5)",
                     process: "worker"),
                 .exited("worker", pid: 101, .signal(SIGKILL), restarts: 2, "restarting in 1000 ms (restart 2 of 5)"),
                 .scheduleTimer(after: .seconds(1), timer: .restart(process: "worker", restart: 2)),
@@ -198,7 +199,8 @@ struct ProcessLifecycleTests {
         #expect(
             actions == [
                 .cancelTimer(.readiness(process: "worker", pid: 100)),
-                .say("worker (pid 100) exited with code 1; restarting in 500 ms (restart 1 of 5)", process: "worker"),
+                .say(
+                    "worker (pid 100) ended with exit code 1; restarting in 500 ms (restart 1 of 5)", process: "worker"),
                 .exited("worker", pid: 100, .code(1), restarts: 1, "restarting in 500 ms (restart 1 of 5)"),
                 .scheduleTimer(after: .milliseconds(500), timer: .restart(process: "worker", restart: 1)),
             ])
@@ -253,7 +255,7 @@ struct ProcessLifecycleTests {
         #expect(
             actions == [
                 .cancelTimer(.readiness(process: "worker", pid: pid)),
-                .say("worker (pid \(pid)) exited with code 3; \(message)", process: "worker"),
+                .say("worker (pid \(pid)) ended with exit code 3; \(message)", process: "worker"),
                 .exited("worker", pid: pid, .code(3), restarts: 4, message),
                 .reportCrashLoop(process: "worker", failures: 5),
             ])
@@ -281,7 +283,7 @@ struct ProcessLifecycleTests {
             #expect(
                 actions.contains(
                     .say(
-                        "worker (pid \(pid)) exited with code 1; restarting in 50 ms (restart 1 of 1)",
+                        "worker (pid \(pid)) ended with exit code 1; restarting in 50 ms (restart 1 of 1)",
                         process: "worker")),
                 "round \(round)")
             #expect(process.failuresInARow == 1)
@@ -304,7 +306,8 @@ struct ProcessLifecycleTests {
         #expect(
             actions == [
                 .say(
-                    "worker (pid 100) was killed by signal 9; restarting in 500 ms (restart 1 of 5)", process: "worker"),
+                    "worker (pid 100) ended by signal SIGKILL (9); restarting in 500 ms (restart 1 of 5)",
+                    process: "worker"),
                 .exited("worker", pid: 100, .signal(SIGKILL), restarts: 1, "restarting in 500 ms (restart 1 of 5)"),
                 .scheduleTimer(after: .milliseconds(500), timer: .restart(process: "worker", restart: 1)),
             ])
@@ -315,7 +318,7 @@ struct ProcessLifecycleTests {
         let actions = process.exited(pid: 100, status: .code(0), at: time(1), arguments: Self.arguments)
         #expect(
             actions == [
-                .say("worker (pid 100) exited with code 0; completed; not restarted", process: "worker"),
+                .say("worker (pid 100) ended with exit code 0; completed; not restarted", process: "worker"),
                 .exited("worker", pid: 100, .code(0), "completed; not restarted"),
             ])
         #expect(process.phase == .exited && process.restarts == 0 && process.failuresInARow == 0)
@@ -344,7 +347,7 @@ struct ProcessLifecycleTests {
         let exit = process.exited(pid: 100, status: .signal(SIGTERM), at: time(1), arguments: ["run", "b"])
         #expect(
             exit == [
-                .say("worker (pid 100) was killed by signal 15; restarting now", process: "worker"),
+                .say("worker (pid 100) ended by signal SIGTERM (15); restarting now", process: "worker"),
                 .exited("worker", pid: 100, .signal(SIGTERM), "restarting now"),
                 .spawn(process: "worker", arguments: ["run", "b"]),
             ])
@@ -400,7 +403,7 @@ struct ProcessLifecycleTests {
         let exit = process.exited(pid: 100, status: .signal(SIGKILL), at: time(11), arguments: Self.arguments)
         #expect(
             exit == [
-                .say("worker (pid 100) was killed by signal 9; stopped", process: "worker"),
+                .say("worker (pid 100) ended by signal SIGKILL (9); stopped", process: "worker"),
                 .exited("worker", pid: 100, .signal(SIGKILL), "stopped"),
             ])
         #expect(process.phase == .stopped)
@@ -414,7 +417,7 @@ struct ProcessLifecycleTests {
         #expect(
             exit == [
                 .cancelTimer(.stop(process: "worker", pid: 100)),
-                .say("worker (pid 100) exited with code 1; stopped", process: "worker"),
+                .say("worker (pid 100) ended with exit code 1; stopped", process: "worker"),
                 .exited("worker", pid: 100, .code(1), "stopped"),
             ])
         #expect(process.phase == .stopped && process.restarts == 0)
@@ -434,16 +437,6 @@ struct ProcessLifecycleTests {
             ])
         #expect(process.phase == .stopping && process.timer == nil)
         #expect(process.terminate(timeout: .seconds(1)).first == .term(100))
-    }
-
-    // MARK: Exit statuses
-
-    @Test func waitStatusesReadAsExitCodesAndSignals() {
-        #expect(ExitStatus(waitStatus: 0) == .code(0))
-        #expect(ExitStatus(waitStatus: 3 << 8) == .code(3))
-        #expect(ExitStatus(waitStatus: SIGKILL) == .signal(SIGKILL))
-        #expect(ExitStatus(waitStatus: SIGSEGV | 0x80) == .signal(SIGSEGV), "a core dump is still the signal")
-        #expect(ExitStatus.code(0).succeeded && !ExitStatus.code(1).succeeded && !ExitStatus.signal(15).succeeded)
     }
 
     @Test func durationsReadInSecondsAsAPersonWritesThem() {

@@ -123,6 +123,12 @@ struct RemoteBusDeploymentTests {
         // SIGTERM: everything stops; snapshots are on this host, none beside the bus.
         supervisor.signal(SIGTERM)
         #expect(await supervisor.exitCode(within: .seconds(60)) == 0)
+        // The last exit is on the remote bus: nothing here stops that bus, so the supervisor's
+        // client had to hand it over before the supervisor ended.
+        let exits = try await SupervisorProcessTests.exits(host.bus)
+        #expect(
+            exits.map(\.description) == ["reducers: restarting in 500 ms (restart 1 of 5)", "reducers: stopped"],
+            "\(exits)")
         let snapshots = Files.list(host.data + "/snapshots")
         #expect(snapshots.contains { $0.hasPrefix("converter") }, "\(snapshots)")
         #expect(!FileManager.default.fileExists(atPath: host.bus.location.snapshotDirectory))

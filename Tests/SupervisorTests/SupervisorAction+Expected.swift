@@ -1,4 +1,5 @@
 import BureauSchemas
+import Guards
 
 @testable import Supervisor
 

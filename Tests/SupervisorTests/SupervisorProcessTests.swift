@@ -110,6 +110,64 @@ struct SupervisorProcessTests {
         #expect(verify.code == 0, "\(verify.out) \(verify.err)")
     }
 
+    /// A `ProcessExited` in the log, as `bureau log show --json` prints it.
+    struct Exit: Equatable, CustomStringConvertible {
+        var process: String
+        var message: String
+        var description: String { "\(process): \(message)" }
+    }
+
+    /// Every `ProcessExited` in `bus`'s log, read from its files (the bus may be stopped).
+    static func exits(_ bus: BusProcess) async throws -> [Exit] {
+        let shown = try await bus.run(["log", "show", "--type", "bureau.system.ProcessExited", "--json"])
+        try #require(shown.code == 0, "bureau log show: \(shown.err)")
+        return try shown.out.split(separator: "\n").map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let payload = try #require(object["payload"] as? [String: Any], "\(line)")
+            return Exit(process: payload["process"] as? String ?? "", message: payload["message"] as? String ?? "")
+        }
+    }
+
+    /// No terminal (standard input /dev/null, output a file, as under a service manager or
+    /// CI): `up` says so and runs as with --no-tui instead of stopping everything once the
+    /// front-end cannot open. `bureau down` then stops it, and every process it started has
+    /// its last `ProcessExited` in the log, published before the bus went: all but the bus,
+    /// whose own exit comes after its log closed.
+    @Test func upWithoutATerminalRunsAsNoTuiAndDownLeavesEveryLastExitInTheLog() async throws {
+        let directory = try TemporaryDirectory("up-no-terminal")
+        let bus = BusProcess(directory: directory.path)
+        let supervisor = try ChildProcess(
+            BureauExecutable.path, ["up", "--data", bus.location.dataDirectory], directory: directory.path,
+            name: "up", readiness: true)
+        defer { supervisor.signal(SIGKILL) }
+        try await supervisor.waitUntilReady(timeout: .seconds(120))
+        #expect(
+            supervisor.standardError.contains(
+                "standard input or output is not a terminal, so the front-end cannot open; running as --no-tui"),
+            "\(supervisor.standardError)")
+        #expect(
+            supervisor.standardOutput.range(of: "\nrates-server +\\| ", options: .regularExpression) != nil,
+            "the processes' output is printed here")
+        let rows = try await Self.processes(bus)
+        #expect(rows.count == 6 && rows.allSatisfy { $0.state == "ready" }, "\(rows)")
+
+        let down = try await bus.run(["down"])
+        #expect(down.code == 0, "\(down.err)")
+        #expect(await supervisor.exitCode(within: .seconds(60)) == 0, "\(supervisor.standardError)")
+        let exits = try await Self.exits(bus)
+        let started = rows.map(\.name).filter { $0 != "bus" }.sorted()
+        #expect(exits.map(\.process).sorted() == started, "one exit each, the bus's aside: \(exits)")
+        #expect(exits.allSatisfy { $0.message == "stopped" }, "\(exits)")
+        // Shown as exit codes and signals, never as the raw status waitpid gives.
+        let said = Files.read(bus.location.processLogDirectory + "/supervisor.log") ?? ""
+        for name in started + ["bus"] {
+            let line =
+                "\(name) \\(pid [0-9]+\\) ended (with exit code [0-9]+|by signal SIG[A-Z]+ \\([0-9]+\\)); stopped"
+            #expect(said.range(of: line, options: .regularExpression) != nil, "\(name): \(said)")
+        }
+        #expect(!said.contains("status"), "\(said)")
+    }
+
     @Test func noChildSurvivesASupervisorKilledWithSIGKILL() async throws {
         let directory = try TemporaryDirectory("up-kill")
         let bus = BusProcess(directory: directory.path)

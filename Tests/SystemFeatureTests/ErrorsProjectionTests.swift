@@ -42,7 +42,7 @@ struct ErrorsProjectionTests {
         exited.signal = 9
         projection.apply(Self.event(2, exited), to: &value)
         #expect(value.processes.first?.running == false)
-        #expect(value.processes.first?.lastExit == "signal 9")
+        #expect(value.processes.first?.lastExit == "signal SIGKILL (9)")
     }
 }
 

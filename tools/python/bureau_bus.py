@@ -40,6 +40,7 @@ generate()
 
 import zmq  # noqa: E402
 from bureau import bus_pb2, envelope_pb2  # noqa: E402
+from zmq.utils.monitor import parse_monitor_message  # noqa: E402
 
 VERSION = b"bureau/2"
 
@@ -52,11 +53,32 @@ def message_class(type_name):
 
 
 class BusError(RuntimeError):
-    """The bus answered with an error reply: its code and message."""
+    """The bus answered with an error reply (its code and message; with `ahead-of-log`, the
+    daemon's head and epoch too), or it cannot be used at all (code `refused`: the daemon
+    refused this client's key, or one side speaks CURVE and the other does not)."""
 
-    def __init__(self, code, message):
+    def __init__(self, code, message, head=None, epoch=None):
         super().__init__(f"{code}: {message}")
         self.code = code
+        self.head = head
+        self.epoch = epoch
+
+
+class AheadOfLog(BusError):
+    """A subscriber has every event through its cursor, but the bus's log ends before it: it is
+    not the log the cursor came from (restored from an older copy, replaced, another bus's).
+    Going on would pass over everything the bus publishes up to the cursor as already seen."""
+
+    def __init__(self, cursor, head, epoch):
+        super().__init__(
+            "ahead-of-log",
+            f"this subscriber has every event through position {cursor}, but the bus's log ends at position "
+            f"{head} (daemon epoch {epoch}): it is not the log the cursor came from. Start again from a position "
+            f"at or below {head} (from 0 to rebuild what was built from it), or connect to the bus it came from",
+            head=head,
+            epoch=epoch,
+        )
+        self.cursor = cursor
 
 
 def read_key(path):
@@ -98,10 +120,19 @@ def connect(arguments):
 
 
 class Bus:
-    """A client of one bus, as README's "Wire protocol" section describes it, step by step."""
+    """A client of one bus, as README's "Wire protocol" section describes it, step by step.
+
+    Every wait is bounded: a request is sent again until its timeout and then raises
+    TimeoutError; `events()` raises TimeoutError when nothing, not even a heartbeat, comes for
+    three heartbeat intervals. Over TCP a socket monitor watches each connection's handshake, so that a daemon
+    that refuses this client's key (or a CURVE mismatch) raises BusError("refused") at once
+    instead of leaving every request to time out: libzmq itself only reconnects, silently."""
 
     # How long a request waits for its answer before it is sent again.
     READ_TIMEOUT = 2.0
+    # How long events() waits for the first heartbeat, before one has told the interval (the
+    # daemon's default is 500 ms; give more for a daemon started with a long --heartbeat-ms).
+    FIRST_HEARTBEAT_TIMEOUT = 5.0
 
     def __init__(self, data=".bureau", url=None, server_key=None, client_key=None):
         """The bus of the data directory `data`, or the bus at `url` (tcp://HOST:PORT) over
@@ -121,6 +152,10 @@ class Bus:
             else:
                 secret = read_key(client_key)
                 self.curve = (read_key(server_key), zmq.curve_public(secret), secret)
+        self.remote = url is not None
+        # Each socket's monitor (PAIR) over TCP; what settles that the client can never get in.
+        self.monitors = {}
+        self.refusal = None
         self.context = zmq.Context()
         self.ingress = self._socket(zmq.DEALER)
         self.ingress.connect(self.endpoints["ingress"])
@@ -128,24 +163,69 @@ class Bus:
         self.reader.connect(self.endpoints["read"])
 
     def _socket(self, kind):
-        """A socket with no linger and, for a CURVE bus, this client's keys."""
+        """A socket with no linger and, for a CURVE bus, this client's keys; over TCP, watched
+        by a monitor (started before it connects, so that no handshake goes unseen)."""
         socket = self.context.socket(kind)
         socket.setsockopt(zmq.LINGER, 0)
         if self.curve is not None:
             socket.curve_serverkey, socket.curve_publickey, socket.curve_secretkey = self.curve
+        if self.remote:
+            self.monitors[socket] = socket.get_monitor_socket(
+                zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+            )
         return socket
 
     def close(self):
         self.context.destroy(linger=0)
 
-    @staticmethod
-    def _answer(socket, request_id, expected, timeout):
+    def _check_monitor(self, socket):
+        """Raises BusError("refused") once `socket`'s monitor has shown that this client can
+        never get in: the daemon refused its key, or one side speaks CURVE and the other does not."""
+        monitor = self.monitors.get(socket)
+        while self.refusal is None and monitor is not None and monitor.poll(0):
+            event = parse_monitor_message(monitor.recv_multipart())
+            if event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+                self.refusal = (
+                    "the bus refused this client's key: its public key is not in the daemon's --allow-keys "
+                    "(the daemon logs the key it refused)"
+                    if event["value"] == 400
+                    else f"the bus could not authenticate this client (ZAP status {event['value']})"
+                )
+            elif (
+                event["event"] == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+                and event["value"] == zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH
+            ):
+                self.refusal = (
+                    "the bus does not use CURVE (it was started with --insecure): connect without --server-key "
+                    "and --client-key"
+                    if self.curve is not None
+                    else "the bus requires CURVE: give --server-key (the daemon's .pub) and --client-key "
+                    "(this client's .key from `bureau keygen`)"
+                )
+        if self.refusal is not None:
+            raise BusError("refused", self.refusal)
+
+    def _wait(self, socket, timeout):
+        """Waits up to `timeout` s for `socket` to be readable; True if it is. Raises at once
+        when its monitor shows that the bus refuses this client."""
+        self._check_monitor(socket)
+        monitor = self.monitors.get(socket)
+        if monitor is None:
+            return bool(socket.poll(max(0, int(timeout * 1000)) + 1))
+        poller = zmq.Poller()
+        poller.register(socket, zmq.POLLIN)
+        poller.register(monitor, zmq.POLLIN)
+        ready = dict(poller.poll(max(0, int(timeout * 1000)) + 1))
+        self._check_monitor(socket)
+        return socket in ready
+
+    def _answer(self, socket, request_id, expected, timeout):
         """Waits up to `timeout` s for the reply to `request_id`; replies to other (earlier,
         abandoned) requests are passed over. Returns the reply's frames after the verb, or None."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
-            if left <= 0 or not socket.poll(int(left * 1000) + 1):
+            if left <= 0 or not self._wait(socket, left):
                 return None
             reply = socket.recv_multipart()
             if len(reply) < 4 or reply[0] != VERSION or reply[2] != request_id:
@@ -153,7 +233,7 @@ class Bus:
             if reply[1] == b"error":
                 error = bus_pb2.ErrorReply()
                 error.ParseFromString(reply[3])
-                raise BusError(error.code, error.message)
+                raise BusError(error.code, error.message, head=error.head, epoch=error.epoch)
             if reply[1] == expected:
                 return reply[3:]
 
@@ -192,7 +272,9 @@ class Bus:
 
     def read(self, after, prefixes=(), max_events=1024, timeout=30.0):
         """One catch-up read: (envelopes, scanned_to, head). A read that gets no answer within
-        READ_TIMEOUT is sent again with a new request id (reads change nothing)."""
+        READ_TIMEOUT is sent again with a new request id (reads change nothing), until
+        `timeout` (then TimeoutError). A read after the daemon's published head is answered
+        BusError("ahead-of-log") with the daemon's head and epoch."""
         request = bus_pb2.ReadRequest()
         setattr(request, "after", after)
         request.max_events = max_events
@@ -265,25 +347,39 @@ class Bus:
         """Every matching event after `after`, gap-free: catch-up from the log, then live.
 
         README's algorithm, on the global chain (every type is subscribed to and filtered here,
-        and each publication's predecessor is position - 1):
-          1. read the log after the cursor until scanned_to reaches head;
+        and each publication's predecessor is position - 1). A prefix is a plain prefix, in the
+        daemon's reads as here: "bureau.watchlist." also matches a nested package's types
+        ("bureau.watchlist.archive.…"), from the log and live alike.
+          1. read the log after the cursor until scanned_to reaches head; a read answered
+             `ahead-of-log` ends the generator with AheadOfLog (the log is not the one the
+             cursor came from);
           2. follow live, each event of each publication message in turn: a duplicate
              (position <= cursor) is dropped; an event whose predecessor is past the cursor
              means one was lost (go back to 1); so does a notice (an empty envelope: the event
              is too large for the live stream) of a matching event; otherwise deliver it if it
              matches, and the cursor is its position;
-          3. on a heartbeat: head past the cursor means the last publications were lost (go
-             back to 1); otherwise cursor = max(cursor, head).
+          3. on a heartbeat: head past the cursor means the last publications were lost, and
+             head below it may mean the daemon's log ends before the cursor: either way go
+             back to 1 (the read tells); otherwise nothing was missed;
+          4. nothing from the bus, not even a heartbeat, for three heartbeat intervals
+             (FIRST_HEARTBEAT_TIMEOUT before the first has told the interval) raises
+             TimeoutError: the bus is unreachable.
         """
         sub = self._socket(zmq.SUB)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
         sub.connect(self.endpoints["events"])
         cursor = after
+        interval = None
         try:
             while True:
                 # 1. Catch up from the log.
                 while True:
-                    envelopes, scanned_to, head = self.read(cursor, prefixes)
+                    try:
+                        envelopes, scanned_to, head = self.read(cursor, prefixes)
+                    except BusError as error:
+                        if error.code == "ahead-of-log":
+                            raise AheadOfLog(cursor, error.head, error.epoch) from None
+                        raise
                     for envelope in envelopes:
                         if envelope.position > cursor:
                             cursor = envelope.position
@@ -291,16 +387,30 @@ class Bus:
                     cursor = max(cursor, scanned_to)
                     if cursor >= head:
                         break
-                # 2 and 3. Live, until something was lost.
+                # 2 and 3. Live, until something was lost; every wait bounded by the heartbeats.
+                heard = time.monotonic()
                 lost = False
                 while not lost:
+                    patience = 3 * interval if interval else self.FIRST_HEARTBEAT_TIMEOUT
+                    left = heard + patience - time.monotonic()
+                    if left <= 0 or not self._wait(sub, left):
+                        raise TimeoutError(
+                            f"the bus at {self.endpoints['events']} is unreachable: nothing from it, not even a "
+                            f"heartbeat, for {patience:g} s"
+                            + (f" (three intervals of {interval * 1000:g} ms)" if interval else "")
+                            + f"; every event through position {cursor} was delivered"
+                        )
                     frames = sub.recv_multipart()
+                    # Anything from the bus shows it is there: a subscriber busy with a backlog
+                    # may find that the heartbeats were dropped with the rest (PUB's high-water mark).
+                    heard = time.monotonic()
                     if frames[0] == b"_heartbeat":
                         heartbeat = bus_pb2.Heartbeat()
                         heartbeat.ParseFromString(frames[1])
-                        if heartbeat.head > cursor:
+                        if heartbeat.interval_ms:
+                            interval = heartbeat.interval_ms / 1000
+                        if heartbeat.head != cursor:
                             break
-                        cursor = max(cursor, heartbeat.head)
                         continue
                     entries = self._publications(frames[1]) if len(frames) == 2 else None
                     if entries is None:
@@ -319,4 +429,7 @@ class Bus:
                             envelope.ParseFromString(body)
                             yield envelope
         finally:
+            monitor = self.monitors.pop(sub, None)
+            if monitor is not None:
+                monitor.close(linger=0)
             sub.close(linger=0)

@@ -6,7 +6,8 @@
     tools/python/request.py bureau.converter.AmountSetRequested '{"value": "250", "currency": "EUR"}'
 
 Prints the answer as `position type payload-json`; exits 1 if the answer is a rejection
-(its type ends in Rejected) and 2 if none arrives within the timeout.
+(its type ends in Rejected), 2 if none arrives within the timeout, and 3, saying why, if the
+bus cannot be used (it refused this client's key, answered an error, or is unreachable).
 """
 
 import argparse
@@ -15,7 +16,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bureau_bus import add_connection_arguments, connect, message_class  # noqa: E402
+from bureau_bus import BusError, add_connection_arguments, connect, message_class  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
 
 
@@ -28,20 +29,25 @@ def main():
     arguments = parser.parse_args()
     request = json_format.Parse(arguments.json, message_class(arguments.type)())
     bus = connect(arguments)
-    _, _, head = bus.read(0, max_events=1)
-    timer = threading.Timer(arguments.timeout, lambda: os._exit(2))
-    timer.daemon = True
-    timer.start()
-    position, request_id = bus.publish(request)
-    print(f"published {arguments.type} at position {position}", file=sys.stderr)
-    package = arguments.type.rsplit(".", 1)[0] + "."
-    for envelope in bus.events(head, [package]):
-        if envelope.correlation == request_id and envelope.position != position:
-            answer = message_class(envelope.type)()
-            answer.ParseFromString(envelope.payload)
-            print(f"{envelope.position} {envelope.type} {json_format.MessageToJson(answer, indent=None)}", flush=True)
-            bus.close()
-            sys.exit(1 if envelope.type.endswith("Rejected") else 0)
+    try:
+        _, _, head = bus.read(0, max_events=1, timeout=arguments.timeout)
+        timer = threading.Timer(arguments.timeout, lambda: os._exit(2))
+        timer.daemon = True
+        timer.start()
+        position, request_id = bus.publish(request, timeout=arguments.timeout)
+        print(f"published {arguments.type} at position {position}", file=sys.stderr)
+        package = arguments.type.rsplit(".", 1)[0] + "."
+        for envelope in bus.events(head, [package]):
+            if envelope.correlation == request_id and envelope.position != position:
+                answer = message_class(envelope.type)()
+                answer.ParseFromString(envelope.payload)
+                print(f"{envelope.position} {envelope.type} {json_format.MessageToJson(answer, indent=None)}", flush=True)
+                bus.close()
+                sys.exit(1 if envelope.type.endswith("Rejected") else 0)
+    except (BusError, TimeoutError) as error:
+        print(f"request.py: {error}", file=sys.stderr)
+        bus.close()
+        sys.exit(3)
 
 
 if __name__ == "__main__":

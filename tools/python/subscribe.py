@@ -4,6 +4,9 @@
     tools/python/subscribe.py [--data DIR | --bus tcp://HOST:PORT --server-key F --client-key F] [--from POSITION] [--type PREFIX]... [--count N]
 
 Catches up from the log, then follows live events; stops after --count events if given.
+Exits 1, saying why, when the bus cannot be used: it refused this client's key, it is
+unreachable (nothing from it for three heartbeat intervals), or its log ends before --from
+(`ahead-of-log`: not the log the position came from).
 """
 
 import argparse
@@ -11,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bureau_bus import add_connection_arguments, connect, message_class  # noqa: E402
+from bureau_bus import BusError, add_connection_arguments, connect, message_class  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
 
 
@@ -38,6 +41,9 @@ def main():
                 break
     except KeyboardInterrupt:
         pass
+    except (BusError, TimeoutError) as error:
+        print(f"subscribe.py: {error}", file=sys.stderr)
+        sys.exit(1)
     finally:
         bus.close()
 

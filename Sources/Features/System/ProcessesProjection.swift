@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import Foundation
+import Guards
 import Runtime
 
 /// The processes the supervisor started and how each last ended.
@@ -39,8 +40,7 @@ public struct ProcessesProjection: Projection {
             let index = value.processes.firstIndex(where: { $0.process == exited.process })
         {
             value.processes[index].running = false
-            value.processes[index].lastExit =
-                exited.signal != 0 ? "signal \(exited.signal)" : "exit code \(exited.exitCode)"
+            value.processes[index].lastExit = ExitStatus(exitCode: exited.exitCode, signal: exited.signal).description
         }
     }
 

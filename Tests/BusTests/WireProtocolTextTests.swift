@@ -1,0 +1,112 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import TestSupport
+import Testing
+import ZeroMQ
+import ZeroMQBus
+
+/// Edges of README's "Wire protocol" that a client written from the text alone has to get
+/// right, checked against the daemon with raw frames: an envelope too large inside a request
+/// that is not, what a restart does to `follows`, and a read after the head.
+@Suite(.timeLimit(.minutes(2)))
+struct WireProtocolTextTests {
+    static let publishHeader = [Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8)]
+
+    static func send(_ socket: ZMQSocket, _ request: UInt64, _ envelopes: [Data], follows: UInt64? = nil) throws {
+        try socket.send(
+            multipart: publishHeader + [WireProtocol.requestID(request), WireProtocol.batch(envelopes)]
+                + (follows.map { [WireProtocol.requestID($0)] } ?? []))
+    }
+
+    /// The next reply: its verb, its request id, and the ack's results or the error's code.
+    static func answer(
+        _ socket: ZMQSocket
+    ) throws -> (
+        verb: String, request: Data, results: [Bureau_Bus_PublishResult], error: String?
+    ) {
+        let reply = try #require(try socket.receiveMessage())
+        try #require(reply.count == 4 && reply[0] == Data(WireProtocol.version.utf8), "\(reply)")
+        let verb = String(decoding: reply[1], as: UTF8.self)
+        if verb == WireProtocol.error {
+            return (verb, reply[2], [], try Bureau_Bus_ErrorReply(serializedBytes: reply[3]).code)
+        }
+        return (verb, reply[2], try Bureau_Bus_PublishAck(serializedBytes: reply[3]).results, nil)
+    }
+
+    /// "Each envelope is judged on its own": one over 1 MiB in a request of 1 MiB and a bit is
+    /// `REJECTED` with the reason, and the envelopes around it are stored.
+    @Test func anEnvelopeOverTheLimitInAValidRequestIsRejectedAloneAndTheRestStored() async throws {
+        let bus = try TestBus()
+        let socket = try BusDaemonTests.rawIngress(of: bus)
+        defer { socket.close() }
+        let large = SequencerTests.envelope { $0.payload = Data(count: BusLimits.maxEnvelopeBytes) }
+        try Self.send(socket, 1, [SequencerTests.envelope(), large, SequencerTests.envelope()])
+        let answer = try Self.answer(socket)
+        #expect(answer.verb == WireProtocol.ack && answer.request == WireProtocol.requestID(1))
+        #expect(answer.results.map(\.status) == [.committed, .rejected, .committed])
+        #expect(answer.results.map(\.position) == [1, 0, 2])
+        #expect(
+            answer.results[1].reason
+                == "envelope of \(large.count) bytes is over the limit of \(BusLimits.maxEnvelopeBytes)")
+        #expect(try await bus.client().ping().head == 2)
+    }
+
+    /// "A daemon restart forgets every request it took": a request that follows one sent
+    /// before the restart is refused `out-of-order` though that one was stored; the retry of
+    /// the earlier one is a `DUPLICATE` at its old positions, and the refused one's envelopes
+    /// sent again with a new request id and no `follows` are stored after it.
+    @Test func aRestartForgetsTheRequestsItTookAndFollowsIsRefusedUntilSentAgain() async throws {
+        let bus = try TestBus()
+        let first = [SequencerTests.envelope(), SequencerTests.envelope()]
+        let second = [SequencerTests.envelope()]
+        do {
+            let socket = try BusDaemonTests.rawIngress(of: bus)
+            defer { socket.close() }
+            try Self.send(socket, 1, first)
+            #expect(try Self.answer(socket).results.map(\.position) == [1, 2])
+        }
+        bus.stop()
+        try bus.start()
+        let socket = try BusDaemonTests.rawIngress(of: bus)
+        defer { socket.close() }
+        try Self.send(socket, 2, second, follows: 1)
+        let refused = try Self.answer(socket)
+        #expect(refused.request == WireProtocol.requestID(2) && refused.error == WireProtocol.outOfOrder)
+        #expect(try await bus.client().ping().head == 2, "nothing of it stored")
+
+        try Self.send(socket, 1, first)
+        let retried = try Self.answer(socket)
+        #expect(retried.results.map(\.status) == [.duplicate, .duplicate])
+        #expect(retried.results.map(\.position) == [1, 2])
+        try Self.send(socket, 3, second)
+        #expect(try Self.answer(socket).results.map(\.position) == [3])
+    }
+
+    /// "A read with `after` equal to the head is answered at once with no envelopes and
+    /// `scanned_to = after`."
+    @Test func aReadAtTheHeadIsAnsweredAtOnceWithNothing() async throws {
+        let bus = try TestBus()
+        let client = try bus.client()
+        defer { client.close() }
+        _ = try await client.publish([OutgoingEvent(type: "bureau.test.Happened", payload: Data([1]))])
+        let context = try ZMQContext()
+        let socket = try context.socket(.dealer)
+        defer { socket.close() }
+        try socket.setLinger(milliseconds: 0)
+        try socket.setReceiveTimeout(milliseconds: 10_000)
+        try socket.connect(bus.location.ipcEndpoints.read)
+        var request = Bureau_Bus_ReadRequest()
+        request.after = 1
+        request.batched = true
+        try socket.send(multipart: [
+            Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(9),
+            try request.serializedData(),
+        ])
+        let reply = try #require(try socket.receiveMessage())
+        #expect(reply.count == 5 && String(decoding: reply[1], as: UTF8.self) == WireProtocol.events)
+        let header = try Bureau_Bus_ReadReply(serializedBytes: reply[3])
+        #expect(header.head == 1 && header.scannedTo == 1 && reply[4].isEmpty)
+    }
+}
