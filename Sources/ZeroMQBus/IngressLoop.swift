@@ -518,13 +518,17 @@ final class IngressLoop {
         let send = Self.publish(on: events)
         var committedEvents = 0
         for batch in batches {
+            // The head moves before the batch is sent: a subscriber that has a live event and
+            // reads the log after it must find the log there, never ahead of what it was sent
+            // (it would be told `ahead-of-log`). A read may so give an event a moment before
+            // the live stream does; the subscriber then drops the live one as a duplicate.
+            publishedHead = max(publishedHead, batch.head)
+            state.publishedHead.store(publishedHead, ordering: .releasing)
             batch.frames.withUnsafeBytes { frames in
                 for (topic, frame) in batch.messages { send(topic, UnsafeRawBufferPointer(rebasing: frames[frame])) }
             }
             heldBytes -= batch.bytes
-            publishedHead = max(publishedHead, batch.head)
             publishedPackageHeads = batch.packageHeads
-            state.publishedHead.store(publishedHead, ordering: .releasing)
             committedEvents += batch.events
             for answer in batch.answers {
                 _ = try? ingress[answer.socket].send(
