@@ -89,7 +89,8 @@ struct RunCommand: AsyncParsableCommand {
         defer { locks.forEach { $0.release() } }
 
         let client = try connection.client(
-            process: process ?? modules.joined(separator: "+"), publishTimeout: .seconds(60), global: global)
+            process: process ?? modules.joined(separator: "+"), publishTimeout: .seconds(60), global: global,
+            upcasting: try Composition.upcasting())
         // With a store, snapshots live in its database, so that a host restarted elsewhere resumes from them.
         let snapshots: any SnapshotStore =
             if let url = try store.url() {

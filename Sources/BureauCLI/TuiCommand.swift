@@ -50,7 +50,8 @@ struct TuiCommand: AsyncParsableCommand {
         }
         redirectStandardError(to: location.processLogDirectory + "/tui.log")
         global.bootstrapLogging()
-        let client = try connection.client(process: "tui", publishTimeout: .seconds(5), global: global)
+        let client = try connection.client(
+            process: "tui", publishTimeout: .seconds(5), global: global, upcasting: try Composition.upcasting())
         defer { client.close() }
         let session = LiveSession(
             client: client, router: Composition.registry().router,

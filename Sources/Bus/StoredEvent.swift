@@ -22,6 +22,21 @@ public struct StoredEvent: Sendable, Equatable {
     /// The id of the user intent that started this chain.
     public var correlation: EventID
     public var payload: Data
+    /// How this event was read, when not as stored: upcast from an older shape, or an upcast that
+    /// failed (``EventUpcasting``). Nil for an event read as stored.
+    public var upcast: Upcast?
+
+    /// What ``EventUpcasting`` did to an event.
+    /// Indirect: an event carries one pointer for it, nil for almost every event.
+    public indirect enum Upcast: Sendable, Equatable {
+        /// Stored as `storedType`, an older shape, and read as today's ``StoredEvent/type`` through
+        /// `steps` upcasters.
+        case upcast(storedType: String, steps: Int)
+        /// Stored as `storedType`; the upcaster `upcaster` failed with `reason`. ``StoredEvent/type``
+        /// is the type it was to become and the payload is as stored: reading it as that type
+        /// throws, so whatever reads it reports it as a malformed input.
+        case failed(storedType: String, upcaster: String, reason: String)
+    }
 
     public init(
         position: UInt64, id: EventID, type: String, commitTime: CommitTime, producerProcess: String = "",
@@ -147,13 +162,21 @@ public struct StoredEvent: Sendable, Equatable {
     @inlinable
     public func payload<M: PayloadDecodable>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
+        if let failure = upcastFailure { throw failure }
         return try M(payloadBytes: payload)
+    }
+
+    /// Why an event whose upcast failed cannot be read as its type; nil for any other.
+    public var upcastFailure: UpcastFailure? {
+        guard case .failed(let stored, let upcaster, let reason) = upcast else { return nil }
+        return UpcastFailure(position: position, storedType: stored, type: type, upcaster: upcaster, reason: reason)
     }
 
     /// Decodes the payload as `M`, a message type that is not one of the schemas' (so not
     /// ``PayloadDecodable``), with swift-protobuf; nil if the event is not of that type.
     public func payload<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
+        if let failure = upcastFailure { throw failure }
         return try M(serializedBytes: payload)
     }
 
