@@ -53,7 +53,7 @@ public final class BookingAdapterService: Service {
     public static let module = "booking"
 
     static let inputTypes = [
-        Bureau_Reservations_ReservationAccepted.protoMessageName,
+        Bureau_Reservations_ReservationAcceptedV2.protoMessageName,
         Bureau_Reservations_CancellationAccepted.protoMessageName,
     ]
     static let outputTypes = [
@@ -193,11 +193,13 @@ public final class BookingAdapterService: Service {
 
     /// The call an accepted event asks for.
     static func work(from event: StoredEvent) -> Work? {
-        if let accepted = try? event.payload(as: Bureau_Reservations_ReservationAccepted.self) {
+        // A reservation from before commissions is read as one (its net amount its quote amount).
+        if let accepted = try? event.payload(as: Bureau_Reservations_ReservationAcceptedV2.self) {
+            // The booking service books what the person receives: the net amount.
             let request = BookingRequest(
                 reservationId: accepted.reservationID, base: accepted.base, quote: accepted.quote,
                 amount: accepted.amount,
-                rate: accepted.rate, quoteAmount: accepted.quoteAmount)
+                rate: accepted.rate, quoteAmount: accepted.netAmount)
             return Work(
                 position: event.position, eventID: event.id, correlation: event.correlation, kind: .book(request))
         }
