@@ -42,22 +42,13 @@ struct SendCommand: AsyncParsableCommand {
             throw usageError(error.description)
         }
         let wait = BoundedNumber.duration(seconds: timeout)
-        let client = try connection.client(process: "send", publishTimeout: wait, global: global)
+        let client = try connection.client(
+            process: "send", publishTimeout: wait, global: global, upcasting: try Composition.upcasting())
         defer { client.close() }
-        let request = try route.request.outgoing(id: .random(), module: "")
         let deadline = ContinuousClock.now + wait
         let command = route.command
         let classifier = AnswerClassifier(command)
-        // Subscribe before publishing, from the head, so that the answer cannot be missed.
-        let head = try await client.ping(timeout: wait).head
-        let subscription = client.subscribe(EventFilter(prefixes: classifier.types), after: head)
-        switch try await client.publish(request) {
-        case .rejected(let reason): throw CLIError("the bus refused the request: \(reason)")
-        case .committed, .duplicate: break
-        }
-        let answer = try await Self.first(in: subscription, until: deadline) { event in
-            classifier.verdict(of: event, answering: request.id)?.isAnswer == true
-        }
+        let (request, subscription, answer) = try await Self.send(route, through: client, until: deadline)
         guard let answer else {
             throw CLIError("no answer within \(timeout) s; is `bureau run \(command.module)` running?")
         }
@@ -72,6 +63,27 @@ struct SendCommand: AsyncParsableCommand {
         }
         print(json ? result.jsonLine : result.line)
         if classifier.verdict(type: result.type)?.isFailure == true { throw ExitCode.failure }
+    }
+
+    /// Publishes the request `route` makes and waits for its answer until `deadline`; returns
+    /// the request, the subscription that heard the answer (for an outcome to come), and the
+    /// answer, nil if none came in time.
+    static func send(
+        _ route: CommandRouter.Route, through client: any EventBus, until deadline: ContinuousClock.Instant
+    ) async throws -> (request: OutgoingEvent, subscription: EventSubscription, answer: StoredEvent?) {
+        let request = try route.request.outgoing(id: .random(), module: "")
+        let classifier = AnswerClassifier(route.command)
+        // Subscribe before publishing, from the head, so that the answer cannot be missed.
+        let head = try await client.ping(timeout: max(.milliseconds(1), deadline - .now)).head
+        let subscription = client.subscribe(EventFilter(prefixes: classifier.types), after: head)
+        switch try await client.publish(request) {
+        case .rejected(let reason): throw CLIError("the bus refused the request: \(reason)")
+        case .committed, .duplicate: break
+        }
+        let answer = try await first(in: subscription, until: deadline) { event in
+            classifier.verdict(of: event, answering: request.id)?.isAnswer == true
+        }
+        return (request, subscription, answer)
     }
 
     /// The first event `wanted` accepts, or nil at the deadline.
