@@ -27,7 +27,8 @@ struct RecordedHistoryTests {
         try #require(!Files.list(log).filter { $0.hasSuffix(".seg") }.isEmpty, "\(log) holds no segment")
         let models = Files.list(expected).filter { $0.hasSuffix(".json") }.sorted()
         try #require(!models.isEmpty, "\(expected) holds no read model")
-        let verified = try #require(Files.read(expected + "/replay-verify.txt"), "\(expected)/replay-verify.txt is missing")
+        let verified = try #require(
+            Files.read(expected + "/replay-verify.txt"), "\(expected)/replay-verify.txt is missing")
 
         // Folded from a copy: the tools never write to a history.
         let work = try TemporaryDirectory("history")
