@@ -240,6 +240,32 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A file system that fails the Nth call, for the fault suite: tests and the test-only
+        // bureau-faults only, never the product.
+        .target(
+            name: "FaultInjection",
+            dependencies: ["EventLog"],
+            swiftSettings: strict
+        ),
+        // `bureau bus` with a fault planned in its log's file system (BUREAU_FAULT=crash@N): the
+        // fault suite's real processes. Built with the tests; not a product.
+        .executableTarget(
+            name: "bureau-faults",
+            dependencies: [
+                "FaultInjection", "ZeroMQBus", "EventLog", "Bus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/bureau-faults",
+            swiftSettings: strict
+        ),
+        // Real servers and hosts for tests and benchmarks: PostgreSQL (initdb, pg_ctl, a standby),
+        // network namespaces, free ports. Never the product.
+        .target(
+            name: "TestServers",
+            dependencies: ["Guards"],
+            swiftSettings: strict
+        ),
         // Tests written at the bus: deployments on a temporary directory, given / when / expect, scenario files.
         .target(
             name: "BusTesting",
@@ -287,6 +313,7 @@ let package = Package(
         .executableTarget(
             name: "bureau-bench",
             dependencies: [
+                "TestServers",
                 "ZeroMQBus", "BusTesting",
                 "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
                 "PostgresStore", "LogTools",
@@ -317,6 +344,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "TestServers",
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting",
                 .product(name: "Logging", package: "swift-log"),
@@ -368,6 +396,7 @@ let package = Package(
         .testTarget(
             name: "RuntimeTests",
             dependencies: [
+                "FaultInjection",
                 "FeatureTestSupport",
                 "InMemoryBus", "ZeroMQBus", "PostgresStore", "Guards",
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
@@ -379,6 +408,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
+                "TestServers",
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "BusTesting", "WatchlistFeature",
                 "ConverterFeature",
@@ -388,6 +418,7 @@ let package = Package(
         .testTarget(
             name: "RatesAdapterTests",
             dependencies: [
+                "TestServers",
                 "ZeroMQBus",
                 "RatesAdapter", "RatesServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport", "Guards",
                 "ConverterFeature", "Money", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -399,6 +430,7 @@ let package = Package(
         .testTarget(
             name: "BookingAdapterTests",
             dependencies: [
+                "TestServers",
                 "FeatureTestSupport", "ZeroMQBus",
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
                 "BusTesting", "ReservationsFeature", "Guards",
@@ -411,6 +443,7 @@ let package = Package(
         .testTarget(
             name: "SupervisorTests",
             dependencies: [
+                "TestServers",
                 "ZeroMQBus", "Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport", "YAMLFile", "Guards",
                 "BusTesting",
             ],
@@ -418,6 +451,7 @@ let package = Package(
         .testTarget(
             name: "BusTestingTests",
             dependencies: [
+                "TestServers",
                 "FeatureTestSupport",
                 "BusTesting", "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature",
                 "AlertsFeature", "ConverterFeature", "ReservationsFeature",
@@ -428,6 +462,7 @@ let package = Package(
         .testTarget(
             name: "FrontEndTests",
             dependencies: [
+                "TestServers",
                 "FrontEnd", "TerminalUI", "Runtime", "Bus", "Money", "BureauSchemas", "TestSupport",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
             ],
@@ -437,6 +472,7 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
+                "FaultInjection",
                 "ZeroMQBus",
                 "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
@@ -445,7 +481,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "EventLogTests",
-            dependencies: ["EventLog", "PostgresStore", "BureauSchemas", "TestSupport", "CZlib"],
+            dependencies: [
+                "TestServers", "FaultInjection", "EventLog", "PostgresStore", "BureauSchemas", "TestSupport", "CZlib",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "LogToolsTests",
@@ -454,6 +492,7 @@ let package = Package(
         .testTarget(
             name: "BusTests",
             dependencies: [
+                "FaultInjection",
                 "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport", "Guards",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -128,7 +128,6 @@ struct BusCommand: AsyncParsableCommand {
         configuration.segmentSize = Int64(segmentMib) << 20
         configuration.publishHighWaterMark = publishHwm
         configuration.tcp = try tcpListener()
-        configuration.fileSystem = try FaultInjection.fileSystem()
         if let url = try store.url() {
             var options = PostgresEventLog.Options()
             options.durability = configuration.durability

@@ -6,10 +6,12 @@ import Testing
 /// Every type retired in `Schemas/retired.txt` (gone from the schemas) is read by an upcaster
 /// this build registers, so that its events in every log still read as their replacement.
 struct RetiredTypesTests {
-    static let retired = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/") + "/Schemas/retired.txt"
+    static let retired =
+        "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/") + "/Schemas/retired.txt"
 
     @Test func everyRetiredTypeHasAnUpcasterToItsReplacement() throws {
-        let text = try #require(try? String(contentsOfFile: Self.retired, encoding: .utf8), "\(Self.retired) is missing")
+        let text = try #require(
+            try? String(contentsOfFile: Self.retired, encoding: .utf8), "\(Self.retired) is missing")
         let upcasting = try Composition.upcasting()
         let readAs = Dictionary(upcasting.readAs.map { ($0.stored, $0.read) }, uniquingKeysWith: { first, _ in first })
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

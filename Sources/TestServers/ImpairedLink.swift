@@ -65,7 +65,7 @@ final class ImpairedLink: @unchecked Sendable {
 
     private static func openTAP(_ name: String) throws -> Int32 {
         let fd = open("/dev/net/tun", O_RDWR)
-        guard fd >= 0 else { throw BusTestingError("cannot open /dev/net/tun: errno \(errno)") }
+        guard fd >= 0 else { throw TestServerError("cannot open /dev/net/tun: errno \(errno)") }
         var request = ifreq()
         withUnsafeMutableBytes(of: &request.ifr_ifrn.ifrn_name) { buffer in
             for (index, byte) in name.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
@@ -75,7 +75,7 @@ final class ImpairedLink: @unchecked Sendable {
         guard result == 0 else {
             let code = errno
             close(fd)
-            throw BusTestingError("cannot make the TAP device \(name): errno \(code)")
+            throw TestServerError("cannot make the TAP device \(name): errno \(code)")
         }
         return fd
     }

@@ -16,7 +16,7 @@ public enum TCPPorts {
             let port = Int.random(in: range)
             if (port...(port + 2)).allSatisfy(isFree) { return port }
         }
-        throw BusTestingError("no three free TCP ports in a row in \(range)")
+        throw TestServerError("no three free TCP ports in a row in \(range)")
     }
 
     /// One free port from the same range.
@@ -25,7 +25,7 @@ public enum TCPPorts {
             let port = Int.random(in: range)
             if isFree(port) { return port }
         }
-        throw BusTestingError("no free TCP port in \(range)")
+        throw TestServerError("no free TCP port in \(range)")
     }
 
     static func isFree(_ port: Int) -> Bool {

@@ -17,7 +17,7 @@ public enum SystemCommand {
         var fds: [Int32] = [-1, -1]
         // Close-on-exec, so that a daemon the command leaves running (pg_ctl's server) does not
         // hold the pipe open; dup2 gives the command its own copies without the flag.
-        guard pipe(&fds) == 0 else { throw BusTestingError("pipe: errno \(errno)") }
+        guard pipe(&fds) == 0 else { throw TestServerError("pipe: errno \(errno)") }
         for end in fds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
@@ -28,7 +28,7 @@ public enum SystemCommand {
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
         close(fds[1])
         defer { close(fds[0]) }
-        guard spawned == 0 else { throw BusTestingError("\(arguments[0]): errno \(spawned)") }
+        guard spawned == 0 else { throw TestServerError("\(arguments[0]): errno \(spawned)") }
         var output = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -41,7 +41,7 @@ public enum SystemCommand {
         let text = String(decoding: output, as: UTF8.self)
         let ended = ExitStatus(waitStatus: status)
         guard ended.succeeded else {
-            throw BusTestingError("\(arguments.joined(separator: " ")) \(ended.text)\(text.isEmpty ? "" : ": \(text)")")
+            throw TestServerError("\(arguments.joined(separator: " ")) \(ended.text)\(text.isEmpty ? "" : ": \(text)")")
         }
         return text
     }

@@ -79,7 +79,7 @@ public final class NetworkHosts: @unchecked Sendable {
 
     public func host(_ name: String) throws -> Host {
         guard let host = hosts.first(where: { $0.name == name }) else {
-            throw BusTestingError("no host \(name) among \(hosts.map(\.name))")
+            throw TestServerError("no host \(name) among \(hosts.map(\.name))")
         }
         return host
     }

@@ -71,8 +71,8 @@ public final class PostgresServer: @unchecked Sendable {
     public static func start(
         port: Int? = nil, settings: [String] = [], certificate: Certificate? = nil
     ) throws -> PostgresServer {
-        if let unavailable { throw BusTestingError(unavailable) }
-        guard let binaries = binaryDirectory else { throw BusTestingError("no PostgreSQL binaries") }
+        if let unavailable { throw TestServerError(unavailable) }
+        guard let binaries = binaryDirectory else { throw TestServerError("no PostgreSQL binaries") }
         return try make(port: port ?? TCPPorts.free(), binaries: binaries) { server in
             try server.write(server.password + "\n", to: "password")
             try server.asServerUser([
@@ -87,7 +87,7 @@ public final class PostgresServer: @unchecked Sendable {
                     try String(contentsOfFile: certificate.certificateFile, encoding: .utf8), to: "server.crt")
                 try server.write(try String(contentsOfFile: certificate.keyFile, encoding: .utf8), to: "server.key")
                 guard chmod(server.directory + "/server.key", 0o600) == 0 else {
-                    throw BusTestingError("chmod \(server.directory)/server.key: errno \(errno)")
+                    throw TestServerError("chmod \(server.directory)/server.key: errno \(errno)")
                 }
                 tls = [
                     "ssl = on", "ssl_cert_file = '\(server.directory)/server.crt'",
@@ -169,10 +169,10 @@ public final class PostgresServer: @unchecked Sendable {
     /// A directory under /tmp that the server's user owns.
     static func makeDirectory() throws -> String {
         let directory = "/tmp/bureau-pg-\(UUID().uuidString.prefix(8).lowercased())"
-        guard mkdir(directory, 0o700) == 0 else { throw BusTestingError("mkdir \(directory): errno \(errno)") }
+        guard mkdir(directory, 0o700) == 0 else { throw TestServerError("mkdir \(directory): errno \(errno)") }
         if geteuid() == 0, let user = getpwnam("postgres") {
             guard chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
-                throw BusTestingError("chown \(directory): errno \(errno)")
+                throw TestServerError("chown \(directory): errno \(errno)")
             }
         }
         return directory
@@ -193,7 +193,7 @@ public final class PostgresServer: @unchecked Sendable {
     /// Runs one statement through `psql` over the server's socket, as `postgres`; returns its output.
     @discardableResult
     public func sql(_ statement: String, database: String = "postgres") throws -> String {
-        guard let binaries = Self.binaryDirectory else { throw BusTestingError("no PostgreSQL binaries") }
+        guard let binaries = Self.binaryDirectory else { throw TestServerError("no PostgreSQL binaries") }
         return try SystemCommand.run([
             binaries + "/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", "\(port)",
             "-U", "postgres", "-d", database, "-c", statement,
