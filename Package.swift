@@ -382,7 +382,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BureauSchemasTests",
-            dependencies: ["BureauSchemas", "TestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: [
+                "Guards", "BureauSchemas", "TestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "MoneyTests", dependencies: ["Money"], swiftSettings: strict),
         .testTarget(name: "GuardsTests", dependencies: ["Guards"], swiftSettings: strict),
@@ -472,6 +474,7 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
+                "Guards",
                 "FaultInjection",
                 "ZeroMQBus",
                 "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport", "ZeroMQ",
@@ -482,6 +485,7 @@ let package = Package(
         .testTarget(
             name: "EventLogTests",
             dependencies: [
+                "Guards",
                 "TestServers", "FaultInjection", "EventLog", "PostgresStore", "BureauSchemas", "TestSupport", "CZlib",
             ],
             swiftSettings: strict),
