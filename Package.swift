@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "EventLog",
             dependencies: [
-                "CISAL",
+                "CISAL", "Guards",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

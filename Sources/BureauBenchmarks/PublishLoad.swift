@@ -42,7 +42,7 @@ struct PublishLoad {
             return ContinuousClock.now
         }
         let next = Atomic<Int>(0)
-        let box = Box(next)
+        let box = UncheckedBox(next)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<inFlight {
                 group.addTask {
