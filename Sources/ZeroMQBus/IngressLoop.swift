@@ -671,8 +671,14 @@ extension IngressLoop {
     /// own and unmapped when freed, whatever came before: glibc otherwise raises that threshold
     /// after each such free, up to 32 MiB, and keeps later frames in its heap, where what a burst
     /// of large requests freed stays resident. Set once per process.
+    ///
+    /// Fixing that threshold also fixes glibc's trim threshold at 128 KiB, which then gives the
+    /// heap's top back to the system (and takes it again) at every batch: it is set to 32 MiB,
+    /// and the loop's periodic `malloc_trim` hands back what bursts left.
     static let largeAllocationsAreUnmappedWhenFreed: Void = {
         let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD, <malloc.h>
+        let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
         _ = setMallocOption(mmapThreshold, 1 << 20)
+        _ = setMallocOption(trimThreshold, 32 << 20)
     }()
 }
