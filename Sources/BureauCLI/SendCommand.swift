@@ -33,8 +33,13 @@ struct SendCommand: AsyncParsableCommand {
         transform: BoundedNumber.decimals(in: 0.001...3600))
     var timeout: Double = 10
     @Flag(help: "After an accepted answer, wait for the outcome too.") var outcome = false
+    @OptionGroup var traces: TraceOptions
 
     func run() async throws {
+        try await traces.exporting(process: "send", global: global) { try await send() }
+    }
+
+    func send() async throws {
         let route: CommandRouter.Route
         do {
             route = try Composition.registry().router.route(url)
@@ -44,7 +49,10 @@ struct SendCommand: AsyncParsableCommand {
         let wait = BoundedNumber.duration(seconds: timeout)
         let client = try connection.client(process: "send", publishTimeout: wait, global: global)
         defer { client.close() }
-        let request = try route.request.outgoing(id: .random(), module: "")
+        let trace = CommandTrace.start(route.command)
+        defer { trace?.end() }
+        let untraced = try route.request.outgoing(id: .random(), module: "")
+        let request = trace?.traced(untraced) ?? untraced
         let deadline = ContinuousClock.now + wait
         let command = route.command
         let classifier = AnswerClassifier(command)
@@ -52,15 +60,19 @@ struct SendCommand: AsyncParsableCommand {
         let head = try await client.ping(timeout: wait).head
         let subscription = client.subscribe(EventFilter(prefixes: classifier.types), after: head)
         switch try await client.publish(request) {
-        case .rejected(let reason): throw CLIError("the bus refused the request: \(reason)")
+        case .rejected(let reason):
+            trace?.fail("the bus refused the request")
+            throw CLIError("the bus refused the request: \(reason)")
         case .committed, .duplicate: break
         }
         let answer = try await Self.first(in: subscription, until: deadline) { event in
             classifier.verdict(of: event, answering: request.id)?.isAnswer == true
         }
         guard let answer else {
+            trace?.fail("no answer")
             throw CLIError("no answer within \(timeout) s; is `bureau run \(command.module)` running?")
         }
+        trace?.received(answer)
         print(json ? answer.jsonLine : answer.line)
         if classifier.verdict(type: answer.type)?.isFailure == true { throw ExitCode.failure }
         guard outcome, !classifier.outcomeTypes.isEmpty else { return }
@@ -68,8 +80,10 @@ struct SendCommand: AsyncParsableCommand {
             classifier.verdict(of: event, answering: request.id)?.isAnswer == false
         }
         guard let result else {
+            trace?.fail("no outcome")
             throw CLIError("no outcome within \(timeout) s; is the booking adapter running?")
         }
+        trace?.received(result)
         print(json ? result.jsonLine : result.line)
         if classifier.verdict(type: result.type)?.isFailure == true { throw ExitCode.failure }
     }
