@@ -214,7 +214,7 @@ let package = Package(
         .target(
             name: "LogTools",
             dependencies: [
-                "EventLog", "Bus", "BureauSchemas", "Runtime",
+                "EventLog", "Bus", "BureauSchemas", "Runtime", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
