@@ -343,6 +343,20 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
+        // OpenTelemetry's trace export messages (generated from its protos) and a collector that
+        // receives them over HTTP: what the tests check exported traces with.
+        .target(
+            name: "OTLPTestSupport",
+            dependencies: [
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/OTLPTestSupport",
+            exclude: ["Protos"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "WatchlistFeatureTests",
             dependencies: ["WatchlistFeature", "Runtime", "Money", "FeatureTestSupport"],
@@ -399,6 +413,7 @@ let package = Package(
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "BusTesting", "WatchlistFeature",
                 "ConverterFeature",
                 "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore", "Guards", "LogTools",
+                "OTLPTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
