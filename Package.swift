@@ -29,6 +29,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // TLS to PostgreSQL (postgres-nio's own TLS library): the store URL's sslmode and sslrootcert.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Traces: the libraries trace through swift-distributed-tracing (an interface); the
+        // composition root exports them over OTLP/HTTP with swift-otel (gRPC left out).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev.
@@ -79,6 +84,7 @@ let package = Package(
         .target(
             name: "Bus",
             dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "EventLog", "BureauSchemas", "Guards", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -88,6 +94,7 @@ let package = Package(
         .target(
             name: "ZeroMQBus",
             dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "Bus", "ZeroMQ", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,6 +117,7 @@ let package = Package(
         .target(
             name: "Runtime",
             dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "Bus", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
@@ -150,6 +158,7 @@ let package = Package(
         .target(
             name: "RatesAdapter",
             dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -165,6 +174,7 @@ let package = Package(
         .target(
             name: "BookingAdapter",
             dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -204,7 +214,7 @@ let package = Package(
         .target(
             name: "LogTools",
             dependencies: [
-                "EventLog", "Bus", "BureauSchemas", "Runtime",
+                "EventLog", "Bus", "BureauSchemas", "Runtime", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
@@ -289,6 +299,7 @@ let package = Package(
         .target(
             name: "FrontEnd",
             dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "TerminalUI", "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 .product(name: "Logging", package: "swift-log"),
@@ -298,6 +309,9 @@ let package = Package(
         .target(
             name: "BureauCLI",
             dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
@@ -314,6 +328,9 @@ let package = Package(
             name: "bureau-bench",
             dependencies: [
                 "TestServers",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 "ZeroMQBus", "BusTesting",
                 "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
                 "PostgresStore", "LogTools",
@@ -353,6 +370,20 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
+        // OpenTelemetry's trace export messages (generated from its protos) and a collector that
+        // receives them over HTTP: what the tests check exported traces with.
+        .target(
+            name: "OTLPTestSupport",
+            dependencies: [
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/OTLPTestSupport",
+            exclude: ["Protos"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -415,6 +446,7 @@ let package = Package(
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "BusTesting", "WatchlistFeature",
                 "ConverterFeature",
                 "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore", "Guards", "LogTools",
+                "OTLPTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -36,10 +36,16 @@ struct BusBenchmark: AsyncParsableCommand {
         help: "How many times to measure the bus and the relay, alternating.",
         transform: BoundedNumber.integers(in: 1...20))
     var runs = 3
+    @Flag(
+        help:
+            "Measure tracing's cost only: the bus with tracing off, then on with every event traced (each a commit span exported over OTLP/HTTP to a collector in this process), in turn, --runs times each."
+    )
+    var tracing = false
 
     func run() async throws {
         startWatchdog()
         let durability = try Durability(parsing: durability)
+        if tracing { return try await tracingCost(durability: durability) }
         print(
             "# bus benchmark: \(formatted(Double(events))) events, \(payloadBytes)-byte payloads, durability \(durability)"
         )

@@ -29,6 +29,7 @@ public struct Bureau: AsyncParsableCommand {
             ReplayCommand.self,
             PublishCommand.self,
             LogCommand.self,
+            TraceCommand.self,
             KeygenCommand.self,
             TuiCommand.self,
             TestCommand.self,

@@ -81,6 +81,8 @@ struct BusCommand: AsyncParsableCommand {
         help: "Allow plain TCP without CURVE: anyone who reaches the port can publish. Warned about at every start.")
     var insecure = false
 
+    @OptionGroup var traces: TraceOptions
+
     func validate() throws {
         if durability.hasPrefix("interval=") {
             do {
@@ -155,7 +157,7 @@ struct BusCommand: AsyncParsableCommand {
             configuration: .init(
                 services: [.init(service: daemon)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await group.run()
+            try await traces.exporting(process: "bus", global: global) { try await group.run() }
         } catch EventLogError.damaged(let damage) {
             throw CLIError(
                 "\(damage)\nThe bus will not start on it. `bureau log verify --data \(global.location.dataDirectory)` "

@@ -31,6 +31,8 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var readiness: ReadinessOptions
 
+    @OptionGroup var traces: TraceOptions
+
     @Argument(help: "The modules to host, e.g. watchlist reservations.")
     var modules: [String]
 
@@ -129,7 +131,7 @@ struct RunCommand: AsyncParsableCommand {
             configuration: .init(
                 services: services.map { .init(service: $0, successTerminationBehavior: .ignore) },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        try await traces.exporting(process: client.process, global: global) { try await group.run() }
         client.close()
     }
 }

@@ -38,6 +38,7 @@ struct TuiCommand: AsyncParsableCommand {
             jump to a position or a time, and see each event and the state difference it caused.
             """)
     var replay = false
+    @OptionGroup var traces: TraceOptions
 
     func run() async throws {
         guard Terminal.isInteractive else {
@@ -58,8 +59,8 @@ struct TuiCommand: AsyncParsableCommand {
             colorMode: ColorMode.detect(environment: ProcessInfo.processInfo.environment),
             logger: global.logger("bureau.tui"))
         do {
-            try await session.run()
-        } catch {
+            try await traces.exporting(process: "tui", global: global) { try await session.run() }
+        } catch let error as TerminalError {
             throw CLIError(error.description)
         }
     }

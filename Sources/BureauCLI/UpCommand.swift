@@ -42,6 +42,7 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var readiness: ReadinessOptions
+    @OptionGroup var traces: TraceOptions
     @Option(
         name: .shortAndLong, help: ArgumentHelp("The deployment file (default: the built-in one).", valueName: "path"))
     var file: String?
@@ -49,6 +50,7 @@ struct UpCommand: AsyncParsableCommand {
     var noTui = false
 
     func run() async throws {
+        traces.passOn()
         global.bootstrapLogging()
         let logger = global.logger("bureau.up")
         let deployment: Deployment

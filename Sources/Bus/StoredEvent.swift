@@ -37,10 +37,13 @@ public struct StoredEvent: Sendable, Equatable {
         /// throws, so whatever reads it reports it as a malformed input.
         case failed(storedType: String, upcaster: String, reason: String)
     }
+    /// The span that published it, when its chain is traced; 0 otherwise. See ``TraceParent``.
+    public var traceParent: UInt64
 
     public init(
         position: UInt64, id: EventID, type: String, commitTime: CommitTime, producerProcess: String = "",
-        producerModule: String = "", causation: UInt64 = 0, correlation: EventID = .zero, payload: Data
+        producerModule: String = "", causation: UInt64 = 0, correlation: EventID = .zero, payload: Data,
+        traceParent: UInt64 = 0
     ) {
         self.position = position
         self.id = id
@@ -51,6 +54,7 @@ public struct StoredEvent: Sendable, Equatable {
         self.causation = causation
         self.correlation = correlation
         self.payload = payload
+        self.traceParent = traceParent
     }
 
     /// Decodes an envelope as stored in the log or published on the bus.
@@ -96,6 +100,7 @@ public struct StoredEvent: Sendable, Equatable {
         var causation: UInt64 = 0
         var correlation = EventID.zero
         var payload: Range<Int>?
+        var traceParent: UInt64 = 0
         var reader = WireReader(raw)
         while !reader.isAtEnd {
             let start = reader.offset
@@ -126,7 +131,8 @@ public struct StoredEvent: Sendable, Equatable {
             case (7, .bytes(let range)):
                 correlation = EventID(bytes: UnsafeRawBufferPointer(rebasing: raw[range])) ?? .zero
             case (8, .bytes(let range)): payload = range
-            case (let field, _) where field <= 8:
+            case (9, .fixed64(let span)): traceParent = span
+            case (let field, _) where field <= 9:
                 throw EnvelopeScanError(offset: start, reason: "field \(field) has the wrong wire type")
             default: break
             }
@@ -142,7 +148,7 @@ public struct StoredEvent: Sendable, Equatable {
                 range.count <= inlinePayloadBytes
                     ? Data(UnsafeRawBufferPointer(rebasing: raw[range]))
                     : data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound]
-            } ?? Data())
+            } ?? Data(), traceParent: traceParent)
     }
 
     /// The longest payload kept in the event itself rather than as a slice of the envelope's
@@ -192,6 +198,7 @@ public struct StoredEvent: Sendable, Equatable {
         envelope.causation = causation
         envelope.correlation = Data(correlation.bytes)
         envelope.payload = payload
+        envelope.traceParent = traceParent
         return envelope
     }
 }

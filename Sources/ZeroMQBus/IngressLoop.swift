@@ -4,6 +4,7 @@ import EventLog
 import Guards
 import Logging
 import SwiftProtobuf
+import Tracing
 import ZeroMQ
 
 #if canImport(FoundationEssentials)
@@ -94,6 +95,8 @@ final class IngressLoop {
         /// Each publication message: its topic and where its frame lies in ``frames``.
         var messages: [(topic: Data, frame: Range<Int>)] = []
         var answers: [Answer]
+        /// Its traced events' commit spans, ended once it is published (none when tracing is off).
+        var spans: [any Span] = []
 
         /// What it holds in memory, about.
         var bytes: Int {
@@ -431,6 +434,7 @@ final class IngressLoop {
                 }
             }
             publications.flush(send: keep)
+            if BusTracing.isOn { held.spans = Self.commitSpans(of: batch, since: time) }
         }
         for list in results {
             for result in list where result.status == .rejected {
@@ -534,6 +538,7 @@ final class IngressLoop {
                 _ = try? ingress[answer.socket].send(
                     multipart: [answer.identity, version, ackVerb, answer.requestID, answer.body], wait: false)
             }
+            for span in batch.spans { span.end() }
         }
         if committedEvents > 0 {
             state.committedBatches.add(1, ordering: .relaxed)
