@@ -29,6 +29,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // TLS to PostgreSQL (postgres-nio's own TLS library): the store URL's sslmode and sslrootcert.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Metrics: libraries record through swift-metrics; each process exports them with
+        // swift-prometheus at /metrics (README, "Watching it run").
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev.
@@ -79,6 +83,7 @@ let package = Package(
         .target(
             name: "Bus",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 "EventLog", "BureauSchemas", "Guards", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -88,6 +93,7 @@ let package = Package(
         .target(
             name: "ZeroMQBus",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 "Bus", "ZeroMQ", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
@@ -99,7 +105,7 @@ let package = Package(
         // The bus inside one process: the twin of ZeroMQBus for tests that need no daemon.
         .target(
             name: "InMemoryBus",
-            dependencies: ["Bus", "EventLog", "BureauSchemas"],
+            dependencies: ["Bus", "EventLog", "BureauSchemas", "Guards"],
             swiftSettings: strict
         ),
         .target(
@@ -110,6 +116,7 @@ let package = Package(
         .target(
             name: "Runtime",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 "Bus", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
@@ -150,6 +157,7 @@ let package = Package(
         .target(
             name: "RatesAdapter",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -165,6 +173,7 @@ let package = Package(
         .target(
             name: "BookingAdapter",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -231,6 +240,7 @@ let package = Package(
         .target(
             name: "Supervisor",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "YAMLFile", "Guards",
                 .product(name: "Yams", package: "Yams"),
@@ -263,6 +273,7 @@ let package = Package(
         .target(
             name: "FrontEnd",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 "TerminalUI", "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 .product(name: "Logging", package: "swift-log"),
@@ -272,6 +283,8 @@ let package = Package(
         .target(
             name: "BureauCLI",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
@@ -287,6 +300,8 @@ let package = Package(
         .executableTarget(
             name: "bureau-bench",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 "ZeroMQBus", "BusTesting",
                 "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
                 "PostgresStore", "LogTools",
@@ -317,6 +332,9 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                // A real Prometheus's HTTP API, for the tests that start one.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting",
                 .product(name: "Logging", package: "swift-log"),
