@@ -40,6 +40,7 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var readiness: ReadinessOptions
+    @OptionGroup var metrics: MetricsOptions
     @Option(
         name: .shortAndLong, help: ArgumentHelp("The deployment file (default: the built-in one).", valueName: "path"))
     var file: String?
@@ -86,9 +87,21 @@ struct UpCommand: AsyncParsableCommand {
         } catch {
             throw usageError(error.description, code: 1)
         }
+        // The supervisor's own /metrics (each process up, its restarts), and the targets file
+        // that points Prometheus at every process's.
+        let processMetrics = SupervisorMetrics()
+        let endpoint = metrics.endpoint(process: "supervisor", location: location, logger: logger) {
+            processMetrics.record(supervisor.rows)
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: supervisor, successTerminationBehavior: .gracefullyShutdownGroup)],
+                services: [.init(service: supervisor, successTerminationBehavior: .gracefullyShutdownGroup)]
+                    + [endpoint?.inGroup].compactMap { $0 }
+                    + [
+                        .init(
+                            service: PrometheusTargets(location: location, logger: logger),
+                            successTerminationBehavior: .ignore)
+                    ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
