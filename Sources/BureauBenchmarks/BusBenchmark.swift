@@ -36,9 +36,12 @@ struct BusBenchmark: AsyncParsableCommand {
         help: "How many times to measure the bus and the relay, alternating.",
         transform: BoundedNumber.integers(in: 1...20))
     var runs = 3
+    @Option(help: "Record metrics into swift-prometheus (on, as `bureau bus` does) or into nothing (off).")
+    var metrics = MetricsChoice.on
 
     func run() async throws {
         startWatchdog()
+        metrics.bootstrap()
         let durability = try Durability(parsing: durability)
         print(
             "# bus benchmark: \(formatted(Double(events))) events, \(payloadBytes)-byte payloads, durability \(durability)"
