@@ -40,6 +40,9 @@ final class MetricsEndpoint: Service, Sendable {
             "Periods of a minute in which nothing asked for /metrics (no Prometheus is watching).",
     ]
 
+    /// When to try an address it could not bind again.
+    static let retry = Backoff(initial: .seconds(1), maximum: .seconds(15), jitter: 0)
+
     /// How long without a scrape before the log says nobody scrapes.
     static let idleInterval: Duration = .seconds(60)
 
@@ -82,21 +85,33 @@ final class MetricsEndpoint: Service, Sendable {
         }
         var quiet = logger
         quiet.logLevel = .warning
-        let application = Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "bureau-metrics"),
-            onServerRunning: { [self] channel in write(port: channel.localAddress?.port ?? 0) },
-            logger: quiet)
         await withDiscardingTaskGroup { group in
             group.addTask { await self.watchForScrapes() }
-            do {
-                try await application.run()
-            } catch {
-                // Said once; the process goes on without /metrics.
-                failures.increment()
-                logger.error(
-                    "cannot serve /metrics; going on without it",
-                    metadata: ["metrics.address": "\(host):\(port)", "metrics.error": "\(error)"])
+            // An address it cannot bind (in use, not its own) is said once and counted, and
+            // tried again after a backoff: the process goes on without /metrics meanwhile.
+            var attempt = 0
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                let application = Application(
+                    router: router,
+                    configuration: .init(address: .hostname(host, port: port), serverName: "bureau-metrics"),
+                    onServerRunning: { [self] channel in write(port: channel.localAddress?.port ?? 0) },
+                    logger: quiet)
+                do {
+                    try await application.run()
+                    break
+                } catch {
+                    attempt += 1
+                    failures.increment()
+                    if attempt == 1 {
+                        logger.error(
+                            "cannot serve /metrics; going on without it, and trying again now and then",
+                            metadata: ["metrics.address": "\(host):\(port)", "metrics.error": "\(error)"])
+                    }
+                }
+                let delay = Self.retry.nominalDelay(attempt: attempt)
+                guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: delay) })) != nil else {
+                    break
+                }
             }
             group.cancelAll()
         }
