@@ -379,7 +379,7 @@ let package = Package(
         .testTarget(
             name: "BureauCLITests",
             dependencies: [
-                "BureauCLI", "Guards", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "TestSupport",
+                "BureauCLI", "Guards", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "TestSupport", "BureauSchemas",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -474,6 +474,7 @@ let package = Package(
             dependencies: [
                 "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport", "Guards",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
     ]

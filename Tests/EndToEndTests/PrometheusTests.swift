@@ -50,6 +50,8 @@ struct PrometheusTests {
             #expect(status == 200, "\(process)")
             let text = String(decoding: body, as: UTF8.self)
             #expect(try PrometheusServer.checkMetrics(text) == nil, "\(process): \(text.prefix(4000))")
+            // Bounded labels only: never an id, a pair, an amount, a key or a URL.
+            #expect(Self.labelNames(text).isSubset(of: Self.allowedLabels), "\(process): \(Self.labelNames(text))")
         }
         try await prometheus.waitUntilReady()
         try await PrometheusServer.until(timeout: .seconds(30), what: "Prometheus to scrape the three targets") {
@@ -103,6 +105,21 @@ struct PrometheusTests {
         await prometheus.stop()
         up.signal(SIGTERM)
         #expect(await up.exitCode() == 0)
+    }
+
+    /// The label names a process's metrics may carry.
+    static let allowedLabels: Set<String> = ["module", "process", "outcome", "reason", "kind", "call", "le"]
+
+    /// Every label name in a text exposition.
+    static func labelNames(_ text: String) -> Set<String> {
+        var names = Set<String>()
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let open = line.firstIndex(of: "{"), let close = line.firstIndex(of: "}") else { continue }
+            for pair in line[line.index(after: open)..<close].split(separator: ",") {
+                if let equals = pair.firstIndex(of: "=") { names.insert(String(pair[..<equals])) }
+            }
+        }
+        return names
     }
 
     /// The targets file's process → address.

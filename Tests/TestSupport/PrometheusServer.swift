@@ -86,6 +86,22 @@ public final class PrometheusServer: Sendable {
         return (response.status.code, Data(buffer: body))
     }
 
+    /// A GET's status and body, with a client of its own: a process's /metrics, say.
+    public static func get(_ url: String) async throws -> (status: UInt, body: Data) {
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            var request = HTTPClientRequest(url: url)
+            request.method = .GET
+            let response = try await http.execute(request, timeout: .seconds(5))
+            let body = try await response.body.collect(upTo: 16 << 20)
+            try await http.shutdown()
+            return (response.status.code, Data(buffer: body))
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+    }
+
     /// Stops the server (SIGTERM, then SIGKILL after 10 s) and its HTTP client.
     public func stop() async {
         process.signal(SIGTERM)
