@@ -261,7 +261,7 @@ struct DeploymentHealth: Encodable, Equatable {
     }
 
     static func seconds(_ value: Double) -> String {
-        value < 10 ? String(format: "%.1f s", value) : PsCommand.format(seconds: value)
+        value < 60 ? String(format: "%.1f s", value) : PsCommand.format(seconds: value)
     }
 
     static func bytes(_ value: UInt64) -> String {

@@ -31,6 +31,10 @@ struct UpCommand: AsyncParsableCommand {
             input and output (a pipe, a service, CI) `up` says so and runs as with --no-tui. `bureau ps`, `bureau logs` and
             `bureau down` work against the running deployment.
 
+            Every process serves its metrics at /metrics on loopback (DATA/run/metrics/NAME.json says
+            where); `up` keeps DATA/prometheus-targets.json listing them for Prometheus'
+            file_sd_configs. `bureau status` and `bureau top` show every process and consumer.
+
             Examples:
               bureau up                    # the default deployment with the front-end
               bureau up --no-tui           # no front-end: stream every process's output

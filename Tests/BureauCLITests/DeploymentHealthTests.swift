@@ -63,7 +63,7 @@ struct DeploymentHealthTests {
                 "rates-adapter", "alerts", "booking-adapter", "bus", "watchlist",
             ])
         #expect(health.problems.contains("rates-adapter is crash-looping"))
-        #expect(health.problems.contains { $0.hasPrefix("alerts is 45s behind (900 events)") })
+        #expect(health.problems.contains { $0.hasPrefix("alerts is 45.0 s behind (900 events)") })
         #expect(health.problems.contains("booking-adapter's lag is unknown (3 events behind)"))
         let screen = health.render()
         // An unknown lag is a question mark, never 0.
