@@ -33,6 +33,10 @@ let package = Package(
         // swift-prometheus at /metrics (README, "Watching it run").
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Traces: the libraries trace through swift-distributed-tracing (an interface); the
+        // composition root exports them over OTLP/HTTP with swift-otel (gRPC left out).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev.
@@ -75,7 +79,7 @@ let package = Package(
         .target(
             name: "EventLog",
             dependencies: [
-                "CISAL",
+                "CISAL", "Guards",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -84,6 +88,7 @@ let package = Package(
             name: "Bus",
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "EventLog", "BureauSchemas", "Guards", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -94,6 +99,7 @@ let package = Package(
             name: "ZeroMQBus",
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "Bus", "ZeroMQ", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
@@ -117,6 +123,7 @@ let package = Package(
             name: "Runtime",
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "Bus", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
@@ -158,6 +165,7 @@ let package = Package(
             name: "RatesAdapter",
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -174,6 +182,7 @@ let package = Package(
             name: "BookingAdapter",
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -213,7 +222,7 @@ let package = Package(
         .target(
             name: "LogTools",
             dependencies: [
-                "EventLog", "Bus", "BureauSchemas", "Runtime",
+                "EventLog", "Bus", "BureauSchemas", "Runtime", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
@@ -250,6 +259,32 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A file system that fails the Nth call, for the fault suite: tests and the test-only
+        // bureau-faults only, never the product.
+        .target(
+            name: "FaultInjection",
+            dependencies: ["EventLog"],
+            swiftSettings: strict
+        ),
+        // `bureau bus` with a fault planned in its log's file system (BUREAU_FAULT=crash@N): the
+        // fault suite's real processes. Built with the tests; not a product.
+        .executableTarget(
+            name: "bureau-faults",
+            dependencies: [
+                "FaultInjection", "ZeroMQBus", "EventLog", "Bus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/bureau-faults",
+            swiftSettings: strict
+        ),
+        // Real servers and hosts for tests and benchmarks: PostgreSQL (initdb, pg_ctl, a standby),
+        // network namespaces, free ports. Never the product.
+        .target(
+            name: "TestServers",
+            dependencies: ["Guards"],
+            swiftSettings: strict
+        ),
         // Tests written at the bus: deployments on a temporary directory, given / when / expect, scenario files.
         .target(
             name: "BusTesting",
@@ -274,6 +309,7 @@ let package = Package(
             name: "FrontEnd",
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "TerminalUI", "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 .product(name: "Logging", package: "swift-log"),
@@ -285,6 +321,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
                 "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
@@ -302,6 +340,10 @@ let package = Package(
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                "TestServers",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 "ZeroMQBus", "BusTesting",
                 "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
                 "PostgresStore", "LogTools",
@@ -335,6 +377,7 @@ let package = Package(
                 // A real Prometheus's HTTP API, for the tests that start one.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                "TestServers",
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting",
                 .product(name: "Logging", package: "swift-log"),
@@ -343,6 +386,20 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
+        // OpenTelemetry's trace export messages (generated from its protos) and a collector that
+        // receives them over HTTP: what the tests check exported traces with.
+        .target(
+            name: "OTLPTestSupport",
+            dependencies: [
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/OTLPTestSupport",
+            exclude: ["Protos"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -372,7 +429,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BureauSchemasTests",
-            dependencies: ["BureauSchemas", "TestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: [
+                "Guards", "BureauSchemas", "TestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "MoneyTests", dependencies: ["Money"], swiftSettings: strict),
         .testTarget(name: "GuardsTests", dependencies: ["Guards"], swiftSettings: strict),
@@ -386,6 +445,7 @@ let package = Package(
         .testTarget(
             name: "RuntimeTests",
             dependencies: [
+                "FaultInjection",
                 "FeatureTestSupport",
                 "InMemoryBus", "ZeroMQBus", "PostgresStore", "Guards",
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
@@ -397,15 +457,18 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
+                "TestServers",
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "BusTesting", "WatchlistFeature",
                 "ConverterFeature",
                 "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore", "Guards", "LogTools",
+                "OTLPTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "RatesAdapterTests",
             dependencies: [
+                "TestServers",
                 "ZeroMQBus",
                 "RatesAdapter", "RatesServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport", "Guards",
                 "ConverterFeature", "Money", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -417,6 +480,7 @@ let package = Package(
         .testTarget(
             name: "BookingAdapterTests",
             dependencies: [
+                "TestServers",
                 "FeatureTestSupport", "ZeroMQBus",
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
                 "BusTesting", "ReservationsFeature", "Guards",
@@ -429,6 +493,7 @@ let package = Package(
         .testTarget(
             name: "SupervisorTests",
             dependencies: [
+                "TestServers",
                 "ZeroMQBus", "Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport", "YAMLFile", "Guards",
                 "BusTesting",
             ],
@@ -436,6 +501,7 @@ let package = Package(
         .testTarget(
             name: "BusTestingTests",
             dependencies: [
+                "TestServers",
                 "FeatureTestSupport",
                 "BusTesting", "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature",
                 "AlertsFeature", "ConverterFeature", "ReservationsFeature",
@@ -446,6 +512,7 @@ let package = Package(
         .testTarget(
             name: "FrontEndTests",
             dependencies: [
+                "TestServers",
                 "FrontEnd", "TerminalUI", "Runtime", "Bus", "Money", "BureauSchemas", "TestSupport",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
             ],
@@ -455,6 +522,8 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
+                "Guards",
+                "FaultInjection",
                 "ZeroMQBus",
                 "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
@@ -463,7 +532,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "EventLogTests",
-            dependencies: ["EventLog", "PostgresStore", "BureauSchemas", "TestSupport", "CZlib"],
+            dependencies: [
+                "Guards",
+                "TestServers", "FaultInjection", "EventLog", "PostgresStore", "BureauSchemas", "TestSupport", "CZlib",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "LogToolsTests",
@@ -472,6 +544,7 @@ let package = Package(
         .testTarget(
             name: "BusTests",
             dependencies: [
+                "FaultInjection",
                 "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport", "Guards",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -38,11 +38,17 @@ struct BusBenchmark: AsyncParsableCommand {
     var runs = 3
     @Option(help: "Record metrics into swift-prometheus (on, as `bureau bus` does) or into nothing (off).")
     var metrics = MetricsChoice.on
+    @Flag(
+        help:
+            "Measure tracing's cost only: the bus with tracing off, then on with every event traced (each a commit span exported over OTLP/HTTP to a collector in this process), in turn, --runs times each."
+    )
+    var tracing = false
 
     func run() async throws {
         startWatchdog()
         metrics.bootstrap()
         let durability = try Durability(parsing: durability)
+        if tracing { return try await tracingCost(durability: durability) }
         print(
             "# bus benchmark: \(formatted(Double(events))) events, \(payloadBytes)-byte payloads, durability \(durability)"
         )

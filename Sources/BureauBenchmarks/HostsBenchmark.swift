@@ -5,6 +5,7 @@ import EventLog
 import Foundation
 import Guards
 import Logging
+import TestServers
 import ZeroMQ
 import ZeroMQBus
 

@@ -13,6 +13,8 @@ struct PublishLoad {
     var inFlight: Int
     var rate: Int
     var latencySeconds: Int
+    /// Whether every event carries a trace parent, as every hop of a sampled action does.
+    var traced = false
 
     /// Events per second from the first publish until the subscriber has the last event, which
     /// must come in order.
@@ -24,6 +26,7 @@ struct PublishLoad {
         let payload = Data(repeating: 0x61, count: payloadBytes)
         let total = events
         let batchSize = batch
+        let traced = self.traced
         let subscription = consumer.subscribe(.all, after: 0, bufferCapacity: 16_384)
         let started = ContinuousClock.now
         let receiving = Task {
@@ -42,7 +45,7 @@ struct PublishLoad {
             return ContinuousClock.now
         }
         let next = Atomic<Int>(0)
-        let box = Box(next)
+        let box = UncheckedBox(next)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<inFlight {
                 group.addTask {
@@ -50,9 +53,12 @@ struct PublishLoad {
                         let start = box.value.add(batchSize, ordering: .relaxed).oldValue
                         if start >= total { return }
                         let count = min(batchSize, total - start)
-                        let events = (0..<count).map { _ in
-                            OutgoingEvent(type: "bureau.bench.Happened", payload: payload)
-                        }
+                        // The untraced events are made as they always were, so that the
+                        // benchmark's own loop costs the same with tracing off.
+                        let events =
+                            traced
+                            ? (0..<count).map { index in Self.traced(payload, span: UInt64(start + index + 1)) }
+                            : (0..<count).map { _ in OutgoingEvent(type: "bureau.bench.Happened", payload: payload) }
                         if let refused = try await producer.publish(events).first(where: { $0.position == nil }) {
                             throw CLIFailure("the bus refused an event: \(refused)")
                         }
@@ -63,6 +69,13 @@ struct PublishLoad {
         }
         let finished = try await receiving.value
         return (Double(total) / (finished - started).inSeconds, subscription.gapsFilled)
+    }
+
+    /// An event of the load carrying `span` as its trace parent.
+    static func traced(_ payload: Data, span: UInt64) -> OutgoingEvent {
+        var event = OutgoingEvent(type: "bureau.bench.Happened", payload: payload)
+        event.traceParent = span
+        return event
     }
 
     struct Latency {

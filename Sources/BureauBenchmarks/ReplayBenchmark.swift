@@ -41,6 +41,15 @@ struct ReplayBenchmark: AsyncParsableCommand {
         help: "How many times to measure each reading, taking turns; each figure is the best run. (default: 5)",
         transform: BoundedNumber.integers(in: 1...20))
     var runs = 5
+    @Flag(
+        help: """
+            Store every add request under an older name, read back through an upcaster (RenamedEvent): \
+            what replay pays when every event of one type is upcast.
+            """)
+    var upcastRequests = false
+
+    /// The older name add requests are stored under with --upcast-requests.
+    static let oldAddRequestName = "bureau.bench.PairAddRequestedV0"
 
     func run() async throws {
         startWatchdog(.seconds(1200))
@@ -53,6 +62,14 @@ struct ReplayBenchmark: AsyncParsableCommand {
             let timing = ReducersBenchmark()
             // The machine's share in the ratio: how fast two threads run at once.
             let speed = ParallelSpeed.measure()
+            // As the tools read: through an upcaster set. Without --upcast-requests no event is of
+            // its stored type, which is what a build whose upcasters no event needs pays.
+            let upcasting = try EventUpcasting(
+                [
+                    RenamedEvent(
+                        from: upcastRequests ? Self.oldAddRequestName : "bureau.bench.NeverStored",
+                        to: PairAddRequested.self)
+                ], readTypes: [PairAddRequested.protoMessageName])
 
             // Each reading --runs times, taking turns; the ratios are best over best.
             var snapshot: ReplaySnapshot?
@@ -72,8 +89,15 @@ struct ReplayBenchmark: AsyncParsableCommand {
                         let (rate, count, _) = try timeReplay { try timing.timeRead(location, $0) }
                         return (rate, count)
                     },
+                    {
+                        // `bureau replay` as it reads: every event through the upcasters.
+                        let (rate, count, _) = try timeReplay { apply in
+                            try timing.timeScan(location) { apply(upcasting.upcast($0)) }
+                        }
+                        return (rate, count)
+                    },
                 ])
-            let (raw, ahead, replay, inline) = (runs[0], runs[1], runs[2], runs[3])
+            let (raw, ahead, replay, inline, upcast) = (runs[0], runs[1], runs[2], runs[3], runs[4])
 
             let verifier = ReplayVerifier(reducers: [WatchlistReducer()])
             var divergence: ReplayDivergence?
@@ -99,15 +123,23 @@ struct ReplayBenchmark: AsyncParsableCommand {
             print(
                 "| replay: watchlist reducer + read model, final snapshot (\(formatted(Double(replay.count))) events)\(best) "
                     + "| \(formatted(replay.best)) events/s |")
+            let upcastWhat =
+                upcastRequests ? "every add request stored under an older name and upcast" : "no event needs one"
+            print(
+                "| replay through an upcaster (\(upcastWhat))\(best) | \(formatted(upcast.best)) events/s |")
             if self.runs > 1 {
                 print("| raw read + decode: every run | \(raw.every) events/s |")
                 print("| replay: every run | \(replay.every) events/s |")
+                print("| replay through an upcaster: every run | \(upcast.every) events/s |")
             }
             print(
                 "| verify: \(formatted(Double(compared))) answers re-computed and compared "
                     + "(\(formatted(Double(verifyCount))) events) | \(formatted(verifyRate)) events/s |")
             print("| replay inline / raw read + decode | \(String(format: "%.2f", inline.best / raw.best)) |")
             print("| replay / raw read + decode | \(String(format: "%.2f", replay.best / raw.best)) |")
+            print(
+                "| replay through an upcaster / replay (\(upcastWhat)) | "
+                    + "\(String(format: "%.2f", upcast.best / replay.best)) |")
             print("| verify / raw read + decode | \(String(format: "%.2f", verifyRate / raw.best)) |")
             print("")
             print(
@@ -143,6 +175,8 @@ struct ReplayBenchmark: AsyncParsableCommand {
         let log = try FileEventLog(directory: location.logDirectory, options: options, logger: quiet)
         var batch: [LogRecord] = []
         let written = try WatchlistSession.events(count: events) { event in
+            var event = event
+            if upcastRequests && event.type == PairAddRequested.protoMessageName { event.type = Self.oldAddRequestName }
             batch.append(LogRecord(position: event.position, id: event.id, body: try event.envelope().serializedData()))
             if batch.count >= 4096 {
                 try log.append(batch)

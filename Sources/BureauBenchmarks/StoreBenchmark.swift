@@ -8,6 +8,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 import PostgresStore
+import TestServers
 import ZeroMQBus
 
 struct StoreBenchmark: AsyncParsableCommand {

@@ -31,6 +31,7 @@ public struct Bureau: AsyncParsableCommand {
             ReplayCommand.self,
             PublishCommand.self,
             LogCommand.self,
+            TraceCommand.self,
             KeygenCommand.self,
             TuiCommand.self,
             TestCommand.self,

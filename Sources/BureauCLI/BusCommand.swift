@@ -82,6 +82,8 @@ struct BusCommand: AsyncParsableCommand {
         help: "Allow plain TCP without CURVE: anyone who reaches the port can publish. Warned about at every start.")
     var insecure = false
 
+    @OptionGroup var traces: TraceOptions
+
     func validate() throws {
         if durability.hasPrefix("interval=") {
             do {
@@ -129,7 +131,6 @@ struct BusCommand: AsyncParsableCommand {
         configuration.segmentSize = Int64(segmentMib) << 20
         configuration.publishHighWaterMark = publishHwm
         configuration.tcp = try tcpListener()
-        configuration.fileSystem = try FaultInjection.fileSystem()
         if let url = try store.url() {
             var options = PostgresEventLog.Options()
             options.durability = configuration.durability
@@ -160,7 +161,7 @@ struct BusCommand: AsyncParsableCommand {
                 services: [.init(service: daemon)] + [endpoint?.inGroup].compactMap { $0 },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await group.run()
+            try await traces.exporting(process: "bus", global: global) { try await group.run() }
         } catch EventLogError.damaged(let damage) {
             throw CLIError(
                 "\(damage)\nThe bus will not start on it. `bureau log verify --data \(global.location.dataDirectory)` "

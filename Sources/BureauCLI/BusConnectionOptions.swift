@@ -65,12 +65,16 @@ struct BusConnectionOptions: ParsableArguments {
             clientKeyFile: value(clientKey, Self.clientKeyVariable))
     }
 
-    /// A client of the bus these options name, or of the data directory's bus.
+    /// A client of the bus these options name, or of the data directory's bus, whose
+    /// subscriptions read events through `upcasting` (the build's, ``Composition/upcasting()``;
+    /// `.none` for a tool that wants them as stored).
     func client(
-        process: String, publishTimeout: Duration = .seconds(10), global: GlobalOptions
+        process: String, publishTimeout: Duration = .seconds(10), global: GlobalOptions,
+        upcasting: EventUpcasting
     ) throws -> ZeroMQBusClient {
         var options = ZeroMQBusClient.Options(process: process)
         options.publishTimeout = publishTimeout
+        options.upcasting = upcasting
         let logger = global.logger("bureau.client")
         if let remote = try remote() {
             return try ZeroMQBusClient(remote: remote, options: options, logger: logger)

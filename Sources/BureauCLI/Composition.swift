@@ -1,5 +1,6 @@
 import AlertsFeature
 import BookingAdapter
+import Bus
 import ConverterFeature
 import RatesAdapter
 import ReservationsFeature
@@ -20,5 +21,15 @@ enum Composition {
             RatesAdapterModule.make(),
             BookingAdapterModule.make(),
         ])
+    }
+
+    /// Every module's upcasters, checked as one set; a command that reads events calls it at
+    /// start, so that a build whose upcasters do not close refuses to run, naming them.
+    static func upcasting() throws -> EventUpcasting {
+        do {
+            return try registry().upcasting()
+        } catch {
+            throw CLIError("\(error)")
+        }
     }
 }

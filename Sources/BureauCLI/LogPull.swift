@@ -38,7 +38,7 @@ struct LogPull: AsyncParsableCommand {
                 "log pull copies the log of a bus on another machine: give --bus tcp://HOST:PORT (or BUREAU_BUS)")
         }
         let location = global.location
-        let client = try connection.client(process: "log-pull", global: global)
+        let client = try connection.client(process: "log-pull", global: global, upcasting: .none)
         defer { client.close() }
         // What each record's bytes sum to, to compare the copy with once it is on disk.
         var checksums: [UInt32] = []

@@ -15,6 +15,10 @@ struct LogShow: AsyncParsableCommand {
             object: position, id, type, time, producer, causation, correlation, and the payload
             in protobuf's JSON mapping (an unknown type has "unknown": true and "payloadBase64").
 
+            Events are shown as this build reads them: an event of an older shape is read \
+            through its feature's upcasters and says so ("(upcast from TYPE)"; in JSON \
+            "upcastFrom"). --raw shows every event as stored.
+
             --correlation ID shows the whole chain one intent caused: the request whose id that \
             is, every event correlated with it, and every event caused by one of those; in text \
             each event is indented under the event that caused it.
@@ -36,6 +40,7 @@ struct LogShow: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only the chain of events this intent (an event id) caused.", valueName: "id"))
     var correlation: String?
     @Flag(help: "One JSON object per line.") var json = false
+    @Flag(help: "Events as stored, not as this build reads them (through its upcasters).") var raw = false
 
     func validate() throws {
         guard from >= 1 else { throw ValidationError("--from starts at 1") }
@@ -48,7 +53,7 @@ struct LogShow: AsyncParsableCommand {
     func run() async throws {
         let filter = EventFilter(prefixes: type)
         var chain = correlation.flatMap(EventID.init).map(CorrelationChain.init)
-        let source = try LogSource.resolve(global, connection, store, process: "log-show")
+        let source = try LogSource.resolve(global, connection, store, process: "log-show", raw: raw)
         defer { source.close() }
         try await source.forEach(from: from, to: to) { event in
             var depth = 0

@@ -9,34 +9,51 @@ import ZeroMQBus
 /// `--bus tcp://…`, a bus on another machine through its catch-up reads; given `--store
 /// postgres://…`, the PostgreSQL store. All give the same events with the same stored bytes,
 /// and all fail rather than stop early.
-enum LogSource {
-    case files(BusLocation)
-    case bus(ZeroMQBusClient)
-    case store(PostgresLogReader, PostgresStoreURL)
+///
+/// ``scanEvents(from:to:_:)`` and ``forEach(from:to:_:)`` give events as this build reads them
+/// (through its upcasters) unless the source is ``raw``; ``scan(from:to:_:)``, which gives the
+/// stored bytes too, gives events as stored.
+struct LogSource {
+    enum Kind {
+        case files(BusLocation)
+        case bus(ZeroMQBusClient)
+        case store(PostgresLogReader, PostgresStoreURL)
+    }
+
+    let kind: Kind
+    /// How events are read: through the build's upcasters, or `.none` for events as stored.
+    let upcasting: EventUpcasting
 
     /// The store `store` names, else the bus `connection` names, else the data directory's files.
+    ///
+    /// - Parameter raw: events as stored, not through the build's upcasters.
     static func resolve(
-        _ global: GlobalOptions, _ connection: BusConnectionOptions, _ store: StoreOptions, process: String
+        _ global: GlobalOptions, _ connection: BusConnectionOptions, _ store: StoreOptions, process: String,
+        raw: Bool = false
     ) throws
         -> LogSource
     {
+        let upcasting = raw ? .none : try Composition.upcasting()
         if let url = try store.url() {
             guard try connection.remote() == nil else {
                 throw CLIError("give --store or --bus, not both: both say where the log is")
             }
-            return .store(
-                try PostgresLogReader(
-                    url: url, reconnectWait: StoreOptions.readerReconnectWait, logger: global.logger("bureau.store")),
-                url)
+            let reader = try PostgresLogReader(
+                url: url, reconnectWait: StoreOptions.readerReconnectWait, logger: global.logger("bureau.store"))
+            return LogSource(kind: .store(reader, url), upcasting: upcasting)
         }
-        guard try connection.remote() != nil else { return .files(global.location) }
-        return .bus(try connection.client(process: process, global: global))
+        guard try connection.remote() != nil else {
+            return LogSource(kind: .files(global.location), upcasting: upcasting)
+        }
+        // Its reads are of stored bytes; this source upcasts what it gives.
+        let client = try connection.client(process: process, global: global, upcasting: .none)
+        return LogSource(kind: .bus(client), upcasting: upcasting)
     }
 
     /// Calls `body` with each event from `from` through `to` (the end of the log when nil) and
     /// the envelope bytes the log holds for it; `body` returns false to stop.
     func scan(from: UInt64 = 1, to: UInt64? = nil, _ body: (StoredEvent, Data) throws -> Bool) async throws {
-        switch self {
+        switch kind {
         case .files(let location):
             try LogFiles.scan(in: location, from: from, to: to) { event, record in try body(event, record.body) }
         case .bus(let client):
@@ -51,12 +68,16 @@ enum LogSource {
     /// The same without the envelope bytes, for tools that need only the events: the files are
     /// then read without making a record of each.
     func scanEvents(from: UInt64 = 1, to: UInt64? = nil, _ body: (StoredEvent) throws -> Bool) async throws {
-        switch self {
+        let upcasting = self.upcasting
+        switch kind {
+        case .files(let location) where upcasting.isEmpty:
+            try LogFiles.scanEvents(directory: location.logDirectory, from: from, to: to, warn: printWarning, body)
         case .files(let location):
-            try LogFiles.scanEvents(
-                directory: location.logDirectory, from: from, to: to, warn: printWarning, body)
+            try LogFiles.scanEvents(directory: location.logDirectory, from: from, to: to, warn: printWarning) {
+                try body(upcasting.upcast($0))
+            }
         case .bus, .store:
-            try await scan(from: from, to: to) { event, _ in try body(event) }
+            try await scan(from: from, to: to) { event, _ in try body(upcasting.upcast(event)) }
         }
     }
 
@@ -70,7 +91,7 @@ enum LogSource {
 
     /// What the tool read from, for messages: the log directory or the bus's address.
     var name: String {
-        switch self {
+        switch kind {
         case .files(let location): location.logDirectory
         case .bus(let client): client.endpoints.ingress
         case .store(_, let url): "\(url)"
@@ -78,11 +99,11 @@ enum LogSource {
     }
 
     var isFiles: Bool {
-        if case .files = self { return true }
+        if case .files = kind { return true }
         return false
     }
 
     func close() {
-        if case .bus(let client) = self { client.close() }
+        if case .bus(let client) = kind { client.close() }
     }
 }

@@ -37,18 +37,22 @@ struct LogStats: AsyncParsableCommand {
         progress.finish()
         // Through a bus there are no files to measure: the envelopes' bytes stand in.
         let bytes: Int64
-        if case .files(let location) = source {
+        if case .files(let location) = source.kind {
             bytes = LogFiles.bytes(in: location)
         } else {
             bytes = envelopeBytes
         }
+        // Types no schema of this build defines: events of a later build, passed over by every host.
+        let unknown = perType.filter { SchemaRegistry.messageType(named: $0.key) == nil }
         if json {
             let types = perType.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }
+            let unknownTypes = unknown.keys.sorted().map(JSONText.quoted)
             print(
                 "{\"count\":\(count),\"first\":\(first?.position ?? 0),\"last\":\(last?.position ?? 0),"
                     + "\"firstTime\":\(first.map { "\"\($0.commitTime)\"" } ?? "null"),"
                     + "\"lastTime\":\(last.map { "\"\($0.commitTime)\"" } ?? "null"),"
-                    + "\"bytes\":\(bytes),\"types\":{\(types.joined(separator: ","))}}")
+                    + "\"bytes\":\(bytes),\"types\":{\(types.joined(separator: ","))},"
+                    + "\"unknownTypes\":[\(unknownTypes.joined(separator: ","))]}")
             return
         }
         print("events     \(count)")
@@ -61,7 +65,14 @@ struct LogStats: AsyncParsableCommand {
         print("per type")
         let width = perType.keys.map(\.count).max() ?? 0
         for (type, number) in perType.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
-            print("  " + type.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(number)")
+            print(
+                "  " + type.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(number)"
+                    + (unknown[type] == nil ? "" : "  (unknown to this build: passed over)"))
+        }
+        if !unknown.isEmpty {
+            print(
+                "unknown    \(unknown.values.reduce(0, +)) event(s) of \(unknown.count) type(s) this build does not "
+                    + "know: every host passes over them")
         }
     }
 }

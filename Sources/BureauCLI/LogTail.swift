@@ -18,9 +18,11 @@ struct LogTail: AsyncParsableCommand {
     var type: [String] = []
     @Option(help: "Start after this position instead of at the head.") var after: UInt64?
     @Flag(help: "One JSON object per line.") var json = false
+    @Flag(help: "Events as stored, not as this build reads them (through its upcasters).") var raw = false
 
     func run() async throws {
-        let client = try connection.client(process: "log-tail", global: global)
+        let client = try connection.client(
+            process: "log-tail", global: global, upcasting: raw ? .none : try Composition.upcasting())
         let start: UInt64
         if let after {
             start = after

@@ -66,7 +66,8 @@ struct PublishCommand: AsyncParsableCommand {
             id: eventID, type: type, payload: try message.serializedData(), causation: causation,
             correlation: correlationID)
         let client = try connection.client(
-            process: "publish", publishTimeout: BoundedNumber.duration(seconds: timeout), global: global)
+            process: "publish", publishTimeout: BoundedNumber.duration(seconds: timeout), global: global,
+            upcasting: .none)
         defer { client.close() }
         switch try await client.publish(event) {
         case .committed(let position):

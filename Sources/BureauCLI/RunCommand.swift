@@ -32,6 +32,8 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var readiness: ReadinessOptions
     @OptionGroup var metrics: MetricsOptions
 
+    @OptionGroup var traces: TraceOptions
+
     @Argument(help: "The modules to host, e.g. watchlist reservations.")
     var modules: [String]
 
@@ -91,7 +93,9 @@ struct RunCommand: AsyncParsableCommand {
 
         let processName = process ?? modules.joined(separator: "+")
         let endpoint = metrics.endpoint(process: processName, location: location, logger: logger)
-        let client = try connection.client(process: processName, publishTimeout: .seconds(60), global: global)
+        let client = try connection.client(
+            process: processName, publishTimeout: .seconds(60), global: global,
+            upcasting: try Composition.upcasting())
         // Tells the bus how far each host has got: what the bus computes their lag from.
         let progress = ProgressReporter(client: client, logger: logger)
         // With a store, snapshots live in its database, so that a host restarted elsewhere resumes from them.
@@ -135,7 +139,7 @@ struct RunCommand: AsyncParsableCommand {
                     + [.init(service: progress, successTerminationBehavior: .ignore)]
                     + [endpoint?.inGroup].compactMap { $0 },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        try await traces.exporting(process: client.process, global: global) { try await group.run() }
         client.close()
     }
 }

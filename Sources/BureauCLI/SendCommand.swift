@@ -33,8 +33,13 @@ struct SendCommand: AsyncParsableCommand {
         transform: BoundedNumber.decimals(in: 0.001...3600))
     var timeout: Double = 10
     @Flag(help: "After an accepted answer, wait for the outcome too.") var outcome = false
+    @OptionGroup var traces: TraceOptions
 
     func run() async throws {
+        try await traces.exporting(process: "send", global: global) { try await send() }
+    }
+
+    func send() async throws {
         let route: CommandRouter.Route
         do {
             route = try Composition.registry().router.route(url)
@@ -42,25 +47,20 @@ struct SendCommand: AsyncParsableCommand {
             throw usageError(error.description)
         }
         let wait = BoundedNumber.duration(seconds: timeout)
-        let client = try connection.client(process: "send", publishTimeout: wait, global: global)
+        let client = try connection.client(
+            process: "send", publishTimeout: wait, global: global, upcasting: try Composition.upcasting())
         defer { client.close() }
-        let request = try route.request.outgoing(id: .random(), module: "")
+        let trace = CommandTrace.start(route.command)
+        defer { trace?.end() }
         let deadline = ContinuousClock.now + wait
         let command = route.command
         let classifier = AnswerClassifier(command)
-        // Subscribe before publishing, from the head, so that the answer cannot be missed.
-        let head = try await client.ping(timeout: wait).head
-        let subscription = client.subscribe(EventFilter(prefixes: classifier.types), after: head)
-        switch try await client.publish(request) {
-        case .rejected(let reason): throw CLIError("the bus refused the request: \(reason)")
-        case .committed, .duplicate: break
-        }
-        let answer = try await Self.first(in: subscription, until: deadline) { event in
-            classifier.verdict(of: event, answering: request.id)?.isAnswer == true
-        }
+        let (request, subscription, answer) = try await Self.send(route, through: client, until: deadline, trace: trace)
         guard let answer else {
+            trace?.fail("no answer")
             throw CLIError("no answer within \(timeout) s; is `bureau run \(command.module)` running?")
         }
+        trace?.received(answer)
         print(json ? answer.jsonLine : answer.line)
         if classifier.verdict(type: answer.type)?.isFailure == true { throw ExitCode.failure }
         guard outcome, !classifier.outcomeTypes.isEmpty else { return }
@@ -68,10 +68,37 @@ struct SendCommand: AsyncParsableCommand {
             classifier.verdict(of: event, answering: request.id)?.isAnswer == false
         }
         guard let result else {
+            trace?.fail("no outcome")
             throw CLIError("no outcome within \(timeout) s; is the booking adapter running?")
         }
+        trace?.received(result)
         print(json ? result.jsonLine : result.line)
         if classifier.verdict(type: result.type)?.isFailure == true { throw ExitCode.failure }
+    }
+
+    /// Publishes the request `route` makes (under `trace`, when the action is traced) and
+    /// waits for its answer until `deadline`; returns the request, the subscription that heard
+    /// the answer (for an outcome to come), and the answer, nil if none came in time.
+    static func send(
+        _ route: CommandRouter.Route, through client: any EventBus, until deadline: ContinuousClock.Instant,
+        trace: CommandTrace? = nil
+    ) async throws -> (request: OutgoingEvent, subscription: EventSubscription, answer: StoredEvent?) {
+        let untraced = try route.request.outgoing(id: .random(), module: "")
+        let request = trace?.traced(untraced) ?? untraced
+        let classifier = AnswerClassifier(route.command)
+        // Subscribe before publishing, from the head, so that the answer cannot be missed.
+        let head = try await client.ping(timeout: max(.milliseconds(1), deadline - .now)).head
+        let subscription = client.subscribe(EventFilter(prefixes: classifier.types), after: head)
+        switch try await client.publish(request) {
+        case .rejected(let reason):
+            trace?.fail("the bus refused the request")
+            throw CLIError("the bus refused the request: \(reason)")
+        case .committed, .duplicate: break
+        }
+        let answer = try await first(in: subscription, until: deadline) { event in
+            classifier.verdict(of: event, answering: request.id)?.isAnswer == true
+        }
+        return (request, subscription, answer)
     }
 
     /// The first event `wanted` accepts, or nil at the deadline.

@@ -34,7 +34,7 @@ struct StatusCommand: AsyncParsableCommand {
     var maxLagS = 30
 
     func run() async throws {
-        let client = try connection.client(process: "status", global: global)
+        let client = try connection.client(process: "status", global: global, upcasting: try Composition.upcasting())
         defer { client.close() }
         let probe = HealthProbe(client: client, location: global.location, local: try connection.remote() == nil)
         // The log's system events: each process's last error (and its state, without a supervisor).

@@ -29,7 +29,7 @@ struct TopCommand: AsyncParsableCommand {
     var iterations: Int?
 
     func run() async throws {
-        let client = try connection.client(process: "top", global: global)
+        let client = try connection.client(process: "top", global: global, upcasting: try Composition.upcasting())
         defer { client.close() }
         let probe = HealthProbe(client: client, location: global.location, local: try connection.remote() == nil)
         let follower = Task { await probe.followSystemEvents() }

@@ -39,6 +39,7 @@ struct TuiCommand: AsyncParsableCommand {
             jump to a position or a time, and see each event and the state difference it caused.
             """)
     var replay = false
+    @OptionGroup var traces: TraceOptions
 
     func run() async throws {
         guard Terminal.isInteractive else {
@@ -53,7 +54,8 @@ struct TuiCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         let logger = global.logger("bureau.tui")
         let endpoint = metrics.endpoint(process: "tui", location: location, logger: logger)
-        let client = try connection.client(process: "tui", publishTimeout: .seconds(5), global: global)
+        let client = try connection.client(
+            process: "tui", publishTimeout: .seconds(5), global: global, upcasting: try Composition.upcasting())
         defer { client.close() }
         // The front-end is a consumer like any other: the bus sees its lag.
         let progress = ProgressReporter(client: client, logger: logger)
@@ -67,8 +69,8 @@ struct TuiCommand: AsyncParsableCommand {
         ]
         defer { for task in background { task.cancel() } }
         do {
-            try await session.run()
-        } catch {
+            try await traces.exporting(process: "tui", global: global) { try await session.run() }
+        } catch let error as TerminalError {
             throw CLIError(error.description)
         }
     }

@@ -20,7 +20,9 @@ struct UpCommand: AsyncParsableCommand {
             and booking adapters, and the front-end in this terminal.
 
             Processes start in dependency order; each must report ready (the bus bound and
-            answering, servers listening, reducers caught up) within its ready_timeout_s. A process
+            answering, servers listening, reducers caught up) within its ready_timeout_s. Once all
+            are, the file's setup: command URLs are sent in order, as `bureau send` sends them (the
+            default deployment's set the commission on each currency sold). A process
             that fails is restarted with exponential backoff, up to max_restarts, then reported as
             crash-looping. Ctrl-C, SIGTERM, `bureau down` or quitting the front-end stops everything
             in reverse order (SIGTERM, stop_timeout_s, then SIGKILL). If the supervisor itself is
@@ -45,6 +47,7 @@ struct UpCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var readiness: ReadinessOptions
     @OptionGroup var metrics: MetricsOptions
+    @OptionGroup var traces: TraceOptions
     @Option(
         name: .shortAndLong, help: ArgumentHelp("The deployment file (default: the built-in one).", valueName: "path"))
     var file: String?
@@ -52,6 +55,7 @@ struct UpCommand: AsyncParsableCommand {
     var noTui = false
 
     func run() async throws {
+        traces.passOn()
         global.bootstrapLogging()
         let logger = global.logger("bureau.up")
         let deployment: Deployment
@@ -64,6 +68,7 @@ struct UpCommand: AsyncParsableCommand {
         } catch {
             throw usageError(error.description)
         }
+        let setup = try Self.setupRoutes(deployment)
         let location = global.location
         do {
             // Owner-only: the data directory (when it is made here) and the run directory.
@@ -84,7 +89,10 @@ struct UpCommand: AsyncParsableCommand {
             configuration.frontEnd = ["tui"]
         }
         let readiness = self.readiness
-        configuration.onReady = { _ in readiness.notify() }
+        configuration.onReady = { _ in
+            readiness.notify()
+            Task { await Self.sendSetup(setup, deployment: deployment, location: location, logger: logger) }
+        }
         let supervisor: Supervisor
         do {
             supervisor = try Supervisor(configuration: configuration, logger: logger)

@@ -24,6 +24,8 @@ public struct EnvelopeHeader: Equatable, Sendable {
     public var causation: UInt64?
     /// Byte range of field 7 (the correlation id).
     public var correlationRange: Range<Int>?
+    /// Field 9 (the span that published the event, when its chain is traced), if present.
+    public var traceParent: UInt64?
 }
 
 /// Why bytes are not an envelope, and at which byte.
@@ -53,11 +55,14 @@ public enum EnvelopeScanner {
             case (4, .bytes(let range)): header.commitTimeRange = range
             case (6, .varint(let causation)): header.causation = causation
             case (7, .bytes(let range)): header.correlationRange = range
+            case (9, .fixed64(let span)): header.traceParent = span
             case (5, .bytes), (8, .bytes): break
             case (1, _), (6, _):
                 throw EnvelopeScanError(offset: start, reason: "field \(field) should be a varint")
             case (2, _), (3, _), (4, _), (5, _), (7, _), (8, _):
                 throw EnvelopeScanError(offset: start, reason: "field \(field) should be length-delimited")
+            case (9, _):
+                throw EnvelopeScanError(offset: start, reason: "field 9 should be a fixed64")
             default: break
             }
         }

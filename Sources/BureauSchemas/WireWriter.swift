@@ -20,6 +20,13 @@ public struct WireWriter {
         raw(value)
     }
 
+    /// A `fixed64` field: eight bytes, little-endian. Nothing is written for 0.
+    public mutating func fixed64(_ field: UInt64, _ value: UInt64) {
+        guard value != 0 else { return }
+        raw(field << 3 | 1)
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
     public mutating func bytes(_ field: UInt64, _ value: UnsafeRawBufferPointer) {
         guard !value.isEmpty else { return }
         raw(field << 3 | 2)

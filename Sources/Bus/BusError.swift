@@ -1,3 +1,5 @@
+import Guards
+
 /// What went wrong talking to the bus.
 public enum BusError: Error, CustomStringConvertible, Equatable {
     /// No daemon answered a request in time.
@@ -32,7 +34,7 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .noAnswer(let endpoint, let seconds):
-            "no bus answered at \(endpoint) within \(BusError.format(seconds)) s; "
+            "no bus answered at \(endpoint) within \(Duration.seconds(seconds).secondsText()) s; "
                 + "is `bureau bus` running for this data directory?"
         case .refused(let code, let message): "the bus refused the request (\(code)): \(message)"
         case .malformedEnvelope(let reason): "malformed envelope: \(reason)"
@@ -42,7 +44,7 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
         case .connectionFailed(let endpoint, let reason), .connectionRefused(let endpoint, let reason):
             "cannot use the bus at \(endpoint): \(reason)"
         case .readStalled(let position, let seconds):
-            "the bus sent nothing for \(BusError.format(seconds)) s while the log was read after position "
+            "the bus sent nothing for \(Duration.seconds(seconds).secondsText()) s while the log was read after position "
                 + "\(position); the read is incomplete"
         case .aheadOfLog(let position, let head, let epoch):
             "this subscriber has read through position \(position), but the bus's log ends at position \(head)"
@@ -56,7 +58,4 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
         }
     }
 
-    package static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-    }
 }

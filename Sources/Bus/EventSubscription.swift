@@ -15,9 +15,15 @@ public final class EventSubscription: AsyncSequence, Sendable {
 
     private let channel: SubscriptionChannel
     private let onCancel: @Sendable () -> Void
+    /// How events are read: through the build's upcasters (its client's), so that a consumer
+    /// sees today's shapes.
+    private let upcasting: EventUpcasting
 
-    package init(channel: SubscriptionChannel, onCancel: @escaping @Sendable () -> Void) {
+    package init(
+        channel: SubscriptionChannel, upcasting: EventUpcasting = .none, onCancel: @escaping @Sendable () -> Void
+    ) {
         self.channel = channel
+        self.upcasting = upcasting
         self.onCancel = onCancel
     }
 
@@ -53,8 +59,13 @@ public final class EventSubscription: AsyncSequence, Sendable {
         /// The last event handed out: finished with once the next item is asked for.
         var handedOut: UInt64?
 
+        /// The next item; an event is read through the subscription's upcasters.
         public mutating func next() async throws -> SubscriptionEvent? {
-            try await nextWithEnvelope()?.item
+            guard let item = try await nextWithEnvelope()?.item else { return nil }
+            if case .event(let event) = item, !subscription.upcasting.isEmpty {
+                return .event(subscription.upcasting.upcast(event))
+            }
+            return item
         }
 
         /// The next item as ``next()`` gives it and, for an event, the envelope bytes the log

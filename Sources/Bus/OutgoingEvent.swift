@@ -18,6 +18,9 @@ public struct OutgoingEvent: Sendable, Equatable {
     public var module: String
     public var causation: UInt64
     public var correlation: EventID
+    /// The span that publishes it, when its chain is traced (W3C traceparent's parent-id; the
+    /// trace id is the correlation): 0, and not written, otherwise. See ``TraceParent``.
+    public var traceParent: UInt64 = 0
 
     public init(
         id: EventID = .random(), type: String, payload: Data, module: String = "", causation: UInt64 = 0,
@@ -96,5 +99,6 @@ public struct EnvelopeWriter {
         var correlationBytes = (event.correlation.high.bigEndian, event.correlation.low.bigEndian)
         withUnsafeBytes(of: &correlationBytes) { writer.bytes(7, $0) }
         writer.bytes(8, event.payload)
+        writer.fixed64(9, event.traceParent)
     }
 }

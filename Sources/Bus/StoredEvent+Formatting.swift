@@ -20,12 +20,27 @@ extension StoredEvent {
     /// One line for people: position, time, type and the payload.
     ///
     ///     42 2026-11-22T02:20:42.350123Z bureau.watchlist.PairAdded {"base":"EUR","quote":"USD"}
+    ///
+    /// An event read through upcasters says so after its payload: `(upcast from TYPE)`, or why
+    /// it could not be.
     public var line: String {
         "\(position) \(commitTime) \(TerminalText.escaped(type)) \(TerminalText.escaped(summary))"
+            + (upcastNote.map { " (\(TerminalText.escaped($0)))" } ?? "")
+    }
+
+    /// What upcasting did to this event, in words; nil if it is read as stored.
+    public var upcastNote: String? {
+        switch upcast {
+        case nil: nil
+        case .upcast(let stored, let steps): "upcast from \(stored)" + (steps > 1 ? " in \(steps) steps" : "")
+        case .failed(let stored, let upcaster, let reason):
+            "stored as \(stored); \(upcaster) could not read it as \(type): \(reason)"
+        }
     }
 
     /// The payload for people: its JSON, or what is known of it when the type is unknown.
     public var summary: String {
+        if upcastFailure != nil { return "(\(payload.count) bytes as stored: \(payload.base64EncodedString()))" }
         if let json = payloadJSON { return json }
         return "(unknown type, \(payload.count) bytes: \(payload.base64EncodedString()))"
     }
@@ -44,7 +59,14 @@ extension StoredEvent {
             "\"causation\":\(causation)",
             "\"correlation\":\"\(correlation)\"",
         ]
-        if let json = payloadJSON {
+        switch upcast {
+        case nil: break
+        case .upcast(let stored, _): fields.append("\"upcastFrom\":\(JSONText.quoted(stored))")
+        case .failed(let stored, let upcaster, let reason):
+            fields.append("\"upcastFrom\":\(JSONText.quoted(stored))")
+            fields.append("\"upcastFailed\":\(JSONText.quoted("\(upcaster): \(reason)"))")
+        }
+        if upcastFailure == nil, let json = payloadJSON {
             fields.append("\"payload\":\(json)")
         } else {
             fields.append("\"payload\":null")

@@ -22,10 +22,28 @@ public struct StoredEvent: Sendable, Equatable {
     /// The id of the user intent that started this chain.
     public var correlation: EventID
     public var payload: Data
+    /// How this event was read, when not as stored: upcast from an older shape, or an upcast that
+    /// failed (``EventUpcasting``). Nil for an event read as stored.
+    public var upcast: Upcast?
+
+    /// What ``EventUpcasting`` did to an event.
+    /// Indirect: an event carries one pointer for it, nil for almost every event.
+    public indirect enum Upcast: Sendable, Equatable {
+        /// Stored as `storedType`, an older shape, and read as today's ``StoredEvent/type`` through
+        /// `steps` upcasters.
+        case upcast(storedType: String, steps: Int)
+        /// Stored as `storedType`; the upcaster `upcaster` failed with `reason`. ``StoredEvent/type``
+        /// is the type it was to become and the payload is as stored: reading it as that type
+        /// throws, so whatever reads it reports it as a malformed input.
+        case failed(storedType: String, upcaster: String, reason: String)
+    }
+    /// The span that published it, when its chain is traced; 0 otherwise. See ``TraceParent``.
+    public var traceParent: UInt64
 
     public init(
         position: UInt64, id: EventID, type: String, commitTime: CommitTime, producerProcess: String = "",
-        producerModule: String = "", causation: UInt64 = 0, correlation: EventID = .zero, payload: Data
+        producerModule: String = "", causation: UInt64 = 0, correlation: EventID = .zero, payload: Data,
+        traceParent: UInt64 = 0
     ) {
         self.position = position
         self.id = id
@@ -36,6 +54,7 @@ public struct StoredEvent: Sendable, Equatable {
         self.causation = causation
         self.correlation = correlation
         self.payload = payload
+        self.traceParent = traceParent
     }
 
     /// Decodes an envelope as stored in the log or published on the bus.
@@ -81,6 +100,7 @@ public struct StoredEvent: Sendable, Equatable {
         var causation: UInt64 = 0
         var correlation = EventID.zero
         var payload: Range<Int>?
+        var traceParent: UInt64 = 0
         var reader = WireReader(raw)
         while !reader.isAtEnd {
             let start = reader.offset
@@ -111,7 +131,8 @@ public struct StoredEvent: Sendable, Equatable {
             case (7, .bytes(let range)):
                 correlation = EventID(bytes: UnsafeRawBufferPointer(rebasing: raw[range])) ?? .zero
             case (8, .bytes(let range)): payload = range
-            case (let field, _) where field <= 8:
+            case (9, .fixed64(let span)): traceParent = span
+            case (let field, _) where field <= 9:
                 throw EnvelopeScanError(offset: start, reason: "field \(field) has the wrong wire type")
             default: break
             }
@@ -127,7 +148,7 @@ public struct StoredEvent: Sendable, Equatable {
                 range.count <= inlinePayloadBytes
                     ? Data(UnsafeRawBufferPointer(rebasing: raw[range]))
                     : data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound]
-            } ?? Data())
+            } ?? Data(), traceParent: traceParent)
     }
 
     /// The longest payload kept in the event itself rather than as a slice of the envelope's
@@ -147,13 +168,21 @@ public struct StoredEvent: Sendable, Equatable {
     @inlinable
     public func payload<M: PayloadDecodable>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
+        if let failure = upcastFailure { throw failure }
         return try M(payloadBytes: payload)
+    }
+
+    /// Why an event whose upcast failed cannot be read as its type; nil for any other.
+    public var upcastFailure: UpcastFailure? {
+        guard case .failed(let stored, let upcaster, let reason) = upcast else { return nil }
+        return UpcastFailure(position: position, storedType: stored, type: type, upcaster: upcaster, reason: reason)
     }
 
     /// Decodes the payload as `M`, a message type that is not one of the schemas' (so not
     /// ``PayloadDecodable``), with swift-protobuf; nil if the event is not of that type.
     public func payload<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
+        if let failure = upcastFailure { throw failure }
         return try M(serializedBytes: payload)
     }
 
@@ -169,6 +198,7 @@ public struct StoredEvent: Sendable, Equatable {
         envelope.causation = causation
         envelope.correlation = Data(correlation.bytes)
         envelope.payload = payload
+        envelope.traceParent = traceParent
         return envelope
     }
 }

@@ -18,7 +18,9 @@ public struct ExpectationFailure: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var lines = ["after \(stimulus):"]
         for (pattern, closest) in missing {
-            lines.append("  missing    \(pattern.type) \(pattern.payload), not seen within \(waited.secondsText)")
+            lines.append(
+                "  missing    \(pattern.type) \(pattern.payload), not seen within \(waited.secondsText(tenths: true)) s"
+            )
             if let (event, mismatches) = closest {
                 lines.append("    closest: the event at position \(event.position):")
                 lines += mismatches.map { "      \($0)" }

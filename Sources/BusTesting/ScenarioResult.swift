@@ -30,7 +30,7 @@ public struct ScenarioResult: Sendable {
 
     /// `✓ file: name (0.2 s)`, or `✗ …` followed by the report, indented.
     public var summary: String {
-        let head = "\(passed ? "✓" : "✗") \(file): \(name) (\(duration.secondsText))"
+        let head = "\(passed ? "✓" : "✗") \(file): \(name) (\(duration.secondsText(tenths: true)) s)"
         guard let failure else { return head }
         return head + "\n"
             + failure.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }

@@ -140,7 +140,7 @@ public final class TestDeployment: Sendable {
         }
         let timer = Task {
             try await Task.sleep(for: timeout)
-            ready.fire(BusTestingError("the deployment was not ready within \(timeout.secondsText)"))
+            ready.fire(BusTestingError("the deployment was not ready within \(timeout.secondsText(tenths: true)) s"))
         }
         let failure = await ready.wait()
         timer.cancel()

@@ -1,3 +1,4 @@
+import Guards
 import Logging
 
 #if canImport(Glibc)
@@ -287,14 +288,16 @@ public final class FileEventLog: EventLog {
             return nil
         }
         let pending = PendingCommit(head: head, end: size)
-        let file = UncheckedFile(file: file)
+        // The sync thread only calls fdatasync on it, and the writer neither closes nor replaces
+        // it before that has finished (it waits first).
+        let file = UncheckedBox(file)
         underWay = pending
         // Anything written from now on needs the next fdatasync.
         unsynced = false
         syncThread.submit {
             do {
                 let start = ContinuousClock.now
-                try file.file.dataSync()
+                try file.value.dataSync()
                 pending.finish(.success(()), took: .now - start)
             } catch let error as EventLogError {
                 pending.finish(.failure(error))
@@ -695,10 +698,4 @@ public final class FileEventLog: EventLog {
             window.insert(record.id, at: record.position)
         }
     }
-}
-
-/// The segment file, handed to the sync thread: it only calls `fdatasync` on it, and the writer
-/// neither closes nor replaces it before that has finished (``FileEventLog`` waits first).
-private struct UncheckedFile: @unchecked Sendable {
-    let file: PosixFile
 }

@@ -66,6 +66,8 @@ public struct LiveSession: Sendable {
         var renderer = Renderer(colorMode: colorMode)
         var size = terminal.size
         var dirty = true
+        var traces = RequestTraces()
+        defer { traces.endAll() }
         func draw() {
             let frame = RootView(state: state).rendered(width: size.columns, height: size.rows)
             terminal.write(renderer.render(frame))
@@ -79,7 +81,7 @@ public struct LiveSession: Sendable {
                     for effect in coordinator.handle(key, in: &state) {
                         switch effect {
                         case .quit: break loop
-                        case .dispatch(let url): dispatch(url, state: &state, sink: sink)
+                        case .dispatch(let url): dispatch(url, state: &state, traces: &traces, sink: sink)
                         }
                     }
                 }
@@ -92,6 +94,7 @@ public struct LiveSession: Sendable {
                 break loop
             case .bus(.event(let event)):
                 state.receive(event)
+                traces.observe(event, in: state.requests)
                 dirty = true
             case .bus(.caughtUp(let head)):
                 state.connection.caughtUp = true
@@ -119,6 +122,7 @@ public struct LiveSession: Sendable {
                 dirty = true
             case .publishFailed(let id, let reason):
                 state.requests.publishFailed(id, reason: reason)
+                traces.failed(id)
                 dirty = true
             case .tick:
                 if dirty { draw() }
@@ -127,9 +131,20 @@ public struct LiveSession: Sendable {
     }
 
     /// Routes and publishes a command URL; the tracker shows it pending until its answer arrives.
-    private func dispatch(_ url: String, state: inout AppState, sink: AsyncStream<Input>.Continuation) {
-        let id = EventID.random()
-        guard let outgoing = state.requests.start(url, router: router, id: id) else { return }
+    private func dispatch(
+        _ url: String, state: inout AppState, traces: inout RequestTraces, sink: AsyncStream<Input>.Continuation
+    ) {
+        // A traced request is published under its trace's id (CommandTrace).
+        let trace = RequestTraces.start(url, router: router)
+        let id = trace?.id ?? EventID.random()
+        guard var outgoing = state.requests.start(url, router: router, id: id) else {
+            trace?.end()
+            return
+        }
+        if let trace {
+            outgoing = trace.traced(outgoing)
+            traces.sent(trace)
+        }
         logger.info("dispatching", metadata: ["frontend.url": "\(url)", "frontend.id": "\(id)"])
         let client = client
         let metrics = metrics

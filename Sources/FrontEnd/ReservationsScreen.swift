@@ -1,8 +1,9 @@
 import ReservationsFeature
 import TerminalUI
 
-/// The reservations, newest first, with their status: pending, unknown (the booking adapter is
-/// checking with the booking service), confirmed, failed, cancelling or cancelled.
+/// The reservations, newest first, with what the person receives after the commission, the
+/// commission, and the status: pending, unknown (the booking adapter is checking with the
+/// booking service), confirmed, failed, cancelling or cancelled.
 public struct ReservationsScreen: Component, Sendable {
     public var reservations: ReservationsProjection.Value
     public var selected: Int
@@ -16,19 +17,27 @@ public struct ReservationsScreen: Component, Sendable {
         let rows = reservations.reservations.map { row -> [Table.Item] in
             [
                 Table.Item(row.id, .bold), Table.Item(row.pair), Table.Item(row.amount),
-                Table.Item(row.rate), Table.Item(row.quoteAmount), Self.status(row.status),
-                Table.Item(row.detail, Theme.muted),
+                Table.Item(row.rate), Table.Item(row.netAmount), Table.Item(Self.commission(row), Theme.muted),
+                Self.status(row.status), Table.Item(row.detail, Theme.muted),
             ]
         }
         Table(
             columns: [
                 .init("Id", width: 7), .init("Pair", width: 8), .init("Amount", width: 14, alignRight: true),
                 .init("Rate", width: 9, alignRight: true), .init("Receive", width: 15, alignRight: true),
-                .init("Status", width: 12), .init("Detail", width: 20),
+                .init("Commission", width: 14), .init("Status", width: 12), .init("Detail", width: 20),
             ],
             rows: rows, selected: rows.isEmpty ? nil : min(selected, rows.count - 1),
             empty: "No reservations: select a pair on the watchlist and press r."
         ).draw(in: &buffer, area: area)
+    }
+
+    /// The commission without its currency (Receive shows it) and its basis: "2.71 (0.5 %)", or
+    /// "none (before)" for a reservation accepted before Bureau charged commissions.
+    static func commission(_ row: ReservationsProjection.Row) -> String {
+        if row.commissionBasis.hasPrefix("none") { return "none (before)" }
+        let amount = row.commission.split(separator: " ").first.map(String.init) ?? row.commission
+        return "\(amount) (\(row.commissionBasis))"
     }
 
     static func status(_ status: String) -> Table.Item {

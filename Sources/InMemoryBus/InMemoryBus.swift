@@ -30,20 +30,26 @@ public final class InMemoryBus: EventBus {
     private let subscriptions = Mutex<[Int]>([])
     private let closed = Atomic<Bool>(false)
 
-    /// A new, empty bus, and a connection to it for `process`.
-    public init(process: String = "test", deduplicationWindow: Int = 100_000) {
+    /// How this connection's subscriptions read events (as a client's option does).
+    public let upcasting: EventUpcasting
+
+    /// A new, empty bus, and a connection to it for `process`, whose subscriptions read events
+    /// through `upcasting`.
+    public init(process: String = "test", deduplicationWindow: Int = 100_000, upcasting: EventUpcasting = .none) {
         self.process = process
+        self.upcasting = upcasting
         core = Core(deduplicationWindow: deduplicationWindow)
     }
 
-    private init(process: String, core: Core) {
+    private init(process: String, core: Core, upcasting: EventUpcasting) {
         self.process = process
         self.core = core
+        self.upcasting = upcasting
     }
 
     /// Another connection to the same bus, for another process name.
-    public func connection(process: String) -> InMemoryBus {
-        InMemoryBus(process: process, core: core)
+    public func connection(process: String, upcasting: EventUpcasting = .none) -> InMemoryBus {
+        InMemoryBus(process: process, core: core, upcasting: upcasting)
     }
 
     /// The log's head.
@@ -92,8 +98,11 @@ public final class InMemoryBus: EventBus {
             return EventSubscription(channel: channel) {}
         }
         subscriptions.withLock { $0.append(id) }
-        core.add(id, Core.Follower(tracker: SubscriptionTracker(filter: filter, after: position), channel: channel))
-        return EventSubscription(channel: channel) { core.remove(id) }
+        core.add(
+            id,
+            Core.Follower(
+                tracker: SubscriptionTracker(filter: upcasting.widening(filter), after: position), channel: channel))
+        return EventSubscription(channel: channel, upcasting: upcasting) { core.remove(id) }
     }
 
     public func ping(timeout: Duration) async throws -> BusStatus {

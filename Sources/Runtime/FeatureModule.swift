@@ -15,24 +15,34 @@ public struct FeatureModule: Sendable {
     /// The module's reducer, for tools that run it offline (replay, verification); nil for an
     /// adapter or a feature without one.
     public private(set) var reducer: (any Reducer)? = nil
+    /// How the older shapes of the events this module owns read as today's.
+    public let upcasters: [any Upcaster]
+    /// The types the module's code reads besides its reducer's inputs and its projections'
+    /// (an adapter's inputs): with those, what a chain of upcasters may end at.
+    public let consumes: [String]
 
     public init(
         name: String, summary: String, commands: [CommandSpec] = [], projections: [AnyProjection] = [],
+        upcasters: [any Upcaster] = [], consumes: [String] = [],
         makeHost: (@Sendable (HostEnvironment) throws -> any Service)? = nil
     ) {
         self.name = name
         self.summary = summary
         self.commands = commands
         self.projections = projections
+        self.upcasters = upcasters
+        self.consumes = consumes
         self.makeHost = makeHost
     }
 
     /// A feature whose reducer runs in a ``ReducerHost``.
     public init<R: Reducer>(
-        reducer: R, summary: String, commands: [CommandSpec] = [], projections: [AnyProjection] = []
+        reducer: R, summary: String, commands: [CommandSpec] = [], projections: [AnyProjection] = [],
+        upcasters: [any Upcaster] = []
     ) {
         self.init(
             name: reducer.module, summary: summary, commands: commands, projections: projections,
+            upcasters: upcasters,
             makeHost: { environment in
                 ReducerHost(
                     reducer: reducer, client: environment.client, snapshots: environment.snapshots,
@@ -40,5 +50,11 @@ public struct FeatureModule: Sendable {
                     metrics: environment.consumerMetrics(reducer.module))
             })
         self.reducer = reducer
+    }
+
+    /// Every type this module's code reads: its reducer's inputs, its projections', and what
+    /// else it declares.
+    public var readTypes: [String] {
+        (reducer?.inputTypes ?? []) + projections.flatMap(\.inputTypes) + consumes
     }
 }

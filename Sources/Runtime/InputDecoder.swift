@@ -65,6 +65,9 @@ public struct InputDecoder<Input: Sendable>: Sendable {
     @inlinable
     public func decode(_ event: StoredEvent) throws -> Input? {
         guard let index = names.firstIndex(of: event.type) else { return nil }
+        if let failure = event.upcastFailure {
+            throw MalformedInput(position: event.position, type: event.type, reason: "\(failure)")
+        }
         let decode = decoders[index]
         do {
             return try decode(event.payload)

@@ -20,4 +20,10 @@ public struct ModuleRegistry: Sendable {
     public var router: CommandRouter { CommandRouter(commands: modules.flatMap(\.commands)) }
 
     public var projections: [AnyProjection] { modules.flatMap(\.projections) }
+
+    /// Every module's upcasters as one set, checked: a process builds it at start and refuses
+    /// to start if it throws (two upcasters for one shape, a cycle, a chain that stops short).
+    public func upcasting() throws(UpcastingError) -> EventUpcasting {
+        try EventUpcasting(modules.flatMap(\.upcasters), readTypes: Set(modules.flatMap(\.readTypes)))
+    }
 }

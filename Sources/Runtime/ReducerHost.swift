@@ -132,6 +132,7 @@ public final class ReducerHost<R: Reducer>: Service {
                         if catchingUp { held.markPublished(event.id) }
                         continue
                     }
+                    let began = catchingUp ? nil : Self.tracedStepBegins(for: event)
                     let step = reducer.step(event, state: &state)
                     switch step {
                     case .notAnInput: continue
@@ -143,14 +144,19 @@ public final class ReducerHost<R: Reducer>: Service {
                             "passing over an input",
                             metadata: ["host.position": "\(event.position)", "host.error": "\(reason)"])
                     }
-                    let outputs = step.outputs
+                    var outputs = step.outputs
                     applied = event.position
                     statistics?.applied(event.position)
                     if catchingUp {
                         held.hold(outputs)
                     } else {
+                        let span = began.flatMap {
+                            Self.stepSpan(
+                                for: event, module: reducer.module, began: $0, step: step.kind, outputs: &outputs)
+                        }
                         try await outbox.enqueue(outputs)
                         metrics?.published(outputs.count)
+                        span?.end()
                         sinceSnapshot += 1
                         if sinceSnapshot >= options.snapshotEvery, retrySaveAt.map({ $0 <= .now }) ?? true {
                             try await saveSnapshot()

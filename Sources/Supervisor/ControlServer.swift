@@ -24,9 +24,10 @@ final class ControlServer: Sendable {
         try socket.setLinger(milliseconds: 0)
         try socket.bind(Self.endpoint(location))
         try OwnerOnly.restrict(location.runDirectory + "/supervisor.sock")
-        let owned = UncheckedSocket(socket: socket, context: context)
+        // The socket moves to the control thread and is used there only; the context stays alive with it.
+        let owned = UncheckedBox((socket: socket, context: context))
         Thread.detachNewThread { [self] in
-            let socket = owned.socket
+            let socket = owned.value.socket
             var poller = ZMQPoller()
             let index = poller.add(socket)
             while !self.stopping.load(ordering: .relaxed) {
@@ -36,7 +37,7 @@ final class ControlServer: Sendable {
                 _ = try? socket.send(Data(answer.utf8))
             }
             socket.close()
-            owned.context.shutdown()
+            owned.value.context.shutdown()
         }
     }
 
@@ -58,9 +59,4 @@ final class ControlServer: Sendable {
         stopping.store(true, ordering: .relaxed)
     }
 
-    /// The socket moves to the control thread and is used there only.
-    private struct UncheckedSocket: @unchecked Sendable {
-        let socket: ZMQSocket
-        let context: ZMQContext
-    }
 }

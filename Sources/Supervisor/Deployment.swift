@@ -16,6 +16,9 @@ public struct Deployment: Sendable, Equatable {
     /// bus keeps its log there and reducer hosts their snapshots, also on a host that joins a
     /// bus elsewhere, so that a reducer can move between hosts.
     public var store: String?
+    /// Command URLs `bureau up` sends once every process is ready, in order (`setup:`), as
+    /// `bureau send` would: settings that are events, such as the commission schedule.
+    public var setup: [String] = []
 
     public init(
         processes: [ProcessSpec], stopTimeout: Duration = .seconds(10), logMaxBytes: Int = 10 << 20,
@@ -71,6 +74,15 @@ extension Deployment {
           booking-adapter:
             command: run booking-adapter --set booking-url=${booking-server.ready}
             depends_on: [bus, booking-server]
+
+        # Command URLs sent once every process is ready, in order, as `bureau send` sends them:
+        # here the commission the bureau charges on each currency it sells (a decimal fraction,
+        # 0.005 is 0.5 %; a currency not listed is charged nothing). A rate set again is kept.
+        setup:
+          - bureau://reservations/commission?currency=USD&rate=0.005
+          - bureau://reservations/commission?currency=GBP&rate=0.0075
+          - bureau://reservations/commission?currency=EUR&rate=0.005
+          - bureau://reservations/commission?currency=JPY&rate=0.01
 
         # Defaults for every process; a process may override them under its own `restart:`.
         restart:

@@ -25,7 +25,7 @@ public enum DeploymentFile {
     static let processFields: Set<String> = ["command", "depends_on", "ready", "ready_timeout_s", "restart"]
     static let restartFields: Set<String> = ["initial_backoff_ms", "max_backoff_ms", "max_restarts", "reset_after_s"]
     static let topFields: Set<String> = [
-        "processes", "restart", "ready_timeout_s", "stop_timeout_s", "log_max_bytes", "bus", "store",
+        "processes", "restart", "ready_timeout_s", "stop_timeout_s", "log_max_bytes", "bus", "store", "setup",
     ]
     static let busFields: Set<String> = ["url", "server_key", "client_key", "wait_s"]
 
@@ -107,6 +107,15 @@ public enum DeploymentFile {
         try reader.checkGraph(specs, processes: processes)
         var deployment = Deployment(processes: specs, remoteBus: remoteBus)
         deployment.store = store
+        deployment.setup =
+            try reader.optional(top["setup"]) { node throws(DeploymentError) in
+                try reader.strings(node, field: "setup")
+            } ?? []
+        for (index, url) in deployment.setup.enumerated() where !url.hasPrefix("bureau://") {
+            throw reader.error(
+                top["setup"]?.mark?.line, "setup[\(index)]",
+                "is not a command URL (bureau://MODULE/COMMAND?…): '\(url)'")
+        }
         if let stopTimeout { deployment.stopTimeout = stopTimeout }
         if let logMaxBytes { deployment.logMaxBytes = logMaxBytes }
         return deployment

@@ -167,7 +167,7 @@ struct ProcessLifecycle: Sendable, Equatable {
     mutating func readinessOverdue(pid: pid_t) -> [SupervisorAction] {
         guard timer == .readiness(process: name, pid: pid), phase == .starting else { return [] }
         timer = nil
-        let waited = "\(name) was not ready within \(Self.seconds(spec.readyTimeout)) s (ready_timeout_s)"
+        let waited = "\(name) was not ready within \(spec.readyTimeout.secondsText()) s (ready_timeout_s)"
         if launches == 1 {
             phase = .failed
             failure = "\(waited); see \(logPath)"
@@ -309,9 +309,4 @@ struct ProcessLifecycle: Sendable, Equatable {
         ]
     }
 
-    /// Seconds as a person writes them: "2", "0.5".
-    static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.inMilliseconds
-        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : String(format: "%g", duration.inSeconds)
-    }
 }

@@ -1,3 +1,5 @@
+import Guards
+
 /// When a process that failed is started again: exponential backoff with a cap, a limit.
 public struct RestartPolicy: Sendable, Equatable {
     public var initialBackoff: Duration
@@ -18,13 +20,10 @@ public struct RestartPolicy: Sendable, Equatable {
         self.resetAfter = resetAfter
     }
 
-    /// The wait before restart number `restart` (1-based): doubling from the initial backoff, capped.
+    /// The wait before restart number `restart` (1-based): doubling from the initial backoff,
+    /// capped; the shared ``Backoff``, without jitter (one supervisor restarts one process).
     public func backoff(beforeRestart restart: Int) -> Duration {
-        var delay = initialBackoff
-        for _ in 1..<max(restart, 1) {
-            delay *= 2
-            if delay >= maximumBackoff { return maximumBackoff }
-        }
-        return min(delay, maximumBackoff)
+        Backoff(initial: initialBackoff, multiplier: 2, maximum: maximumBackoff, jitter: 0)
+            .nominalDelay(attempt: restart)
     }
 }

@@ -14,8 +14,9 @@ import ZeroMQ
 
 /// Serves reads of the log to subscribers catching up, on a thread of its own.
 ///
-/// Reads go no further than the published head, so a subscriber never sees from the log an
-/// event that live subscribers have not been sent. Each reply is bounded in events and bytes
+/// Reads go no further than the published head (committed, and handed to the live stream), so
+/// a subscriber never sees from the log an event that is not committed, and a subscriber that
+/// has a live event always finds the log reaching it. Each reply is bounded in events and bytes
 /// (flow control: the subscriber asks for the next chunk when it has room).
 final class CatchUpServer {
     private let sockets: [ZMQSocket]

@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import Guards
 import Logging
 import Synchronization
 import ZeroMQ
@@ -67,7 +68,7 @@ final class ClientLoop: Sendable {
         var generator = SystemRandomNumberGenerator()
         requestIDs = Atomic(generator.next() >> 1)
         let context = try ZMQContext(ioThreads: 1)
-        let worker = ReaderBox(
+        let worker = UncheckedBox(
             try ClientWorker(context: context, endpoints: endpoints, options: options, logger: logger))
         let started = try SocketThread(name: "bureau-client") { [self] in
             worker.value.run(loop: self)

@@ -1,3 +1,5 @@
+import Guards
+
 /// The bus client's retries and deadlines, as a value: when an unanswered publish is sent again
 /// or given up, when a ping is given up, when a subscription's bus counts as gone, and when a
 /// catch-up read may be sent (again).
@@ -48,10 +50,14 @@ struct ClientTimers {
     let firstRetry: Duration
     let maxRetry: Duration
     let readTimeout: Duration
+    /// When an unanswered publish is sent again: after `firstRetry`, then doubling up to
+    /// `maxRetry` (the shared ``Backoff``), without jitter (a request is one producer's, not a herd's).
+    let retry: Backoff
 
     private struct Publish {
         let deadline: ContinuousClock.Instant
-        var interval: Duration
+        /// Sends so far, the first included.
+        var sends: Int
         var nextAttempt: ContinuousClock.Instant
     }
 
@@ -75,13 +81,15 @@ struct ClientTimers {
         self.firstRetry = firstRetry
         self.maxRetry = maxRetry
         self.readTimeout = readTimeout
+        retry = Backoff(initial: firstRetry, multiplier: 2, maximum: maxRetry, jitter: 0)
     }
 
     // MARK: Publishes and pings
 
     /// Publish `requestID` was sent at `now`; it fails at `deadline` unless answered.
     mutating func publishSent(_ requestID: UInt64, deadline: ContinuousClock.Instant, now: ContinuousClock.Instant) {
-        publishes[requestID] = Publish(deadline: deadline, interval: firstRetry, nextAttempt: now + firstRetry)
+        // The first retry waits firstRetry, even past the cap; the next ones follow the backoff.
+        publishes[requestID] = Publish(deadline: deadline, sends: 1, nextAttempt: now + firstRetry)
     }
 
     /// Publish `requestID` was answered or cancelled: nothing more is due for it.
@@ -183,9 +191,9 @@ struct ClientTimers {
             if now >= publish.deadline {
                 publishActions.append((id, .failPublish(id)))
             } else if now >= publish.nextAttempt {
-                let interval = min(publish.interval * 2, maxRetry)
-                publishes.values[index].interval = interval
-                publishes.values[index].nextAttempt = now + interval
+                let sends = publish.sends + 1
+                publishes.values[index].sends = sends
+                publishes.values[index].nextAttempt = now + retry.nominalDelay(attempt: sends)
                 publishActions.append((id, .resendPublish(id)))
             }
         }

@@ -3,7 +3,9 @@ import Synchronization
 
 /// What the daemon's two loop threads and its owner share.
 final class DaemonState: Sendable {
-    /// The last position published: the catch-up server reads no further.
+    /// The last position committed and handed to the live stream (stored just before its
+    /// batch is sent): the catch-up server reads no further, and a read after it is
+    /// `ahead-of-log`.
     let publishedHead: Atomic<UInt64>
     /// Commits made (one fdatasync each with `always`, covering one or more written batches) and
     /// the events they held.

@@ -4,6 +4,7 @@ import EventLog
 import Guards
 import Logging
 import SwiftProtobuf
+import Tracing
 import ZeroMQ
 
 #if canImport(FoundationEssentials)
@@ -96,6 +97,8 @@ final class IngressLoop {
         /// Each publication message: its topic and where its frame lies in ``frames``.
         var messages: [(topic: Data, frame: Range<Int>)] = []
         var answers: [Answer]
+        /// Its traced events' commit spans, ended once it is published (none when tracing is off).
+        var spans: [any Span] = []
 
         /// What it holds in memory, about.
         var bytes: Int {
@@ -435,6 +438,7 @@ final class IngressLoop {
                 }
             }
             publications.flush(send: keep)
+            if BusTracing.isOn { held.spans = Self.commitSpans(of: batch, since: time) }
         }
         var duplicates = 0
         for list in results {
@@ -553,18 +557,23 @@ final class IngressLoop {
                 state.metrics.publishAck.record(duration: latency)
                 latencies.append(UInt64(max(0, (latency / .microseconds(1)).rounded(.down))))
             }
+            // The head moves before the batch is sent: a subscriber that has a live event and
+            // reads the log after it must find the log there, never ahead of what it was sent
+            // (it would be told `ahead-of-log`). A read may so give an event a moment before
+            // the live stream does; the subscriber then drops the live one as a duplicate.
+            publishedHead = max(publishedHead, batch.head)
+            state.publishedHead.store(publishedHead, ordering: .releasing)
             batch.frames.withUnsafeBytes { frames in
                 for (topic, frame) in batch.messages { send(topic, UnsafeRawBufferPointer(rebasing: frames[frame])) }
             }
             heldBytes -= batch.bytes
-            publishedHead = max(publishedHead, batch.head)
             publishedPackageHeads = batch.packageHeads
-            state.publishedHead.store(publishedHead, ordering: .releasing)
             committedEvents += batch.events
             for answer in batch.answers {
                 _ = try? ingress[answer.socket].send(
                     multipart: [answer.identity, version, ackVerb, answer.requestID, answer.body], wait: false)
             }
+            for span in batch.spans { span.end() }
         }
         if committedEvents > 0 {
             state.committedBatches.add(1, ordering: .relaxed)
@@ -711,8 +720,14 @@ extension IngressLoop {
     /// own and unmapped when freed, whatever came before: glibc otherwise raises that threshold
     /// after each such free, up to 32 MiB, and keeps later frames in its heap, where what a burst
     /// of large requests freed stays resident. Set once per process.
+    ///
+    /// Fixing that threshold also fixes glibc's trim threshold at 128 KiB, which then gives the
+    /// heap's top back to the system (and takes it again) at every batch: it is set to 32 MiB,
+    /// and the loop's periodic `malloc_trim` hands back what bursts left.
     static let largeAllocationsAreUnmappedWhenFreed: Void = {
         let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD, <malloc.h>
+        let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
         _ = setMallocOption(mmapThreshold, 1 << 20)
+        _ = setMallocOption(trimThreshold, 32 << 20)
     }()
 }

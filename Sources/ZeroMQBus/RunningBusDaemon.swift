@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import Guards
 import Logging
 import ServiceLifecycle
 import ZeroMQ
@@ -76,16 +77,16 @@ public final class RunningBusDaemon: Sendable {
         let sequencer = Sequencer(
             maxEnvelopeBytes: configuration.maxEnvelopeBytes, epochStart: log.head, lastCommitTime: lastCommitTime)
         let reader = try log.makeReader()
-        let catchUp = ReaderBox(
+        let catchUp = UncheckedBox(
             CatchUpServer(
                 sockets: sockets.read, reader: reader, state: state, stop: stopSignal,
                 logDirectory: configuration.store == nil ? configuration.location.logDirectory : nil, logger: logger))
-        let ingress = ReaderBox(
+        let ingress = UncheckedBox(
             IngressLoop(
                 ingress: sockets.ingress, events: sockets.events, log: log, sequencer: sequencer, state: state,
                 stop: stopSignal, commitFinished: commitFinished, configuration: configuration,
                 reports: Self.reports(of: recovery), logger: logger))
-        let logBox = ReaderBox(log)
+        let logBox = UncheckedBox(log)
         let loopLogger = logger
         threads = [
             try SocketThread(name: "bureau-ingress") {

@@ -35,6 +35,9 @@ public final class ZeroMQBusClient: EventBus {
         public var subscriberHighWaterMark: Int32 = 1000
         /// Set to reach a daemon over CURVE-encrypted TCP.
         public var curve: Curve?
+        /// How this client's subscriptions read events: through these upcasters (a composition
+        /// root gives its build's), or as stored (none).
+        public var upcasting: EventUpcasting = .none
 
         public struct Curve: Sendable {
             public var serverKey: String
@@ -278,11 +281,12 @@ public final class ZeroMQBusClient: EventBus {
         let id = loop.nextSubscriptionID()
         let loop = self.loop
         let channel = SubscriptionChannel(capacity: max(1, bufferCapacity), after: position) { loop.send(.resume) }
-        let request = ClientLoop.SubscriptionRequest(id: id, filter: filter, after: position, channel: channel)
+        let request = ClientLoop.SubscriptionRequest(
+            id: id, filter: options.upcasting.widening(filter), after: position, channel: channel)
         if !loop.send(.subscribe(request)) {
             channel.push([.failure(.closed)])
             channel.finish()
         }
-        return EventSubscription(channel: channel) { loop.send(.unsubscribe(id)) }
+        return EventSubscription(channel: channel, upcasting: options.upcasting) { loop.send(.unsubscribe(id)) }
     }
 }

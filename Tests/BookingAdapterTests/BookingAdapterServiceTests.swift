@@ -67,13 +67,14 @@ struct BookingAdapterServiceTests {
     }
 
     static func accepted(_ id: String, amount: String = "500.00") -> Emitted {
-        var event = Bureau_Reservations_ReservationAccepted()
+        var event = Bureau_Reservations_ReservationAcceptedV2()
         event.reservationID = id
         event.base = "EUR"
         event.quote = "USD"
         event.amount = amount
         event.rate = "1.0832"
-        event.quoteAmount = "541.60"
+        event.grossAmount = "541.60"
+        event.netAmount = "541.60"
         return Emitted(event)
     }
 

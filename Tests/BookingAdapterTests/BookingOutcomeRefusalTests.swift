@@ -58,7 +58,7 @@ struct BookingOutcomeRefusalTests {
                 command: CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "500.00", rate: "1.0832")
                     .text,
                 expect: [
-                    EventPattern(type: Bureau_Reservations_ReservationAccepted.protoMessageName),
+                    EventPattern(type: Bureau_Reservations_ReservationAcceptedV2.protoMessageName),
                     EventPattern(
                         type: Bureau_Booking_ReservationFailed.protoMessageName,
                         fields: .object([("reservationId", .string("*")), ("reason", .string("*"))])),

@@ -1,5 +1,6 @@
 import BookingAdapter
 import BookingServer
+import TestServers
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import BusTesting
 import Foundation
+import TestServers
 import TestSupport
 import Testing
 

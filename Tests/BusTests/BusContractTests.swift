@@ -34,13 +34,17 @@ struct BusContractTests {
             }
         }
 
-        /// A new connection, as another process would make.
-        func connect(_ process: String = "contract") throws -> any EventBus {
+        /// A new connection, as another process would make, whose subscriptions read events
+        /// through `upcasting`.
+        func connect(_ process: String = "contract", upcasting: EventUpcasting = .none) throws -> any EventBus {
             let bus: any EventBus
             if let daemon {
-                bus = try daemon.client(process) { $0.publishTimeout = .seconds(20) }
+                bus = try daemon.client(process) {
+                    $0.publishTimeout = .seconds(20)
+                    $0.upcasting = upcasting
+                }
             } else if let memory {
-                bus = memory.connection(process: process)
+                bus = memory.connection(process: process, upcasting: upcasting)
             } else {
                 throw TestSupportError("no bus")
             }
@@ -234,6 +238,31 @@ struct BusContractTests {
                 break
             }
         }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aSubscriberReadsOlderShapesAsTodaysThroughItsUpcastersAndTheLogKeepsThemAsStored(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect()
+        var old = EventUpcastingTests.V1()
+        old.base = "eur"
+        _ = try await bus.publish([try OutgoingEvent(old), try OutgoingEvent(EventUpcastingTests.V3())])
+        let upcasting = try EventUpcasting(
+            [EventUpcastingTests.OneToTwo(), EventUpcastingTests.TwoToThree()],
+            readTypes: [EventUpcastingTests.V3.protoMessageName])
+        let reader = try subject.connect("reader", upcasting: upcasting)
+        // Asked for today's type only, it is given the old event too, read as today's.
+        let events = try await Self.take(
+            2, from: reader.subscribe(EventFilter(prefixes: [EventUpcastingTests.V3.protoMessageName]), after: 0))
+        #expect(
+            events.map(\.type) == [EventUpcastingTests.V3.protoMessageName, EventUpcastingTests.V3.protoMessageName])
+        #expect(events[0].upcast == .upcast(storedType: EventUpcastingTests.V1.protoMessageName, steps: 2))
+        #expect(try events[0].payload(as: EventUpcastingTests.V3.self)?.base == "EUR")
+        #expect(events[1].upcast == nil)
+        // A connection without upcasters reads it as stored.
+        let raw = try await Self.take(1, from: bus.subscribe(.all, after: 0))
+        #expect(raw.first?.type == EventUpcastingTests.V1.protoMessageName)
+        #expect(raw.first?.payload == (try old.serializedData()))
     }
 
     @Test(arguments: Kind.allCases)

@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import FaultInjection
 import Foundation
 import Synchronization
 import TestSupport

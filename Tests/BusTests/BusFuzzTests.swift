@@ -142,7 +142,10 @@ struct BusFuzzTests {
             return [version, Data(verb.utf8), id, mutated]
         case 6: return [version, Data(verb.utf8), Data(random.bytes(random.int(65...90))), valid]
         case 7 where index % 4500 == 7:
-            return [version, Data(verb.utf8), id, Data(count: BusLimits.maxEnvelopeBytes + 10)]
+            // Large, but within what libzmq lets through on that socket (a larger frame drops the
+            // connection, unanswered: MemoryBoundTests): 1 MiB for a publish, 60 KiB for a read.
+            let size = verb == WireProtocol.read ? 60_000 : BusLimits.maxEnvelopeBytes + 10
+            return [version, Data(verb.utf8), id, Data(count: size)]
         case 7: return [version, Data(verb.utf8), id, valid.prefix(random.int(0...(valid.count - 1)))]
         default: return [version, Data("no-such-verb-\(index % 7)".utf8), id]
         }

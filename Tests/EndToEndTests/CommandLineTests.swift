@@ -52,7 +52,7 @@ struct CommandLineTests {
             "send", "bureau://reservations/reserve?base=EUR&quote=USD&amount=500&rate=1.1172",
         ])
         #expect(reserved.code == 0)
-        #expect(reserved.out.contains("\"quoteAmount\":\"558.60\""))
+        #expect(reserved.out.contains("\"grossAmount\":\"558.60\""))
         // No booking adapter runs: the outcome never comes, and send says so.
         let outcome = try await bus.run(
             [

@@ -5,6 +5,7 @@ import EventLog
 import Foundation
 import Guards
 import Synchronization
+import TestServers
 import TestSupport
 import Testing
 import WatchlistFeature

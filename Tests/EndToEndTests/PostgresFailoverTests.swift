@@ -5,6 +5,7 @@ import EventLog
 import Foundation
 import Guards
 import Runtime
+import TestServers
 import TestSupport
 import Testing
 import WatchlistFeature

@@ -3,6 +3,7 @@ import BusTesting
 import EventLog
 import Foundation
 import PostgresStore
+import TestServers
 import TestSupport
 import Testing
 import ZeroMQBus

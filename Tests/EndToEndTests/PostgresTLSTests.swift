@@ -2,6 +2,7 @@ import BusTesting
 import Foundation
 import PostgresStore
 import Runtime
+import TestServers
 import TestSupport
 import Testing
 

@@ -190,6 +190,28 @@ struct PythonClientTests {
 
     /// A Python subscriber that follows the text of README's algorithm, while the bus is under
     /// load and some events are too large for the live stream: every event once, in order.
+    @Test func aPythonSubscriberAheadOfTheLogStopsAndSaysWhereTheLogEnds() async throws {
+        let directory = try TemporaryDirectory("python-ahead")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "ahead"))
+        _ = try await client.publish((0..<4).map { OutgoingEvent(type: "bureau.test.Few", payload: Data([UInt8($0)])) })
+        let epoch = try await client.ping().epoch
+        client.close()
+        // A cursor from another log: 1000 events on, where this one has 4.
+        let subscriber = try ChildProcess(
+            Self.python, [Self.scripts + "/subscribe.py", "--data", bus.location.dataDirectory, "--from", "1000"],
+            directory: directory.path, name: "ahead")
+        let code = await subscriber.exitCode(within: .seconds(60))
+        await bus.stop()
+        #expect(code == 1, "\(subscriber.standardError)")
+        #expect(subscriber.standardError.contains("ahead-of-log"), "\(subscriber.standardError)")
+        #expect(subscriber.standardError.contains("through position 1000"), "\(subscriber.standardError)")
+        #expect(subscriber.standardError.contains("ends at position 4"), "\(subscriber.standardError)")
+        #expect(subscriber.standardError.contains("\(epoch)"), "\(subscriber.standardError)")
+        #expect(subscriber.standardOutput.isEmpty, "nothing delivered: \(subscriber.standardOutput)")
+    }
+
     @Test func aPythonSubscriberFollowingTheTextGetsEveryEventOnceUnderLoad() async throws {
         let directory = try TemporaryDirectory("python-load")
         let bus = BusProcess(directory: directory.path)

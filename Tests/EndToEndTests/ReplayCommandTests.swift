@@ -41,11 +41,11 @@ struct ReplayCommandTests {
     @Test func aChangedReducerFailsVerificationAtTheRightPositionWithBothEvents() async throws {
         let session = try await RecordedSession.record(requests: 120)
         // The first accepted reservation: a changed reducer quotes one cent more.
-        let accepted = try #require(session.events.first { $0.type == ReservationAccepted.protoMessageName })
+        let accepted = try #require(session.events.first { $0.type == ReservationAcceptedV2.protoMessageName })
         let changed = AlteredReducer(inner: ReservationsReducer(), at: accepted.causation) { outputs in
             outputs.map { output in
-                guard var message = output.message as? ReservationAccepted else { return output }
-                message.quoteAmount += "1"
+                guard var message = output.message as? ReservationAcceptedV2 else { return output }
+                message.grossAmount += "1"
                 return Emitted(message)
             }
         }
@@ -56,7 +56,7 @@ struct ReplayCommandTests {
         #expect(divergence.position == accepted.position)
         #expect(divergence.inputPosition == accepted.causation)
         #expect(divergence.recorded == accepted)
-        #expect(divergence.differences.map(\.path) == ["payload.quoteAmount"])
+        #expect(divergence.differences.map(\.path) == ["payload.grossAmount"])
         #expect(divergence.description.contains("recorded:    {\"position\":\(accepted.position)"))
         #expect(divergence.description.contains("re-computed: {\"id\":\"\(accepted.id)\""))
         // Today's reducers still agree with the same log.
@@ -208,7 +208,7 @@ struct ReplayCommandTests {
         let request = try #require(
             session.requests.first { request in
                 session.events.contains {
-                    $0.correlation == request.id && $0.type == ReservationAccepted.protoMessageName
+                    $0.correlation == request.id && $0.type == ReservationAcceptedV2.protoMessageName
                 }
             })
         let chain = session.events.filter { $0.id == request.id || $0.correlation == request.id }

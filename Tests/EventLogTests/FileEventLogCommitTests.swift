@@ -1,4 +1,5 @@
 import EventLog
+import FaultInjection
 import Foundation
 import TestSupport
 import Testing

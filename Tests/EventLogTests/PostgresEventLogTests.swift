@@ -3,6 +3,7 @@ import EventLog
 import Foundation
 import PostgresStore
 import Synchronization
+import TestServers
 import TestSupport
 import Testing
 

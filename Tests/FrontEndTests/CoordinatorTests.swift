@@ -95,7 +95,10 @@ struct CoordinatorTests {
         var state = Fixtures.state
         _ = press([.character(":")] + typing("reservations/") + [.tab], in: &state)
         guard case .commandLine(_, let completions) = state.navigation.overlay else { return }
-        #expect(completions == ["bureau://reservations/reserve?", "bureau://reservations/cancel?"])
+        #expect(
+            completions == [
+                "bureau://reservations/reserve?", "bureau://reservations/cancel?", "bureau://reservations/commission?",
+            ])
     }
 
     @Test func questionMarkOpensHelpAndAnyKeyClosesIt() {

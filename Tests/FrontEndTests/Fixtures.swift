@@ -44,15 +44,19 @@ enum Fixtures {
         var amount = AmountChanged()
         amount.value = "250.00"
         amount.currency = "EUR"
-        func accepted(_ id: String, _ amount: String, _ quoteAmount: String) -> ReservationAccepted {
-            var accepted = ReservationAccepted()
+        func accepted(_ id: String, _ amount: String, _ quoteAmount: String) -> ReservationAcceptedV2 {
+            var accepted = ReservationAcceptedV2()
             accepted.reservationID = id
             accepted.base = "EUR"
             accepted.quote = "USD"
             accepted.amount = amount
             accepted.rate = "1.0832"
-            accepted.quoteAmount = quoteAmount
+            accepted.grossAmount = quoteAmount
+            accepted.commissionRate = "0"
+            accepted.commission = "0.00"
+            accepted.netAmount = quoteAmount
             accepted.asOf = "2024-05-03"
+            accepted.commissionBasis = .schedule
             return accepted
         }
         var confirmed = ReservationConfirmed()

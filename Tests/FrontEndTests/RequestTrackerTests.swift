@@ -48,14 +48,14 @@ struct RequestTrackerTests {
             Fixtures.event(1, ReservationConfirmed(reservationID: "R1", confirmationCode: "C1"), correlation: confirmed)
         )
         #expect(state.requests.latest?.status == .outcome(succeeded: true, "ReservationConfirmed"))
-        state.receive(Fixtures.event(2, ReservationAccepted(), correlation: confirmed))
+        state.receive(Fixtures.event(2, ReservationAcceptedV2(), correlation: confirmed))
         #expect(state.requests.latest?.status == .outcome(succeeded: true, "ReservationConfirmed"))
         let failed = EventID.random()
         _ = state.requests.start(
             CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "5", rate: "1.1").text,
             router: Fixtures.router, id: failed)
-        state.receive(Fixtures.event(3, ReservationAccepted(), correlation: failed))
-        #expect(state.requests.latest?.status == .accepted("ReservationAccepted"))
+        state.receive(Fixtures.event(3, ReservationAcceptedV2(), correlation: failed))
+        #expect(state.requests.latest?.status == .accepted("ReservationAcceptedV2"))
         state.receive(
             Fixtures.event(4, ReservationFailed(reservationID: "R2", reason: "no funds"), correlation: failed))
         #expect(state.requests.latest?.status == .outcome(succeeded: false, "no funds"))

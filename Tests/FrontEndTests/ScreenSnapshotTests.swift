@@ -23,13 +23,17 @@ struct ScreenSnapshotTests {
     }
 
     @Test func aReservationWhoseBookingIsUnknownSaysItIsBeingChecked() throws {
-        var accepted = ReservationAccepted()
+        var accepted = ReservationAcceptedV2()
         accepted.reservationID = "R21"
         accepted.base = "EUR"
         accepted.quote = "USD"
         accepted.amount = "500.00"
         accepted.rate = "1.0832"
-        accepted.quoteAmount = "541.60"
+        accepted.grossAmount = "541.60"
+        accepted.commissionRate = "0.005"
+        accepted.commission = "2.71"
+        accepted.netAmount = "538.89"
+        accepted.commissionBasis = .schedule
         let projection = ReservationsProjection()
         var value = projection.initialValue
         for (position, message) in [

@@ -7,6 +7,7 @@ import RatesAdapter
 import RatesServer
 import Runtime
 import ServiceLifecycle
+import TestServers
 import TestSupport
 import Testing
 import ZeroMQBus

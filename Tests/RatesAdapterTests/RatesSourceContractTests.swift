@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import RatesAdapter
 import ServiceLifecycle
+import TestServers
 import TestSupport
 import Testing
 

@@ -10,7 +10,8 @@ import ZeroMQBus
     import Glibc
 #endif
 
-/// The fault suite's crash, for real: `bureau bus` with `BUREAU_FAULT=crash@N` sends itself
+/// The fault suite's crash, for real: the daemon (`bureau-faults`, `bureau bus` built for the
+/// tests with a fault plan) with `BUREAU_FAULT=crash@N` sends itself
 /// SIGKILL at its Nth write, sync or rename, over a workload that rolls 1 MiB segments. The
 /// daemon is started again (as `bureau up` would) and the producer's retries go on; then it is
 /// killed once more at the end, started again, and every promise is checked.
@@ -70,7 +71,7 @@ struct ProcessCrashTests {
         var checked = 0
         for call in stride(from: 1, through: total, by: max(1, total / 14)) {
             let directory = try TemporaryDirectory("crash")
-            let bus = BusProcess(directory: directory.path)
+            let bus = BusProcess(directory: directory.path, faults: true)
             let keeper = Keeper(bus: bus)
             let first = try await bus.start(
                 ["--segment-mib", "1"], environment: [FaultInjectionVariable.name: "crash@\(call)"],
@@ -114,7 +115,7 @@ struct ProcessCrashTests {
     }
 }
 
-/// The variable `bureau bus` reads its fault plan from (BureauCLI's FaultInjection).
+/// The variable `bureau-faults` reads its fault plan from (`bureau` reads none).
 enum FaultInjectionVariable {
     static let name = "BUREAU_FAULT"
 }

@@ -24,16 +24,57 @@ struct ReservationsProjectionTests {
         return value
     }
 
-    static var accepted: ReservationAccepted {
-        var accepted = ReservationAccepted()
+    static var accepted: ReservationAcceptedV2 {
+        var accepted = ReservationAcceptedV2()
         accepted.reservationID = "R2"
         accepted.base = "EUR"
         accepted.quote = "USD"
         accepted.amount = "500.00"
         accepted.rate = "1.1172"
-        accepted.quoteAmount = "558.60"
+        accepted.grossAmount = "558.60"
+        accepted.commissionRate = "0.005"
+        accepted.commission = "2.79"
+        accepted.netAmount = "555.81"
         accepted.asOf = "2026-10-30"
+        accepted.commissionBasis = .schedule
         return accepted
+    }
+
+    @Test func aReservationShowsTheGrossTheCommissionAndWhatIsReceived() {
+        let row = shown([Self.accepted]).reservations.first
+        #expect(row?.quoteAmount == "558.60 USD")
+        #expect(row?.commission == "2.79 USD")
+        #expect(row?.commissionBasis == "0.5 %")
+        #expect(row?.netAmount == "555.81 USD")
+    }
+
+    @Test func aReservationAcceptedBeforeCommissionsFoldsToNoneAndSaysSo() throws {
+        // Given a reservation stored before commissions, read as this build reads it
+        var old = ReservationAccepted()
+        old.reservationID = "R7"
+        old.base = "EUR"
+        old.quote = "JPY"
+        old.amount = "100.00"
+        old.rate = "157.25"
+        old.quoteAmount = "15725"
+        old.asOf = "2026-10-30"
+        let stored = StoredEvent(
+            position: 8, id: .random(), type: ReservationAccepted.protoMessageName,
+            commitTime: CommitTime(seconds: 1_700_000_000, nanos: 0), payload: try old.serializedData())
+        let upcasting = try EventUpcasting(
+            ReservationsModule.upcasters, readTypes: [ReservationAcceptedV2.protoMessageName])
+        let read = upcasting.upcast(stored)
+        #expect(read.type == ReservationAcceptedV2.protoMessageName)
+        #expect(read.upcast == .upcast(storedType: ReservationAccepted.protoMessageName, steps: 1))
+        #expect(stored.payload == (try old.serializedData()), "the stored bytes are not changed")
+        // When the read model folds it, then its commission is zero, in yen's minor units, and says why
+        var value = ReservationsProjection().initialValue
+        ReservationsProjection().apply(read, to: &value)
+        let row = try #require(value.reservations.first)
+        #expect(row.quoteAmount == "15725 JPY")
+        #expect(row.commission == "0 JPY")
+        #expect(row.commissionBasis == "none: accepted before commissions")
+        #expect(row.netAmount == "15725 JPY")
     }
 
     @Test func aBookingWhoseOutcomeIsUnknownShowsThatItIsBeingCheckedThenTheAnswer() {

@@ -1,4 +1,5 @@
 import BureauSchemas
+import Bus
 import FeatureTestSupport
 import ReservationsFeature
 import Runtime
@@ -18,27 +19,110 @@ struct ReservationsReducerTests {
         (output.first?.message as? ReservationRejected)?.reason
     }
 
-    @Test func aReservationAtTheCurrentRateIsAcceptedWithTheCounterAmount() {
-        var spec = Self.spec()
-        let output = spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "500.00", rate: "1.1172"))
-        var accepted = ReservationAccepted()
+    /// The accepted reservation of 500.00 EUR in USD at 1.1172, with `commission` at `rate`.
+    static func accepted(
+        commissionRate: String = "0", commission: String = "0.00", net: String = "558.60",
+        basis: ReservationAcceptedV2.CommissionBasis = .beforeCommissions
+    )
+        -> ReservationAcceptedV2
+    {
+        var accepted = ReservationAcceptedV2()
         accepted.reservationID = "R2"
         accepted.base = "EUR"
         accepted.quote = "USD"
         accepted.amount = "500.00"
         accepted.rate = "1.1172"
-        accepted.quoteAmount = "558.60"
+        accepted.grossAmount = "558.60"
+        accepted.commissionRate = commissionRate
+        accepted.commission = commission
+        accepted.netAmount = net
         accepted.asOf = "2026-10-30"
-        #expect(output == [Emitted(accepted)])
+        accepted.commissionBasis = basis
+        return accepted
+    }
+
+    @Test func aReservationAtTheCurrentRateIsAcceptedWithTheCounterAmount() {
+        var spec = Self.spec()
+        let output = spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "500.00", rate: "1.1172"))
+        // No commission rate was ever set: none is charged, as before commissions.
+        #expect(output == [Emitted(Self.accepted())])
         #expect(spec.state.reservations["R2"]?.status == .pending)
     }
 
     @Test func aCrossRateIsQuotedToSixSignificantDigitsAndTheCounterAmountToTheQuotesMinorUnits() {
         var spec = Self.spec()
         let output = spec.when(ReservationRequested(base: "USD", quote: "JPY", amount: "100", rate: "157.250"))
-        let accepted = output.first?.message as? ReservationAccepted
+        let accepted = output.first?.message as? ReservationAcceptedV2
         #expect(accepted?.rate == "157.25")
-        #expect(accepted?.quoteAmount == "15725")
+        #expect(accepted?.grossAmount == "15725")
+        #expect(accepted?.netAmount == "15725")
+    }
+
+    @Test func theCommissionOnTheCurrencySoldIsChargedOnTheGrossAmountAndRoundedToItsMinorUnits() {
+        // Given 0.5 % on USD (and 1 % on JPY, which this reservation does not sell)
+        var spec = Self.spec()
+        spec.given(CommissionRateSetRequested(currency: "usd", rate: "0.005"))
+        spec.given(CommissionRateSetRequested(currency: "JPY", rate: "0.01"))
+        // When 500.00 EUR are reserved in USD at 1.1172 (558.60 USD gross)
+        let output = spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "500.00", rate: "1.1172"))
+        // Then 2.793 USD of commission rounds half-even to 2.79, and 555.81 USD is received
+        var expected = Self.accepted(commissionRate: "0.005", commission: "2.79", net: "555.81", basis: .schedule)
+        expected.reservationID = "R4"
+        #expect(output == [Emitted(expected)])
+        #expect(spec.state.reservations["R4"]?.netAmount == "555.81")
+    }
+
+    @Test func onceACommissionScheduleExistsACurrencyWithoutARateIsChargedNothingByIt() {
+        var spec = Self.spec()
+        spec.given(CommissionRateSetRequested(currency: "JPY", rate: "0.01"))
+        let output = spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "500.00", rate: "1.1172"))
+        var expected = Self.accepted(basis: .schedule)
+        expected.reservationID = "R3"
+        #expect(output == [Emitted(expected)])
+    }
+
+    @Test func replayingAReservationStoredBeforeCommissionsComputesWhatItsUpcasterReads() throws {
+        // The verifier compares what the reducer computes with what the log holds, read through
+        // the upcaster: for a log from before commissions the two must be the same.
+        var spec = Self.spec()
+        let computed = try #require(
+            spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "500.00", rate: "1.1172")).first?
+                .message as? ReservationAcceptedV2)
+        var old = ReservationAccepted()
+        old.reservationID = "R2"
+        old.base = "EUR"
+        old.quote = "USD"
+        old.amount = "500.00"
+        old.rate = "1.1172"
+        old.quoteAmount = "558.60"
+        old.asOf = "2026-10-30"
+        let stored = StoredEvent(
+            position: 3, id: .random(), type: ReservationAccepted.protoMessageName, commitTime: .zero,
+            payload: try old.serializedData())
+        #expect(try ReservationAcceptedUpcaster().upcast(old, of: stored) == computed)
+    }
+
+    @Test func aCommissionRateIsSetForACurrencyAndAnswered() {
+        var spec = Self.spec()
+        #expect(
+            spec.when(CommissionRateSetRequested(currency: "gbp", rate: "0.0075"))
+                == [Emitted(CommissionRateSet(currency: "GBP", rate: "0.0075"))])
+        #expect(spec.state.commissionRates == ["GBP": "0.0075"])
+        // Set again, to nothing: kept as the latest says.
+        #expect(
+            spec.when(CommissionRateSetRequested(currency: "GBP", rate: "0"))
+                == [Emitted(CommissionRateSet(currency: "GBP", rate: "0"))])
+        #expect(spec.state.commissionRates == ["GBP": "0"])
+    }
+
+    @Test(arguments: [("XXX", "0.01"), ("USD", "abc"), ("USD", "-0.01"), ("USD", "0.2"), ("USD", "")])
+    func aCommissionRateThatCannotBeChargedIsRejectedAndChangesNothing(currency: String, rate: String) {
+        var spec = Self.spec()
+        let output = spec.when(CommissionRateSetRequested(currency: currency, rate: rate))
+        let rejected = output.first?.message as? CommissionRateRejected
+        #expect(rejected?.currency == currency)
+        #expect(rejected?.message.isEmpty == false)
+        #expect(spec.state.commissionRates == nil)
     }
 
     @Test func aRateThatDiffersFromTheCurrentOneIsStale() {

@@ -38,9 +38,9 @@ final class BusUnderTest: @unchecked Sendable {
         }
     }
 
-    func client(_ process: String = "test") throws -> any EventBus {
-        if let daemon { return try daemon.client(process) }
-        if let memory { return memory.connection(process: process) }
+    func client(_ process: String = "test", upcasting: EventUpcasting = .none) throws -> any EventBus {
+        if let daemon { return try daemon.client(process) { $0.upcasting = upcasting } }
+        if let memory { return memory.connection(process: process, upcasting: upcasting) }
         throw TestSupportError("no bus")
     }
 
@@ -74,8 +74,10 @@ final class HostHarness: @unchecked Sendable {
         self.snapshots = snapshots
     }
 
-    func start(snapshotEvery: Int = 10_000, snapshotRetry: Backoff? = nil) throws -> HostStatistics {
-        let client = try bus.client("host")
+    func start(
+        snapshotEvery: Int = 10_000, snapshotRetry: Backoff? = nil, upcasting: EventUpcasting = .none
+    ) throws -> HostStatistics {
+        let client = try bus.client("host", upcasting: upcasting)
         self.client = client
         let statistics = HostStatistics()
         var options = ReducerHostOptions()
@@ -139,6 +141,39 @@ struct ReducerHostTests {
         #expect(answers[requests[0].id] == ["bureau.watchlist.PairAdded"])
         #expect(answers[requests[1].id] == ["bureau.watchlist.PairRejected"])
         #expect(answers[requests[2].id] == ["bureau.watchlist.PairRejected"])
+    }
+
+    /// Reads an alert request as a pair request, and fails on every one: an upcaster's bug.
+    struct FailingUpcaster: Upcaster {
+        struct Broken: Error, CustomStringConvertible { var description: String { "the old quote is not a currency" } }
+        var change: String { "a test's broken upcaster" }
+        func upcast(_ old: Bureau_Alerts_AlertSetRequested, of event: StoredEvent) throws -> PairAddRequested {
+            throw Broken()
+        }
+    }
+
+    @Test(arguments: BusKind.allCases)
+    func anInputWhoseUpcasterFailsIsReportedNamingThePositionAndTheUpcasterAndPassedOver(kind: BusKind) async throws {
+        let bus = try BusUnderTest(kind)
+        let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
+        let upcasting = try EventUpcasting([FailingUpcaster()], readTypes: [PairAddRequested.protoMessageName])
+        let statistics = try harness.start(upcasting: upcasting)
+        await statistics.waitUntilCaughtUp()
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1"])))
+        let old = try OutgoingEvent(Bureau_Alerts_AlertSetRequested())
+        let after = try Self.request("EUR", "USD")
+        let positions = try await client.publish([old, after]).compactMap(\.position)
+        await statistics.waitUntilApplied(positions.last ?? 0)
+        try await harness.stop()
+        let answers = try Self.answers(in: bus)
+        #expect(answers[old.id] == ["bureau.system.ErrorRaised"])
+        #expect(answers[after.id] == ["bureau.watchlist.PairAdded"], "the host went on")
+        let raised = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
+            .first { $0.correlation == old.id && $0.type == Bureau_System_ErrorRaised.protoMessageName }
+        let message = try #require(try raised?.payload(as: Bureau_System_ErrorRaised.self)).message
+        #expect(message.contains("position \(positions[0])"), "\(message)")
+        #expect(message.contains("FailingUpcaster failed: the old quote is not a currency"), "\(message)")
     }
 
     @Test(arguments: BusKind.allCases)

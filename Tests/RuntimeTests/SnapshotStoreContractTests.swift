@@ -1,4 +1,5 @@
 import EventLog
+import FaultInjection
 import Foundation
 import PostgresStore
 import Runtime

@@ -3,6 +3,7 @@ import Bus
 import BusTesting
 import EventLog
 import Foundation
+import TestServers
 import TestSupport
 import Testing
 import ZeroMQBus

@@ -440,8 +440,10 @@ struct ProcessLifecycleTests {
     }
 
     @Test func durationsReadInSecondsAsAPersonWritesThem() {
-        #expect(ProcessLifecycle.seconds(.seconds(2)) == "2")
-        #expect(ProcessLifecycle.seconds(.milliseconds(500)) == "0.5")
-        #expect(ProcessLifecycle.seconds(.milliseconds(2250)) == "2.25")
+        #expect(Duration.seconds(2).secondsText() == "2")
+        #expect(Duration.milliseconds(500).secondsText() == "0.5")
+        #expect(Duration.milliseconds(2250).secondsText() == "2.25")
+        #expect(Duration.milliseconds(1250).secondsText(tenths: true) == "1.3")
+        #expect(Duration.seconds(10).secondsText(tenths: true) == "10.0")
     }
 }

@@ -13,9 +13,15 @@ public final class BusProcess: @unchecked Sendable {
     public private(set) var process: ChildProcess?
     private var starts = 0
 
-    public init(directory: String, data: String? = nil) {
+    /// The daemon's command: `bureau bus`, or the fault suite's `bureau-faults`.
+    private let daemonCommand: (executable: String, arguments: [String])
+
+    /// - Parameter faults: run the test-only `bureau-faults` (which reads `BUREAU_FAULT`)
+    ///   instead of `bureau bus`.
+    public init(directory: String, data: String? = nil, faults: Bool = false) {
         self.directory = directory
         location = BusLocation(dataDirectory: data ?? directory + "/data")
+        daemonCommand = faults ? (BureauExecutable.faults, []) : (BureauExecutable.path, ["bus"])
     }
 
     /// Starts the daemon and returns once it answers a ping.
@@ -25,7 +31,8 @@ public final class BusProcess: @unchecked Sendable {
     ) async throws -> ChildProcess {
         starts += 1
         let child = try ChildProcess(
-            BureauExecutable.path, ["bus", "--data", location.dataDirectory, "--heartbeat-ms", "100"] + extra,
+            daemonCommand.executable,
+            daemonCommand.arguments + ["--data", location.dataDirectory, "--heartbeat-ms", "100"] + extra,
             directory: directory, name: "bus\(starts)", environment: environment)
         process = child
         if waitUntilReady { try await Self.waitUntilReady(location, child: child) }

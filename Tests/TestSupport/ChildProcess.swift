@@ -223,17 +223,23 @@ public enum ProcessEnvironment {
 
 /// The `bureau` executable built beside the test bundle.
 public enum BureauExecutable {
-    public static var path: String {
+    /// `bureau`, as built beside the tests.
+    public static var path: String { built("bureau") }
+
+    /// `bureau-faults`: `bureau bus` with a fault plan (`BUREAU_FAULT`), built for the tests only.
+    public static var faults: String { built("bureau-faults") }
+
+    private static func built(_ name: String) -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         let exe = String(decoding: buffer.prefix(max(0, count)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var directory = exe
-        // The test binary is <build>/<Package>PackageTests.xctest; the executable sits beside it.
+        // The test binary is <build>/<Package>PackageTests.xctest; the executables sit beside it.
         while !directory.isEmpty {
             directory = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
-            if access(directory + "/bureau", X_OK) == 0 { return directory + "/bureau" }
+            if access(directory + "/" + name, X_OK) == 0 { return directory + "/" + name }
         }
-        return "bureau"
+        return name
     }
 }
 

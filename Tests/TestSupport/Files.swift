@@ -48,6 +48,12 @@ public enum Files {
         return String(decoding: result, as: UTF8.self)
     }
 
+    /// Whether `path` is a directory.
+    public static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// Names in a directory, sorted.
     public static func list(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }

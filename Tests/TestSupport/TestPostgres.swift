@@ -1,5 +1,6 @@
 import BusTesting
 import Foundation
+import TestServers
 
 #if canImport(Glibc)
     import Glibc
@@ -15,16 +16,16 @@ public enum TestPostgres {
         return nil
     }
 
-    static let shared: Result<PostgresServer, BusTestingError> = {
+    static let shared: Result<PostgresServer, TestServerError> = {
         guard PostgresServer.unavailable == nil else {
-            return .failure(BusTestingError(PostgresServer.unavailable ?? ""))
+            return .failure(TestServerError(PostgresServer.unavailable ?? ""))
         }
         do {
             let server = try PostgresServer.start()
             atexit { TestPostgres.stopShared() }
             return .success(server)
         } catch {
-            return .failure(BusTestingError("\(error)"))
+            return .failure(TestServerError("\(error)"))
         }
     }()
 

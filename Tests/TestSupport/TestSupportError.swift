@@ -1,9 +1,10 @@
 import BusTesting
+import TestServers
 
 /// The kit's temporary directory, under the name the tests have always used.
 public typealias TemporaryDirectory = BusTesting.TemporaryDirectory
-/// Ports for tests' TCP listeners, which BusTesting's servers take too.
-public typealias TCPPorts = BusTesting.TCPPorts
+/// Ports for tests' TCP listeners, which TestServers' servers take too.
+public typealias TCPPorts = TestServers.TCPPorts
 
 /// Something a test helper could not do.
 public struct TestSupportError: Error, CustomStringConvertible {

@@ -10,7 +10,10 @@ public enum BookingAdapterModule {
     public static let defaultURL = "http://127.0.0.1:8562"
 
     public static func make() -> FeatureModule {
-        FeatureModule(name: "booking-adapter", summary: "books accepted reservations with the booking service") {
+        FeatureModule(
+            name: "booking-adapter", summary: "books accepted reservations with the booking service",
+            consumes: BookingAdapterService.inputTypes
+        ) {
             environment in
             let settings = AdapterSettings(environment.settings)
             var (url, timeout, configuration) = try Self.configuration(settings)

@@ -53,7 +53,7 @@ public final class BookingAdapterService: Service {
     public static let module = "booking"
 
     static let inputTypes = [
-        Bureau_Reservations_ReservationAccepted.protoMessageName,
+        Bureau_Reservations_ReservationAcceptedV2.protoMessageName,
         Bureau_Reservations_CancellationAccepted.protoMessageName,
     ]
     static let outputTypes = [
@@ -98,6 +98,8 @@ public final class BookingAdapterService: Service {
         /// Why the call's outcome is unknown, when a `BookingOutcomeUnknown` for it is in the
         /// log: the work is then to resolve it, not to call again.
         var unknown: String?
+        /// The span that published the event asking for it, when its chain is traced; else 0.
+        var traceParent: UInt64 = 0
 
         enum Kind: Sendable {
             case book(BookingRequest)
@@ -142,7 +144,7 @@ public final class BookingAdapterService: Service {
                 await slots.wait()
                 group.addTask {
                     defer { slots.signal() }
-                    await self.perform(work)
+                    await self.performTraced(work)
                     if let checkpoint = tracker.finish(work.position) {
                         // Only shortens the next start (work after the checkpoint is found in the
                         // log again): a failure is said, and the next finished work saves a newer one.
@@ -203,18 +205,24 @@ public final class BookingAdapterService: Service {
 
     /// The call an accepted event asks for.
     static func work(from event: StoredEvent) -> Work? {
-        if let accepted = try? event.payload(as: Bureau_Reservations_ReservationAccepted.self) {
+        // A reservation from before commissions is read as one (its net amount its quote amount).
+        if let accepted = try? event.payload(as: Bureau_Reservations_ReservationAcceptedV2.self) {
+            // The booking service books what the person receives: the net amount.
             let request = BookingRequest(
                 reservationId: accepted.reservationID, base: accepted.base, quote: accepted.quote,
                 amount: accepted.amount,
-                rate: accepted.rate, quoteAmount: accepted.quoteAmount)
-            return Work(
+                rate: accepted.rate, quoteAmount: accepted.netAmount)
+            var work = Work(
                 position: event.position, eventID: event.id, correlation: event.correlation, kind: .book(request))
+            work.traceParent = event.traceParent
+            return work
         }
         if let accepted = try? event.payload(as: Bureau_Reservations_CancellationAccepted.self) {
-            return Work(
+            var work = Work(
                 position: event.position, eventID: event.id, correlation: event.correlation,
                 kind: .cancel(reservationID: accepted.reservationID))
+            work.traceParent = event.traceParent
+            return work
         }
         return nil
     }
@@ -353,7 +361,7 @@ public final class BookingAdapterService: Service {
         do {
             let event = try Emitted(marker).outgoing(
                 id: work.unknownID, module: Self.module, causation: work.position, correlation: work.correlation)
-            if case .rejected(let refusal) = try await client.publish([event]).first {
+            if case .rejected(let refusal) = try await client.publish(Self.traced([event])).first {
                 logger.error(
                     "the bus refused BookingOutcomeUnknown",
                     metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(refusal)"])
@@ -479,7 +487,7 @@ public final class BookingAdapterService: Service {
                     id: .derived(module: Self.module, position: work.position, index: errorIndex),
                     correlation: work.correlation))
         }
-        let outcomes = try await client.publish(events)
+        let outcomes = try await client.publish(Self.traced(events))
         if outcomes.count > 1, case .rejected(let reason) = outcomes[1] {
             logger.error("the bus refused an ErrorRaised", metadata: ["booking.reason": "\(reason)"])
         }

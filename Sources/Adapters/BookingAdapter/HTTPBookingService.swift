@@ -5,6 +5,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
+import Tracing
 
 #if canImport(Glibc)
     import Glibc
@@ -96,12 +97,17 @@ public struct HTTPBookingService: BookingService {
         request.headers.add(name: "Idempotency-Key", value: key)
         request.headers.add(name: "Content-Type", value: "application/json")
         if let body { request.body = .bytes(ByteBuffer(data: body)) }
+        let span = Self.startCallSpan(method, headers: &request.headers)
+        defer { span?.end() }
         do {
             let response = try await client.execute(request, timeout: .milliseconds(timeout.inMilliseconds))
+            span?.attributes.set("http.response.status_code", value: .int64(Int64(response.status.code)))
             var buffer = try await response.body.collect(upTo: Self.maxAnswerBytes)
             return (response.status.code, buffer.readData(length: buffer.readableBytes) ?? Data())
         } catch {
-            throw classify(error)
+            let classified = classify(error)
+            span?.setStatus(Self.spanStatus(of: classified))
+            throw classified
         }
     }
 

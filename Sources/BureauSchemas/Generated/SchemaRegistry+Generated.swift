@@ -40,7 +40,11 @@ extension SchemaRegistry {
         Bureau_Reservations_CancellationAccepted.self,
         Bureau_Reservations_CancellationRejected.self,
         Bureau_Reservations_CancellationRequested.self,
+        Bureau_Reservations_CommissionRateRejected.self,
+        Bureau_Reservations_CommissionRateSet.self,
+        Bureau_Reservations_CommissionRateSetRequested.self,
         Bureau_Reservations_ReservationAccepted.self,
+        Bureau_Reservations_ReservationAcceptedV2.self,
         Bureau_Reservations_ReservationRejected.self,
         Bureau_Reservations_ReservationRequested.self,
         Bureau_System_ErrorRaised.self,
@@ -92,7 +96,11 @@ extension SchemaRegistry {
         "bureau.reservations.CancellationAccepted",
         "bureau.reservations.CancellationRejected",
         "bureau.reservations.CancellationRequested",
+        "bureau.reservations.CommissionRateRejected",
+        "bureau.reservations.CommissionRateSet",
+        "bureau.reservations.CommissionRateSetRequested",
         "bureau.reservations.ReservationAccepted",
+        "bureau.reservations.ReservationAcceptedV2",
         "bureau.reservations.ReservationRejected",
         "bureau.reservations.ReservationRequested",
         "bureau.system.ErrorRaised",
@@ -143,7 +151,11 @@ extension Bureau_Rates_RatesPublished: PayloadDecodable {}
 extension Bureau_Reservations_CancellationAccepted: PayloadDecodable {}
 extension Bureau_Reservations_CancellationRejected: PayloadDecodable {}
 extension Bureau_Reservations_CancellationRequested: PayloadDecodable {}
+extension Bureau_Reservations_CommissionRateRejected: PayloadDecodable {}
+extension Bureau_Reservations_CommissionRateSet: PayloadDecodable {}
+extension Bureau_Reservations_CommissionRateSetRequested: PayloadDecodable {}
 extension Bureau_Reservations_ReservationAccepted: PayloadDecodable {}
+extension Bureau_Reservations_ReservationAcceptedV2: PayloadDecodable {}
 extension Bureau_Reservations_ReservationRejected: PayloadDecodable {}
 extension Bureau_Reservations_ReservationRequested: PayloadDecodable {}
 extension Bureau_System_ErrorRaised: PayloadDecodable {}

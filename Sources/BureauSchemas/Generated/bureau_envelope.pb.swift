@@ -10,7 +10,8 @@
 
 /// The envelope every event travels in, on the bus and in the log.
 ///
-/// A producer fills id, type, producer, causation, correlation and payload.
+/// A producer fills id, type, producer, causation, correlation and payload, and
+/// trace_parent when the chain is traced.
 /// The bus daemon sets position and commit_time: it appends those two fields
 /// to the producer's bytes, so the stored envelope is the producer's encoding
 /// followed by the daemon's (protobuf keeps the last value of a repeated scalar
@@ -92,6 +93,12 @@ public nonisolated struct Bureau_Envelope: Sendable {
   /// The event itself, encoded as the message named by type.
   public var payload: Data = Data()
 
+  /// W3C trace context, carried: the span id (traceparent's parent-id) of the producer's span
+  /// that published this event, when its chain is traced and sampled; 0 (absent) otherwise.
+  /// The rest is derived: the trace id is the correlation id, and the sampled flag is this
+  /// field's presence (ARCHITECTURE.md, "Traces").
+  public var traceParent: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -141,7 +148,7 @@ nonisolated extension Bureau_Producer: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Bureau_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}position\0\u{1}id\0\u{1}type\0\u{3}commit_time\0\u{1}producer\0\u{1}causation\0\u{1}correlation\0\u{1}payload\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}position\0\u{1}id\0\u{1}type\0\u{3}commit_time\0\u{1}producer\0\u{1}causation\0\u{1}correlation\0\u{1}payload\0\u{3}trace_parent\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -157,6 +164,7 @@ nonisolated extension Bureau_Envelope: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.causation) }()
       case 7: try { try decoder.decodeSingularBytesField(value: &self.correlation) }()
       case 8: try { try decoder.decodeSingularBytesField(value: &self.payload) }()
+      case 9: try { try decoder.decodeSingularFixed64Field(value: &self.traceParent) }()
       default: break
       }
     }
@@ -191,6 +199,9 @@ nonisolated extension Bureau_Envelope: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if !self.payload.isEmpty {
       try visitor.visitSingularBytesField(value: self.payload, fieldNumber: 8)
     }
+    if self.traceParent != 0 {
+      try visitor.visitSingularFixed64Field(value: self.traceParent, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -203,6 +214,7 @@ nonisolated extension Bureau_Envelope: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if lhs.causation != rhs.causation {return false}
     if lhs.correlation != rhs.correlation {return false}
     if lhs.payload != rhs.payload {return false}
+    if lhs.traceParent != rhs.traceParent {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -43,7 +43,10 @@ public nonisolated struct Bureau_Reservations_ReservationRequested: Sendable {
   public init() {}
 }
 
-/// The reservation is accepted and waits for the booking service.
+/// A reservation accepted before Bureau charged a commission. Superseded by
+/// ReservationAcceptedV2 (the amounts split into gross, commission and net); kept so that those
+/// reservations still read: ReservationAcceptedUpcaster reads one as a ReservationAcceptedV2
+/// with no commission, "accepted before commissions".
 public nonisolated struct Bureau_Reservations_ReservationAccepted: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -227,6 +230,140 @@ public nonisolated struct Bureau_Reservations_CancellationRejected: Sendable {
     ]
 
   }
+
+  public init() {}
+}
+
+/// The reservation is accepted at the quoted rate, less the bureau's commission on the currency it
+/// sells, and waits for the booking service.
+public nonisolated struct Bureau_Reservations_ReservationAcceptedV2: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// "R" followed by the position of the request, e.g. "R1042".
+  public var reservationID: String = String()
+
+  public var base: String = String()
+
+  public var quote: String = String()
+
+  /// In the base currency: what the person hands over.
+  public var amount: String = String()
+
+  /// The cross rate, units of quote per one base.
+  public var rate: String = String()
+
+  /// amount × rate, rounded half-even to the quote currency's minor units.
+  public var grossAmount: String = String()
+
+  /// The commission rate on the quote currency, a decimal fraction: "0.005" is 0.5 %.
+  public var commissionRate: String = String()
+
+  /// gross_amount × commission_rate, rounded half-even to the quote currency's minor units.
+  public var commission: String = String()
+
+  /// gross_amount − commission, in the quote currency: what the person receives.
+  public var netAmount: String = String()
+
+  /// The date of the fixing the rate came from.
+  public var asOf: String = String()
+
+  public var commissionBasis: Bureau_Reservations_ReservationAcceptedV2.CommissionBasis = .unspecified
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  /// How the commission was decided.
+  public nonisolated enum CommissionBasis: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case unspecified // = 0
+
+    /// The rate the commission schedule held for the quote currency when the request was committed
+    /// (zero if it held none for it).
+    case schedule // = 1
+
+    /// Accepted before Bureau charged commissions: stored as a ReservationAccepted (read through
+    /// its upcaster), or accepted while no commission rate had ever been set. None was charged.
+    case beforeCommissions // = 2
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .unspecified
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .unspecified
+      case 1: self = .schedule
+      case 2: self = .beforeCommissions
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .unspecified: return 0
+      case .schedule: return 1
+      case .beforeCommissions: return 2
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [Bureau_Reservations_ReservationAcceptedV2.CommissionBasis] = [
+      .unspecified,
+      .schedule,
+      .beforeCommissions,
+    ]
+
+  }
+
+  public init() {}
+}
+
+/// Asks that the bureau charge `rate` (a decimal fraction, "0.005" for 0.5 %) on every
+/// reservation that sells `currency` from now on; "0" charges nothing.
+public nonisolated struct Bureau_Reservations_CommissionRateSetRequested: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var currency: String = String()
+
+  public var rate: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// From this event on, reservations selling `currency` are charged `rate`.
+public nonisolated struct Bureau_Reservations_CommissionRateSet: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var currency: String = String()
+
+  public var rate: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Bureau_Reservations_CommissionRateRejected: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var currency: String = String()
+
+  public var rate: String = String()
+
+  public var message: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 }
@@ -501,4 +638,198 @@ nonisolated extension Bureau_Reservations_CancellationRejected: SwiftProtobuf.Me
 
 nonisolated extension Bureau_Reservations_CancellationRejected.Reason: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REASON_UNSPECIFIED\0\u{1}NOT_FOUND\0\u{1}NOT_CONFIRMED\0\u{1}ALREADY_CANCELLED\0")
+}
+
+nonisolated extension Bureau_Reservations_ReservationAcceptedV2: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ReservationAcceptedV2"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}reservation_id\0\u{1}base\0\u{1}quote\0\u{1}amount\0\u{1}rate\0\u{3}gross_amount\0\u{3}commission_rate\0\u{1}commission\0\u{3}net_amount\0\u{3}as_of\0\u{3}commission_basis\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.reservationID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.base) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.quote) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.amount) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.rate) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.grossAmount) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.commissionRate) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.commission) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.netAmount) }()
+      case 10: try { try decoder.decodeSingularStringField(value: &self.asOf) }()
+      case 11: try { try decoder.decodeSingularEnumField(value: &self.commissionBasis) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.reservationID.isEmpty {
+      try visitor.visitSingularStringField(value: self.reservationID, fieldNumber: 1)
+    }
+    if !self.base.isEmpty {
+      try visitor.visitSingularStringField(value: self.base, fieldNumber: 2)
+    }
+    if !self.quote.isEmpty {
+      try visitor.visitSingularStringField(value: self.quote, fieldNumber: 3)
+    }
+    if !self.amount.isEmpty {
+      try visitor.visitSingularStringField(value: self.amount, fieldNumber: 4)
+    }
+    if !self.rate.isEmpty {
+      try visitor.visitSingularStringField(value: self.rate, fieldNumber: 5)
+    }
+    if !self.grossAmount.isEmpty {
+      try visitor.visitSingularStringField(value: self.grossAmount, fieldNumber: 6)
+    }
+    if !self.commissionRate.isEmpty {
+      try visitor.visitSingularStringField(value: self.commissionRate, fieldNumber: 7)
+    }
+    if !self.commission.isEmpty {
+      try visitor.visitSingularStringField(value: self.commission, fieldNumber: 8)
+    }
+    if !self.netAmount.isEmpty {
+      try visitor.visitSingularStringField(value: self.netAmount, fieldNumber: 9)
+    }
+    if !self.asOf.isEmpty {
+      try visitor.visitSingularStringField(value: self.asOf, fieldNumber: 10)
+    }
+    if self.commissionBasis != .unspecified {
+      try visitor.visitSingularEnumField(value: self.commissionBasis, fieldNumber: 11)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_Reservations_ReservationAcceptedV2, rhs: Bureau_Reservations_ReservationAcceptedV2) -> Bool {
+    if lhs.reservationID != rhs.reservationID {return false}
+    if lhs.base != rhs.base {return false}
+    if lhs.quote != rhs.quote {return false}
+    if lhs.amount != rhs.amount {return false}
+    if lhs.rate != rhs.rate {return false}
+    if lhs.grossAmount != rhs.grossAmount {return false}
+    if lhs.commissionRate != rhs.commissionRate {return false}
+    if lhs.commission != rhs.commission {return false}
+    if lhs.netAmount != rhs.netAmount {return false}
+    if lhs.asOf != rhs.asOf {return false}
+    if lhs.commissionBasis != rhs.commissionBasis {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Bureau_Reservations_ReservationAcceptedV2.CommissionBasis: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0COMMISSION_BASIS_UNSPECIFIED\0\u{1}SCHEDULE\0\u{1}BEFORE_COMMISSIONS\0")
+}
+
+nonisolated extension Bureau_Reservations_CommissionRateSetRequested: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CommissionRateSetRequested"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}currency\0\u{1}rate\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.currency) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.rate) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.currency.isEmpty {
+      try visitor.visitSingularStringField(value: self.currency, fieldNumber: 1)
+    }
+    if !self.rate.isEmpty {
+      try visitor.visitSingularStringField(value: self.rate, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_Reservations_CommissionRateSetRequested, rhs: Bureau_Reservations_CommissionRateSetRequested) -> Bool {
+    if lhs.currency != rhs.currency {return false}
+    if lhs.rate != rhs.rate {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Bureau_Reservations_CommissionRateSet: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CommissionRateSet"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}currency\0\u{1}rate\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.currency) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.rate) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.currency.isEmpty {
+      try visitor.visitSingularStringField(value: self.currency, fieldNumber: 1)
+    }
+    if !self.rate.isEmpty {
+      try visitor.visitSingularStringField(value: self.rate, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_Reservations_CommissionRateSet, rhs: Bureau_Reservations_CommissionRateSet) -> Bool {
+    if lhs.currency != rhs.currency {return false}
+    if lhs.rate != rhs.rate {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Bureau_Reservations_CommissionRateRejected: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CommissionRateRejected"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}currency\0\u{1}rate\0\u{1}message\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.currency) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.rate) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.currency.isEmpty {
+      try visitor.visitSingularStringField(value: self.currency, fieldNumber: 1)
+    }
+    if !self.rate.isEmpty {
+      try visitor.visitSingularStringField(value: self.rate, fieldNumber: 2)
+    }
+    if !self.message.isEmpty {
+      try visitor.visitSingularStringField(value: self.message, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_Reservations_CommissionRateRejected, rhs: Bureau_Reservations_CommissionRateRejected) -> Bool {
+    if lhs.currency != rhs.currency {return false}
+    if lhs.rate != rhs.rate {return false}
+    if lhs.message != rhs.message {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
 }

@@ -33,5 +33,19 @@ extension CommandURL {
                 module: "reservations", command: "cancel",
                 arguments: [("id", id)])
         }
+
+        /// Charge a commission on every reservation that sells a currency, from now on.
+        ///
+        /// - Parameters:
+        ///   - currency: the currency sold (a reservation's quote), e.g. USD (currency)
+        ///   - rate: a decimal fraction from 0 to 0.1, e.g. 0.005 for 0.5 % (decimal)
+        public static func commission(currency: String, rate: String) -> CommandURL {
+            CommandURL(
+                module: "reservations", command: "commission",
+                arguments: [
+                    ("currency", currency),
+                    ("rate", rate),
+                ])
+        }
     }
 }

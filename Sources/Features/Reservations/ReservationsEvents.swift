@@ -1,7 +1,13 @@
 import BureauSchemas
 
 public typealias ReservationRequested = Bureau_Reservations_ReservationRequested
+/// The shape of an accepted reservation before commissions: read as a ``ReservationAcceptedV2``
+/// (``ReservationAcceptedUpcaster``); nothing publishes it any more.
 public typealias ReservationAccepted = Bureau_Reservations_ReservationAccepted
+public typealias ReservationAcceptedV2 = Bureau_Reservations_ReservationAcceptedV2
+public typealias CommissionRateSetRequested = Bureau_Reservations_CommissionRateSetRequested
+public typealias CommissionRateSet = Bureau_Reservations_CommissionRateSet
+public typealias CommissionRateRejected = Bureau_Reservations_CommissionRateRejected
 public typealias ReservationRejected = Bureau_Reservations_ReservationRejected
 public typealias CancellationRequested = Bureau_Reservations_CancellationRequested
 public typealias CancellationAccepted = Bureau_Reservations_CancellationAccepted
@@ -94,5 +100,30 @@ extension BookingOutcomeUnknown {
         self.reservationID = reservationID
         self.call = call
         self.reason = reason
+    }
+}
+
+extension CommissionRateSetRequested {
+    public init(currency: String, rate: String) {
+        self.init()
+        self.currency = currency
+        self.rate = rate
+    }
+}
+
+extension CommissionRateSet {
+    public init(currency: String, rate: String) {
+        self.init()
+        self.currency = currency
+        self.rate = rate
+    }
+}
+
+extension CommissionRateRejected {
+    public init(_ request: CommissionRateSetRequested, message: String) {
+        self.init()
+        currency = request.currency
+        rate = request.rate
+        self.message = message
     }
 }

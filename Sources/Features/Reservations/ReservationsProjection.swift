@@ -16,7 +16,15 @@ public struct ReservationsProjection: Projection {
         public var pair: String
         public var amount: String
         public var rate: String
+        /// The gross amount in the quote currency, before commission.
         public var quoteAmount: String
+        /// The commission, in the quote currency: "2.71 USD".
+        public var commission: String
+        /// How it was decided: its rate ("0.5 %"), or "none: accepted before commissions" for a
+        /// reservation from before Bureau charged them.
+        public var commissionBasis: String
+        /// What the person receives: the gross amount less the commission.
+        public var netAmount: String
         /// pending, unknown (the booking adapter is asking the booking service what its call
         /// did), confirmed, failed, cancelling or cancelled.
         public var status: String
@@ -30,7 +38,7 @@ public struct ReservationsProjection: Projection {
     public var name: String { "reservations" }
     public var inputTypes: [String] {
         [
-            ReservationAccepted.protoMessageName, ReservationConfirmed.protoMessageName,
+            ReservationAcceptedV2.protoMessageName, ReservationConfirmed.protoMessageName,
             ReservationFailed.protoMessageName, CancellationAccepted.protoMessageName,
             ReservationCancelled.protoMessageName, CancellationFailed.protoMessageName,
             BookingOutcomeUnknown.protoMessageName,
@@ -43,12 +51,14 @@ public struct ReservationsProjection: Projection {
             guard let index = value.reservations.firstIndex(where: { $0.id == id }) else { return }
             change(&value.reservations[index])
         }
-        if let accepted = try? event.payload(as: ReservationAccepted.self) {
+        if let accepted = try? event.payload(as: ReservationAcceptedV2.self) {
             value.reservations.insert(
                 Row(
                     id: accepted.reservationID, pair: "\(accepted.base)/\(accepted.quote)",
                     amount: "\(accepted.amount) \(accepted.base)", rate: accepted.rate,
-                    quoteAmount: "\(accepted.quoteAmount) \(accepted.quote)", status: "pending",
+                    quoteAmount: "\(accepted.grossAmount) \(accepted.quote)",
+                    commission: "\(accepted.commission) \(accepted.quote)", commissionBasis: Self.basis(of: accepted),
+                    netAmount: "\(accepted.netAmount) \(accepted.quote)", status: "pending",
                     detail: "rates of \(accepted.asOf)"), at: 0)
         } else if let unknown = try? event.payload(as: BookingOutcomeUnknown.self) {
             update(unknown.reservationID) {
@@ -89,11 +99,28 @@ public struct ReservationsProjection: Projection {
         }
     }
 
+    /// How a reservation's commission was decided, in words: its rate as a percentage, or that
+    /// it was accepted before Bureau charged commissions.
+    static func basis(of accepted: ReservationAcceptedV2) -> String {
+        switch accepted.commissionBasis {
+        case .beforeCommissions: return "none: accepted before commissions"
+        default:
+            guard let rate = Decimal(string: accepted.commissionRate, locale: Locale(identifier: "en_US_POSIX")) else {
+                return accepted.commissionRate
+            }
+            return "\(rate * 100) %"
+        }
+    }
+
     public func render(_ value: Value) -> String {
         guard !value.reservations.isEmpty else { return "No reservations." }
         return value.reservations.map { row in
-            [row.id, row.pair, row.amount, "@ \(row.rate)", "→ \(row.quoteAmount)", row.status, row.detail]
-                .joined(separator: "  ")
+            [
+                row.id, row.pair, row.amount, "@ \(row.rate)", "→ \(row.quoteAmount)",
+                "− \(row.commission) (\(row.commissionBasis))",
+                "= \(row.netAmount)", row.status, row.detail,
+            ]
+            .joined(separator: "  ")
         }.joined(separator: "\n")
     }
 }

@@ -14,11 +14,23 @@ import Runtime
 /// which (its call timed out, say), the reservation is unknown, and the adapter's answer from
 /// the service ends it confirmed or failed. Only a confirmed reservation can be cancelled, and
 /// only once.
+///
+/// The bureau charges a commission on the currency it sells (the quote currency): the rate its
+/// schedule holds for that currency when the request is committed (`CommissionRateSet`, asked
+/// for with `bureau://reservations/commission`), on the gross amount, rounded to the quote
+/// currency's minor units; the person receives the net amount. A currency without a rate is
+/// charged nothing. Until a first rate is set, Bureau charges no commission at all, as before
+/// commissions existed: a reservation then says so (`BEFORE_COMMISSIONS`), exactly as one
+/// stored before this change reads through ``ReservationAcceptedUpcaster``, so that replaying an
+/// old log computes what it recorded.
 public struct ReservationsReducer: Reducer {
     public struct State: Codable, Equatable, Sendable {
         public var rates: ReferenceRates?
         public var ratesCommittedAt: CommitTime?
         public var reservations: [String: Reservation] = [:]
+        /// The commission rate on each currency sold, a decimal fraction ("0.005" is 0.5 %); nil
+        /// until a first rate is set (Bureau then charges none, as before commissions).
+        public var commissionRates: [String: String]?
 
         public init() {}
     }
@@ -29,7 +41,11 @@ public struct ReservationsReducer: Reducer {
         public var quote: String
         public var amount: String
         public var rate: String
+        /// The gross amount in the quote currency (amount × rate), before commission.
         public var quoteAmount: String
+        public var commissionRate: String
+        public var commission: String
+        public var netAmount: String
         public var asOf: String
         public var status: Status
         public var confirmationCode: String?
@@ -58,7 +74,11 @@ public struct ReservationsReducer: Reducer {
         case cancelled(ReservationCancelled)
         case cancellationFailed(CancellationFailed)
         case outcomeUnknown(BookingOutcomeUnknown)
+        case commissionRateSetRequested(CommissionRateSetRequested)
     }
+
+    /// The largest commission rate the schedule takes: a tenth of what is sold.
+    public static let maxCommissionRate: Decimal = 0.1
 
     /// The oldest rates a quote may come from, by the commit times of the rates and the
     /// request: four days, so that quotes stay valid over a weekend and a holiday, when the
@@ -70,7 +90,8 @@ public struct ReservationsReducer: Reducer {
     }
 
     public var module: String { "reservations" }
-    public var stateVersion: Int { 1 }
+    /// 2: reservations carry their commission, and the state the commission schedule.
+    public var stateVersion: Int { 2 }
     public var initialState: State { State() }
 
     public var inputs: InputDecoder<Input> { Self.inputDecoder }
@@ -86,14 +107,16 @@ public struct ReservationsReducer: Reducer {
             .on(ReservationCancelled.self, Input.cancelled)
             .on(CancellationFailed.self, Input.cancellationFailed)
             .on(BookingOutcomeUnknown.self, Input.outcomeUnknown)
+            .on(CommissionRateSetRequested.self, Input.commissionRateSetRequested)
     }()
 
     public var outputTypes: [String] { Self.outputs }
 
     private static let outputs: [String] = {
         [
-            ReservationAccepted.protoMessageName, ReservationRejected.protoMessageName,
+            ReservationAcceptedV2.protoMessageName, ReservationRejected.protoMessageName,
             CancellationAccepted.protoMessageName, CancellationRejected.protoMessageName,
+            CommissionRateSet.protoMessageName, CommissionRateRejected.protoMessageName,
         ]
     }()
 
@@ -110,16 +133,43 @@ public struct ReservationsReducer: Reducer {
                 return [Emitted(rejection)]
             case .accept(let reservation):
                 state.reservations[reservation.id] = reservation
-                var accepted = ReservationAccepted()
+                var accepted = ReservationAcceptedV2()
                 accepted.reservationID = reservation.id
                 accepted.base = reservation.base
                 accepted.quote = reservation.quote
                 accepted.amount = reservation.amount
                 accepted.rate = reservation.rate
-                accepted.quoteAmount = reservation.quoteAmount
+                accepted.grossAmount = reservation.quoteAmount
+                accepted.commissionRate = reservation.commissionRate
+                accepted.commission = reservation.commission
+                accepted.netAmount = reservation.netAmount
                 accepted.asOf = reservation.asOf
+                accepted.commissionBasis = state.commissionRates == nil ? .beforeCommissions : .schedule
                 return [Emitted(accepted)]
             }
+
+        case .commissionRateSetRequested(let request):
+            guard let currency = Currency(request.currency) else {
+                return [
+                    Emitted(
+                        CommissionRateRejected(request, message: "'\(request.currency)' is not a currency Bureau knows")
+                    )
+                ]
+            }
+            guard let rate = try? DecimalText.parse(request.rate).value, rate >= 0, rate <= Self.maxCommissionRate
+            else {
+                return [
+                    Emitted(
+                        CommissionRateRejected(
+                            request,
+                            message:
+                                "'\(request.rate)' is not a commission rate: give a decimal fraction from 0 to "
+                                + "\(DecimalText.plain(Self.maxCommissionRate)), e.g. 0.005 for 0.5 %"))
+                ]
+            }
+            let text = DecimalText.plain(rate)
+            state.commissionRates = (state.commissionRates ?? [:]).merging([currency.code: text]) { $1 }
+            return [Emitted(CommissionRateSet(currency: currency.code, rate: text))]
 
         case .cancellationRequested(let request):
             let id = request.reservationID.uppercased()
@@ -252,10 +302,14 @@ public struct ReservationsReducer: Reducer {
                     message:
                         "\(pair) is now \(DecimalText.plain(current)) (rates of \(rates.asOf)), not \(request.rate)"))
         }
-        let counter = Money(rounding: amount.amount * quoted, currency: quote)
+        let gross = Money(rounding: amount.amount * quoted, currency: quote)
+        let rate = state.commissionRates?[quote.code].flatMap { try? DecimalText.parse($0).value } ?? 0
+        let commission = Money(rounding: gross.amount * rate, currency: quote)
+        let net = Money(rounding: gross.amount - commission.amount, currency: quote)
         return .accept(
             Reservation(
                 id: "R\(input.position)", base: base.code, quote: quote.code, amount: amount.text,
-                rate: DecimalText.plain(current), quoteAmount: counter.text, asOf: rates.asOf, status: .pending))
+                rate: DecimalText.plain(current), quoteAmount: gross.text, commissionRate: DecimalText.plain(rate),
+                commission: commission.text, netAmount: net.text, asOf: rates.asOf, status: .pending))
     }
 }

@@ -1,0 +1,133 @@
+import BureauSchemas
+import Bus
+import EventLog
+import Foundation
+import SwiftProtobuf
+import Testing
+
+/// Upcasters as one set: chains compose, a set with a gap, a cycle or two upcasters for one shape
+/// is refused naming them, a failing upcaster leaves a mark that reading the event reports.
+struct EventUpcastingTests {
+    // Three shapes of one pair event, played by three schema messages with the same fields.
+    typealias V1 = Bureau_Watchlist_PairAddRequested
+    typealias V2 = Bureau_Watchlist_PairAdded
+    typealias V3 = Bureau_Watchlist_PairRemoveRequested
+
+    struct OneToTwo: Upcaster {
+        var change: String { "v2 spells currencies in capitals" }
+        func upcast(_ old: V1, of event: StoredEvent) throws -> V2 {
+            var new = V2()
+            new.base = old.base.uppercased()
+            new.quote = old.quote.uppercased()
+            return new
+        }
+    }
+
+    struct TwoToThree: Upcaster {
+        var change: String { "v3 takes the quote from the position when it is missing" }
+        func upcast(_ old: V2, of event: StoredEvent) throws -> V3 {
+            var new = V3()
+            new.base = old.base
+            new.quote = old.quote.isEmpty ? "P\(event.position)" : old.quote
+            return new
+        }
+    }
+
+    struct ThreeToOne: Upcaster {
+        var change: String { "round" }
+        func upcast(_ old: V3, of event: StoredEvent) throws -> V1 { V1() }
+    }
+
+    struct AnotherOneToThree: Upcaster {
+        var change: String { "a second reading of v1" }
+        func upcast(_ old: V1, of event: StoredEvent) throws -> V3 { V3() }
+    }
+
+    struct Refusing: Upcaster {
+        struct Unreadable: Error, CustomStringConvertible { var description: String { "no base" } }
+        var change: String { "refuses an empty base" }
+        func upcast(_ old: V1, of event: StoredEvent) throws -> V2 {
+            guard !old.base.isEmpty else { throw Unreadable() }
+            return V2()
+        }
+    }
+
+    static func stored(_ message: some SwiftProtobuf.Message, at position: UInt64 = 7) throws -> StoredEvent {
+        StoredEvent(
+            position: position, id: .random(), type: type(of: message).protoMessageName, commitTime: .zero,
+            payload: try message.serializedData())
+    }
+
+    @Test func aChainOfUpcastersReadsTheOldestShapeAsTodaysAndSaysSo() throws {
+        let upcasting = try EventUpcasting([TwoToThree(), OneToTwo()], readTypes: [V3.protoMessageName])
+        var old = V1()
+        old.base = "eur"
+        let event = try Self.stored(old)
+        let read = upcasting.upcast(event)
+        #expect(read.type == V3.protoMessageName)
+        #expect(read.upcast == .upcast(storedType: V1.protoMessageName, steps: 2))
+        let today = try #require(try read.payload(as: V3.self))
+        #expect(today.base == "EUR" && today.quote == "P7")
+        #expect(event.payload == (try old.serializedData()), "the stored bytes never change")
+        #expect(read.line.hasSuffix("(upcast from bureau.watchlist.PairAddRequested in 2 steps)"))
+        #expect(read.jsonLine.contains("\"upcastFrom\":\"bureau.watchlist.PairAddRequested\""))
+        // Today's shape, and any other type, read as stored.
+        let current = try Self.stored(V3())
+        #expect(upcasting.upcast(current) == current)
+        #expect(EventUpcasting.none.upcast(event) == event)
+    }
+
+    @Test func aSubscriptionForTodaysTypeAsksForTheOlderShapesToo() throws {
+        let upcasting = try EventUpcasting([OneToTwo(), TwoToThree()], readTypes: [V3.protoMessageName])
+        #expect(
+            Set(upcasting.widening(EventFilter(prefixes: [V3.protoMessageName])).prefixes)
+                == [V3.protoMessageName, V1.protoMessageName, V2.protoMessageName])
+        #expect(upcasting.widening(.all) == .all)
+        let other = EventFilter(prefixes: ["bureau.alerts."])
+        #expect(upcasting.widening(other) == other)
+    }
+
+    @Test func twoUpcastersForOneShapeAreRefusedNamingBoth() {
+        #expect {
+            _ = try EventUpcasting(
+                [OneToTwo(), AnotherOneToThree(), TwoToThree()], readTypes: [V3.protoMessageName])
+        } throws: { error in
+            "\(error)".contains("two upcasters read bureau.watchlist.PairAddRequested: OneToTwo and AnotherOneToThree")
+        }
+    }
+
+    @Test func aCycleIsRefusedNamingItsTypes() {
+        #expect {
+            _ = try EventUpcasting([OneToTwo(), TwoToThree(), ThreeToOne()], readTypes: [])
+        } throws: { error in
+            "\(error)".contains(
+                "the upcasters go round: bureau.watchlist.PairAddRequested → bureau.watchlist.PairAdded → "
+                    + "bureau.watchlist.PairRemoveRequested → bureau.watchlist.PairAddRequested")
+        }
+    }
+
+    @Test func aChainThatEndsAtATypeNothingReadsIsAGap() {
+        // v1 → v2 is there, v2 → v3 is missing, and the build reads v3.
+        #expect {
+            _ = try EventUpcasting([OneToTwo()], readTypes: [V3.protoMessageName])
+        } throws: { error in
+            "\(error)".contains(
+                "bureau.watchlist.PairAdded, which OneToTwo makes of bureau.watchlist.PairAddRequested, is read by "
+                    + "nothing in this build")
+        }
+    }
+
+    @Test func aFailingUpcasterLeavesTheStoredPayloadAndMakesReadingItThrowNamingTheUpcaster() throws {
+        let upcasting = try EventUpcasting([Refusing()], readTypes: [V2.protoMessageName])
+        let event = try Self.stored(V1(), at: 42)
+        let read = upcasting.upcast(event)
+        #expect(read.type == V2.protoMessageName)
+        #expect(read.payload == event.payload)
+        #expect(read.upcast == .failed(storedType: V1.protoMessageName, upcaster: "Refusing", reason: "no base"))
+        #expect(throws: UpcastFailure.self) { _ = try read.payload(as: V2.self) }
+        let failure = try #require(read.upcastFailure)
+        #expect("\(failure)".contains("position 42"))
+        #expect("\(failure)".contains("Refusing failed: no base"))
+        #expect(read.line.contains("Refusing could not read it as bureau.watchlist.PairAdded: no base"))
+    }
+}
