@@ -4,8 +4,12 @@ import Guards
 public enum BusError: Error, CustomStringConvertible, Equatable {
     /// No daemon answered a request in time.
     case noAnswer(endpoint: String, seconds: Double)
-    /// The daemon refused the request as a whole.
-    case refused(code: String, message: String)
+    /// The daemon (or the in-memory twin) refused the request as a whole, with a code of the
+    /// wire's `ErrorReply`.
+    case refused(code: BusErrorCode, message: String)
+    /// The bus answered something this client cannot use (a reply of the wrong shape, too few
+    /// results, positions out of order): a fault of the bus or of this client, not a refusal.
+    case unexpectedAnswer(String)
     /// Bytes that should be an envelope are not one.
     case malformedEnvelope(String)
     /// The client was closed while the request was waiting.
@@ -37,6 +41,7 @@ public enum BusError: Error, CustomStringConvertible, Equatable {
             "no bus answered at \(endpoint) within \(Duration.seconds(seconds).secondsText()) s; "
                 + "is `bureau bus` running for this data directory?"
         case .refused(let code, let message): "the bus refused the request (\(code)): \(message)"
+        case .unexpectedAnswer(let what): "the bus answered what this client cannot use: \(what)"
         case .malformedEnvelope(let reason): "malformed envelope: \(reason)"
         case .closed: "the bus client was closed"
         case .unusableLocation(let reason): reason

@@ -15,7 +15,7 @@ extension EventBus {
     /// Reads up to `to`, or up to the head when this is called if `to` is nil or past it; returns
     /// that head. A read that cannot finish never hangs and never ends quietly: it throws
     /// ``BusError/readStalled(after:seconds:)`` when nothing comes for `idleTimeout`, and
-    /// ``BusError/refused(code:message:)`` if an event comes out of order.
+    /// ``BusError/unexpectedAnswer(_:)`` if an event comes out of order.
     @discardableResult
     public func readLog(
         from: UInt64 = 1, to: UInt64? = nil, idleTimeout: Duration = .seconds(10),
@@ -52,8 +52,7 @@ extension EventBus {
             watch.items.add(1, ordering: .relaxed)
             guard case .event(let event) = item, let envelope else { continue }
             guard event.position == next else {
-                throw BusError.refused(
-                    code: "out-of-order", message: "the bus sent position \(event.position) where \(next) was next")
+                throw BusError.unexpectedAnswer("position \(event.position) where \(next) was next")
             }
             if try !body(event, envelope) || next == last { return head }
             next += 1

@@ -59,7 +59,7 @@ extension EventBus {
     /// Publishes one event; see ``publish(_:)-([OutgoingEvent])``.
     public func publish(_ event: OutgoingEvent) async throws -> PublishOutcome {
         guard let outcome = try await publish([event]).first else {
-            throw BusError.refused(code: "bad-ack", message: "the bus answered no result for one event")
+            throw BusError.unexpectedAnswer("no result for one event")
         }
         return outcome
     }

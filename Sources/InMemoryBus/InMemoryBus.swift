@@ -71,7 +71,7 @@ public final class InMemoryBus: EventBus {
         guard !closed.load(ordering: .acquiring) else { throw BusError.closed }
         guard !envelopes.isEmpty else {
             throw BusError.refused(
-                code: "malformed-request",
+                code: .malformedRequest,
                 message: "a publish request carries 1 to \(BusLimits.maxEnvelopesPerPublish) envelopes, not 0")
         }
         // As the ZeroMQ client: a batch frame (each envelope after its length) over the limit is not sent.
@@ -81,7 +81,7 @@ public final class InMemoryBus: EventBus {
         }
         guard envelopes.count <= BusLimits.maxEnvelopesPerPublish else {
             throw BusError.refused(
-                code: "too-large",
+                code: .tooLarge,
                 message: "a publish request carries at most \(BusLimits.maxEnvelopesPerPublish) envelopes, "
                     + "not \(envelopes.count)")
         }

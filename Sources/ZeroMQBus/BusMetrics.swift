@@ -119,7 +119,7 @@ final class BusMetrics: Sendable {
     }
 
     /// A request refused whole, with the error code it was answered (README, "Other requests and errors").
-    func refused(code: String) {
+    func refused(code: BusErrorCode) {
         counter("bureau_bus_publish_outcomes_total", [("outcome", "refused"), ("reason", Self.boundedCode(code))])
             .increment()
     }
@@ -152,12 +152,8 @@ final class BusMetrics: Sendable {
     }
 
     /// The refusal codes the daemon answers; anything else is counted as `other`.
-    static func boundedCode(_ code: String) -> String {
-        let known: Set<String> = [
-            "malformed-request", "too-large", "unknown-verb", "unsupported-version", WireProtocol.outOfOrder,
-            "disk-full",
-        ]
-        return known.contains(code) ? code : "other"
+    static func boundedCode(_ code: BusErrorCode) -> String {
+        BusErrorCode.known.contains(code) ? code.rawValue : "other"
     }
 
     /// Sets every reporting consumer's lag gauges from the bus's view now; drops the gauges of

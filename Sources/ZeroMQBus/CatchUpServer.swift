@@ -92,7 +92,7 @@ final class CatchUpServer {
                     badInput.record(message, socket: "read")
                     send(
                         on: socket, request.identity, WireProtocol.error, request.requestID,
-                        [errorReply("malformed-request", message)])
+                        [errorReply(.malformedRequest, message)])
                     return
                 }
                 let head = state.publishedHead.load(ordering: .acquiring)
@@ -103,7 +103,7 @@ final class CatchUpServer {
                 guard read.after <= head else {
                     // The reader has what this log never published: another log, or an older copy.
                     var error = Bureau_Bus_ErrorReply()
-                    error.code = WireProtocol.aheadOfLog
+                    error.code = BusErrorCode.aheadOfLog.rawValue
                     error.message =
                         "a read after position \(read.after), but the log ends at position \(head) "
                         + "(daemon epoch \(state.epoch)): this is not the log the reader read"
@@ -128,7 +128,7 @@ final class CatchUpServer {
                     logger.error("could not read the log", metadata: ["bus.error": "\(error)"])
                     send(
                         on: socket, request.identity, WireProtocol.error, request.requestID,
-                        [errorReply("read-failed", "could not read the log: \(error)")])
+                        [errorReply(.readFailed, "could not read the log: \(error)")])
                 }
             case WireProtocol.report:
                 guard request.arguments.count == 1,
@@ -156,7 +156,7 @@ final class CatchUpServer {
                 badInput.record(message, socket: "read")
                 send(
                     on: socket, request.identity, WireProtocol.error, request.requestID,
-                    [errorReply("unknown-verb", message)])
+                    [errorReply(.unknownVerb, message)])
             }
         }
     }
@@ -282,9 +282,9 @@ final class CatchUpServer {
         return stats
     }
 
-    private func errorReply(_ code: String, _ message: String) -> Data {
+    private func errorReply(_ code: BusErrorCode, _ message: String) -> Data {
         var error = Bureau_Bus_ErrorReply()
-        error.code = code
+        error.code = code.rawValue
         error.message = message
         return (try? error.serializedData()) ?? Data()
     }

@@ -239,7 +239,8 @@ final class ClientWorker {
                 publishes.removeValue(forKey: id)
                 timers.publishSettled(id)
                 publish.continuation.resume(
-                    throwing: BusError.refused(code: error?.code ?? "unknown", message: error?.message ?? ""))
+                    throwing: error.map { BusError.refused(code: BusErrorCode(rawValue: $0.code), message: $0.message) }
+                        ?? BusError.unexpectedAnswer("an error reply that is not an ErrorReply"))
             default:
                 continue
             }
@@ -257,7 +258,10 @@ final class ClientWorker {
                 } else {
                     let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
                     ping.continuation.resume(
-                        throwing: BusError.refused(code: error?.code ?? verb, message: error?.message ?? ""))
+                        throwing: error.map {
+                            BusError.refused(code: BusErrorCode(rawValue: $0.code), message: $0.message)
+                        }
+                            ?? BusError.unexpectedAnswer("a '\(verb)' reply where '\(ping.replyVerb)' was asked for"))
                 }
                 continue
             }
@@ -266,7 +270,7 @@ final class ClientWorker {
             else { continue }
             guard verb == WireProtocol.events, let header = try? Bureau_Bus_ReadReply(serializedBytes: frames[3]) else {
                 let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
-                if let error, error.code == WireProtocol.aheadOfLog {
+                if let error, error.code == BusErrorCode.aheadOfLog.rawValue {
                     end(subscriptionID, aheadOf: error.head, epoch: error.epoch)
                     continue
                 }

@@ -261,7 +261,7 @@ final class IngressLoop {
                 default:
                     let message = "unknown verb '\(request.verb)' on the ingress socket: use publish or ping"
                     badInput.record(message, socket: "ingress")
-                    refuse(on: socket, to: request.identity, requestID: request.requestID, "unknown-verb", message)
+                    refuse(on: socket, to: request.identity, requestID: request.requestID, .unknownVerb, message)
                 }
             }
         }
@@ -269,7 +269,7 @@ final class IngressLoop {
 
     /// Why a publish request is refused whole.
     private struct Refusal: Error {
-        let code: String
+        let code: BusErrorCode
         let message: String
     }
 
@@ -280,7 +280,7 @@ final class IngressLoop {
         if request.argumentBytes > BusLimits.maxRequestBytes {
             return .failure(
                 Refusal(
-                    code: "too-large",
+                    code: .tooLarge,
                     message: "a publish request carries at most \(BusLimits.maxRequestBytes) bytes of envelopes, "
                         + "not \(request.argumentBytes): send fewer envelopes per request"))
         }
@@ -289,7 +289,7 @@ final class IngressLoop {
         else {
             return .failure(
                 Refusal(
-                    code: "malformed-request",
+                    code: .malformedRequest,
                     message: "a \(WireProtocol.version) publish request carries one batch frame of envelopes "
                         + "(and, optionally, the id of the request it follows), not \(request.frameCount) frames"))
         }
@@ -299,7 +299,7 @@ final class IngressLoop {
             guard let id = WireProtocol.parseRequestID(frame) else {
                 return .failure(
                     Refusal(
-                        code: "malformed-request",
+                        code: .malformedRequest,
                         message: "a publish request's second frame is the id of the request it follows: "
                             + "\(WireProtocol.requestIDBytes) bytes, not \(frame.count)"))
             }
@@ -307,14 +307,14 @@ final class IngressLoop {
         }
         switch WireProtocol.envelopeRanges(inBatch: batch, maxEnvelopes: BusLimits.maxEnvelopesPerPublish) {
         case .success(let envelopes) where envelopes.isEmpty:
-            return .failure(Refusal(code: "malformed-request", message: RequestFrames.noEnvelopes))
+            return .failure(Refusal(code: .malformedRequest, message: RequestFrames.noEnvelopes))
         case .success(let envelopes):
             return .success((EnvelopeBatch(bytes: batch, envelopes: envelopes), follows))
         case .failure(let problem):
             switch problem {
-            case .tooMany: return .failure(Refusal(code: "too-large", message: problem.description))
+            case .tooMany: return .failure(Refusal(code: .tooLarge, message: problem.description))
             case .cutShort, .lengthCutShort:
-                return .failure(Refusal(code: "malformed-request", message: problem.description))
+                return .failure(Refusal(code: .malformedRequest, message: problem.description))
             }
         }
     }
@@ -479,7 +479,7 @@ final class IngressLoop {
             }
             refuse(
                 on: ingress[request.socket], to: request.identity, requestID: request.requestID,
-                WireProtocol.outOfOrder,
+                .outOfOrder,
                 "not stored: the request this one follows has not reached the bus (or was long ago); "
                     + "send it again, following nothing, once the request before it is answered")
         }
@@ -675,11 +675,13 @@ final class IngressLoop {
     /// Sends a reply; a peer that has gone away or stopped reading is skipped, never waited for.
     /// Answers a request with an `error` reply: `code` (README, "Other requests and errors")
     /// and what the client is told.
-    private func refuse(on socket: ZMQSocket, to identity: Data, requestID: Data, _ code: String, _ message: String) {
+    private func refuse(
+        on socket: ZMQSocket, to identity: Data, requestID: Data, _ code: BusErrorCode, _ message: String
+    ) {
         state.metrics.refused(code: code)
         reply(on: socket, to: identity, verb: WireProtocol.error, requestID: requestID) {
             var error = Bureau_Bus_ErrorReply()
-            error.code = code
+            error.code = code.rawValue
             error.message = message
             return error
         }

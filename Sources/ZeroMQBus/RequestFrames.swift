@@ -27,7 +27,7 @@ struct RequestFrames {
 
     struct Problem: Error {
         let identity: Data
-        let code: String
+        let code: BusErrorCode
         let message: String
         let requestID: Data
     }
@@ -55,7 +55,7 @@ struct RequestFrames {
         guard header.count >= 4 else {
             return .failure(
                 Problem(
-                    identity: identity, code: "malformed-request",
+                    identity: identity, code: .malformedRequest,
                     message:
                         "a request has at least 3 frames (version, verb, request id); got \(max(0, header.count - 1))",
                     requestID: requestID))
@@ -65,14 +65,14 @@ struct RequestFrames {
             let shown = header[1].count > 40 ? version + "…" : version
             return .failure(
                 Problem(
-                    identity: identity, code: "unsupported-protocol",
+                    identity: identity, code: .unsupportedProtocol,
                     message: "unsupported protocol '\(shown)'; this bus speaks \(WireProtocol.version)",
                     requestID: requestID))
         }
         guard header[3].count == WireProtocol.requestIDBytes else {
             return .failure(
                 Problem(
-                    identity: identity, code: "malformed-request",
+                    identity: identity, code: .malformedRequest,
                     message: "the request id must be \(WireProtocol.requestIDBytes) bytes, not \(header[3].count)",
                     requestID: Data()))
         }
@@ -80,7 +80,7 @@ struct RequestFrames {
         if verb == WireProtocol.publish && frameCount == 0 {
             return .failure(
                 Problem(
-                    identity: identity, code: "malformed-request",
+                    identity: identity, code: .malformedRequest,
                     message: noEnvelopes,
                     requestID: requestID))
         }

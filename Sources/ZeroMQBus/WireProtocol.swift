@@ -39,11 +39,7 @@ public enum WireProtocol {
 
     /// The request id frame's size.
     public static let requestIDBytes = 8
-    /// The error code of a publish request whose `follows` request has not reached the daemon.
-    public static let outOfOrder = "out-of-order"
-    /// The error code of a read after the published head (`ErrorReply.head` and `.epoch` say
-    /// where the log ends and which daemon said so).
-    public static let aheadOfLog = "ahead-of-log"
+    // Error codes (`ErrorReply.code`) are `BusErrorCode`'s, in Bus: the in-memory twin answers them too.
     /// The most replies the read socket queues for a client that does not read them; later
     /// ones are dropped, and the client asks again (a read is idempotent).
     public static let maxQueuedReplies = 100

@@ -133,12 +133,12 @@ public final class ZeroMQBusClient: EventBus {
                 while let arrival = arrived.removeValue(forKey: answered) {
                     var answer = arrival
                     if case .failure(BusError.refused(let code, _)) = answer, answered > 0,
-                        code == WireProtocol.outOfOrder || code == "malformed-request"
+                        code == .outOfOrder || code == .malformedRequest
                     {
                         // Every request before it is answered now: what it followed is stored
                         // or never will be. (`malformed-request`: a daemon from before `follows`
                         // refuses the frame; from here on, one request at a time.)
-                        if code == "malformed-request" { window = 1 }
+                        if code == .malformedRequest { window = 1 }
                         let again = Request(
                             id: loop.nextRequestID(), frame: requests[answered].frame, count: requests[answered].count)
                         answer = await attempt(again, follows: nil)
@@ -146,9 +146,7 @@ public final class ZeroMQBusClient: EventBus {
                     let ack = try answer.get()
                     let count = requests[answered].count
                     guard ack.results.count == count else {
-                        throw BusError.refused(
-                            code: "bad-ack",
-                            message: "the bus answered \(ack.results.count) results for \(count) events")
+                        throw BusError.unexpectedAnswer("\(ack.results.count) results for \(count) events")
                     }
                     outcomes += ack.results.map(PublishOutcome.init)
                     requests[answered].frame = Data()
@@ -162,7 +160,7 @@ public final class ZeroMQBusClient: EventBus {
                 }
                 guard answered < sent else { break }
                 guard let (index, result) = try await group.next() else {
-                    throw BusError.refused(code: "bad-ack", message: "a publish request ended without an answer")
+                    throw BusError.unexpectedAnswer("a publish request ended without an answer")
                 }
                 arrived[index] = result
             }
@@ -227,7 +225,7 @@ public final class ZeroMQBusClient: EventBus {
                 if !loop.send(.ping(pending)) { continuation.resume(throwing: BusError.closed) }
             }
             guard let pong = try? Bureau_Bus_Pong(serializedBytes: body) else {
-                throw BusError.refused(code: "bad-reply", message: "the bus's answer to a ping is not a Pong")
+                throw BusError.unexpectedAnswer("an answer to a ping that is not a Pong")
             }
             return BusStatus(
                 head: pong.head, epoch: pong.epoch, pid: Int32(bitPattern: pong.pid), version: pong.version)
@@ -258,12 +256,12 @@ public final class ZeroMQBusClient: EventBus {
                 if !loop.send(.ping(pending)) { continuation.resume(throwing: BusError.closed) }
             }
             guard let stats = try? Bureau_Bus_BusStats(serializedBytes: body) else {
-                throw BusError.refused(code: "bad-reply", message: "the bus's answer to stats is not a BusStats")
+                throw BusError.unexpectedAnswer("an answer to stats that is not a BusStats")
             }
             return stats
         } catch BusError.noAnswer(let endpoint, _) {
             throw BusError.noAnswer(endpoint: endpoint, seconds: timeout.inSeconds)
-        } catch BusError.refused(let code, _) where code == "unknown-verb" {
+        } catch BusError.refused(let code, _) where code == .unknownVerb {
             throw BusError.refused(
                 code: code, message: "the bus is older than `stats`: it keeps no figures to show; upgrade it")
         }

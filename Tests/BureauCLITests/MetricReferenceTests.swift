@@ -14,7 +14,8 @@ struct MetricReferenceTests {
         for (name, help) in PrometheusFactory.help {
             let row = text.split(separator: "\n").first { $0.hasPrefix("| `\(name)` |") }
             #expect(row != nil, "README's metric reference lacks \(name)")
-            #expect(row?.hasSuffix("| \(help) |") == true, "\(name): README says \(row ?? "nothing"), the code '\(help)'")
+            #expect(
+                row?.hasSuffix("| \(help) |") == true, "\(name): README says \(row ?? "nothing"), the code '\(help)'")
         }
     }
 
@@ -22,7 +23,9 @@ struct MetricReferenceTests {
         for name in PrometheusFactory.help.keys {
             #expect(name.hasPrefix("bureau_"), "\(name)")
             #expect(name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }, "\(name)")
-            #expect(!name.contains("_ms") && !name.contains("milliseconds") && !name.contains("minutes"), "\(name): base units")
+            #expect(
+                !name.contains("_ms") && !name.contains("milliseconds") && !name.contains("minutes"),
+                "\(name): base units")
         }
     }
 }

@@ -305,7 +305,7 @@ struct BusContractTests {
             _ = try await bus.publish(envelopes: [])
         } throws: { error in
             guard case BusError.refused(let code, _) = error else { return false }
-            return code == "malformed-request"
+            return code == .malformedRequest
         }
         let envelopes = try (0...BusLimits.maxEnvelopesPerPublish).map {
             try Self.event($0).envelopeBytes(process: "c")
@@ -314,7 +314,7 @@ struct BusContractTests {
             _ = try await bus.publish(envelopes: envelopes)
         } throws: { error in
             guard case BusError.refused(let code, _) = error else { return false }
-            return code == "too-large"
+            return code == .tooLarge
         }
         // More bytes than a request holds is not even sent.
         let megabyte = try OutgoingEvent(type: "bureau.contract.Large", payload: Data(count: (1 << 20) - 100))

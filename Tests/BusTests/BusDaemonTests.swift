@@ -524,7 +524,7 @@ extension BusDaemonTests {
         // connection would): refused, nothing stored.
         try send(2, events: 1, follows: 1)
         let early = try answer()
-        #expect(early.request == WireProtocol.requestID(2) && early.error == WireProtocol.outOfOrder)
+        #expect(early.request == WireProtocol.requestID(2) && early.error == BusErrorCode.outOfOrder.rawValue)
         #expect(try await bus.client().ping().head == 0)
 
         try send(1, events: 2, follows: nil)
@@ -549,7 +549,7 @@ extension BusDaemonTests {
         try send(5, events: 1, follows: 1)
         #expect(try answer().positions == [9])
         try send(6, events: 1, follows: 99)
-        #expect(try answer().error == WireProtocol.outOfOrder)
+        #expect(try answer().error == BusErrorCode.outOfOrder.rawValue)
         #expect(try await bus.client().ping().head == 9)
     }
 
@@ -625,7 +625,7 @@ extension BusDaemonTests {
             }
             func refuse(_ request: [Data], id: UInt64) throws {
                 var refusal = Bureau_Bus_ErrorReply()
-                refusal.code = WireProtocol.outOfOrder
+                refusal.code = BusErrorCode.outOfOrder.rawValue
                 try send(request, id: id, WireProtocol.error, try refusal.serializedData())
             }
             func answer(_ request: [Data], id: UInt64) throws {
@@ -763,7 +763,7 @@ extension BusDaemonTests {
 
         let empty = try ask([version, publish, id])
         #expect(empty.verb == "error" && empty.id == id)
-        #expect(try error(empty.body).code == "malformed-request")
+        #expect(try error(empty.body).code == BusErrorCode.malformedRequest.rawValue)
 
         let nine = try ask([version, publish, Data(count: 9), WireProtocol.batch([SequencerTests.envelope()])])
         #expect(nine.verb == "error" && nine.id.isEmpty)
@@ -771,7 +771,7 @@ extension BusDaemonTests {
 
         let large = try ask([version, publish, id] + Array(repeating: Data(count: 600_000), count: 16))
         #expect(large.verb == "error")
-        #expect(try error(large.body).code == "too-large")
+        #expect(try error(large.body).code == BusErrorCode.tooLarge.rawValue)
 
         // bureau/2: a publish request's envelopes travel in one batch frame, each after its length.
         let oldVersion = try ask([Data("bureau/1".utf8), publish, id, SequencerTests.envelope()])
@@ -781,25 +781,25 @@ extension BusDaemonTests {
 
         let batchOfOne = WireProtocol.batch([SequencerTests.envelope()])
         let threeFrames = try ask([version, publish, id, batchOfOne, Data(count: 16), Data(count: 16)])
-        #expect(try error(threeFrames.body).code == "malformed-request")
+        #expect(try error(threeFrames.body).code == BusErrorCode.malformedRequest.rawValue)
         #expect(try error(threeFrames.body).message.contains("not 3 frames"))
         // A second frame is the id of the request this one follows: 8 bytes.
         let twoFrames = try ask([version, publish, id, batchOfOne, SequencerTests.envelope()])
-        #expect(try error(twoFrames.body).code == "malformed-request")
+        #expect(try error(twoFrames.body).code == BusErrorCode.malformedRequest.rawValue)
         #expect(try error(twoFrames.body).message.contains("the id of the request it follows: 8 bytes"))
 
         var cut = WireProtocol.batch([SequencerTests.envelope(), SequencerTests.envelope()])
         cut.removeLast(3)
         let cutShort = try ask([version, publish, id, cut])
-        #expect(try error(cutShort.body).code == "malformed-request")
+        #expect(try error(cutShort.body).code == BusErrorCode.malformedRequest.rawValue)
         #expect(try error(cutShort.body).message.contains("envelope 2 says"))
 
         let emptyBatch = try ask([version, publish, id, Data()])
-        #expect(try error(emptyBatch.body).code == "malformed-request")
+        #expect(try error(emptyBatch.body).code == BusErrorCode.malformedRequest.rawValue)
 
         let tooMany = try ask(
             [version, publish, id, WireProtocol.batch(Array(repeating: Data([1]), count: 4097))])
-        #expect(try error(tooMany.body).code == "too-large")
+        #expect(try error(tooMany.body).code == BusErrorCode.tooLarge.rawValue)
         #expect(try error(tooMany.body).message.contains("at most 4096 envelopes"))
         #expect(try await bus.client().ping().head == 0, "nothing refused whole is committed")
 

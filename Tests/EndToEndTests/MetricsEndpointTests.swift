@@ -48,7 +48,9 @@ struct MetricsEndpointTests {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard fd >= 0, bound == 0, Glibc.listen(fd, 1) == 0 else {
             throw TestSupportError("cannot listen on 127.0.0.1:\(port): errno \(errno)")

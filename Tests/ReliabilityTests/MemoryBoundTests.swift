@@ -87,7 +87,7 @@ struct MemoryBoundTests {
                     ] + Array(repeating: megabyte, count: 32))
                 let answer = try #require(try raw.receiveMessage())
                 if answer.count == 4, String(decoding: answer[1], as: UTF8.self) == WireProtocol.error,
-                    (try? Bureau_Bus_ErrorReply(serializedBytes: answer[3]))?.code == "too-large"
+                    (try? Bureau_Bus_ErrorReply(serializedBytes: answer[3]))?.code == BusErrorCode.tooLarge.rawValue
                 {
                     refusedRaw += 1
                 }
@@ -178,7 +178,8 @@ extension MemoryBoundTests {
         for peer in peers {
             for _ in 0..<requests {
                 guard let answer = try peer.receiveMessage(), answer.count == 4,
-                    (try? Bureau_Bus_ErrorReply(serializedBytes: answer[3]))?.code == "malformed-request"
+                    (try? Bureau_Bus_ErrorReply(serializedBytes: answer[3]))?.code
+                        == BusErrorCode.malformedRequest.rawValue
                 else { break }
                 answered += 1
             }
