@@ -29,11 +29,14 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // TLS to PostgreSQL (postgres-nio's own TLS library): the store URL's sslmode and sslrootcert.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Metrics: libraries record through swift-metrics; each process exports them with
+        // swift-prometheus at /metrics (README, "Watching it run").
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Traces: the libraries trace through swift-distributed-tracing (an interface); the
         // composition root exports them over OTLP/HTTP with swift-otel (gRPC left out).
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev.
@@ -84,6 +87,7 @@ let package = Package(
         .target(
             name: "Bus",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "EventLog", "BureauSchemas", "Guards", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
@@ -94,6 +98,7 @@ let package = Package(
         .target(
             name: "ZeroMQBus",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "Bus", "ZeroMQ", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -106,7 +111,7 @@ let package = Package(
         // The bus inside one process: the twin of ZeroMQBus for tests that need no daemon.
         .target(
             name: "InMemoryBus",
-            dependencies: ["Bus", "EventLog", "BureauSchemas"],
+            dependencies: ["Bus", "EventLog", "BureauSchemas", "Guards"],
             swiftSettings: strict
         ),
         .target(
@@ -117,6 +122,7 @@ let package = Package(
         .target(
             name: "Runtime",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "Bus", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -158,6 +164,7 @@ let package = Package(
         .target(
             name: "RatesAdapter",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -174,6 +181,7 @@ let package = Package(
         .target(
             name: "BookingAdapter",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -241,6 +249,7 @@ let package = Package(
         .target(
             name: "Supervisor",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "YAMLFile", "Guards",
                 .product(name: "Yams", package: "Yams"),
@@ -299,6 +308,7 @@ let package = Package(
         .target(
             name: "FrontEnd",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "TerminalUI", "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
@@ -309,9 +319,10 @@ let package = Package(
         .target(
             name: "BureauCLI",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "OTel", package: "swift-otel"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
@@ -327,6 +338,8 @@ let package = Package(
         .executableTarget(
             name: "bureau-bench",
             dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 "TestServers",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "OTel", package: "swift-otel"),
@@ -361,6 +374,9 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                // A real Prometheus's HTTP API, for the tests that start one.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 "TestServers",
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting",
@@ -422,7 +438,7 @@ let package = Package(
         .testTarget(
             name: "BureauCLITests",
             dependencies: [
-                "BureauCLI", "Guards", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "TestSupport",
+                "BureauCLI", "Guards", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "TestSupport", "BureauSchemas",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -531,6 +547,7 @@ let package = Package(
                 "FaultInjection",
                 "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport", "Guards",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
     ]

@@ -36,6 +36,8 @@ struct BusBenchmark: AsyncParsableCommand {
         help: "How many times to measure the bus and the relay, alternating.",
         transform: BoundedNumber.integers(in: 1...20))
     var runs = 3
+    @Option(help: "Record metrics into swift-prometheus (on, as `bureau bus` does) or into nothing (off).")
+    var metrics = MetricsChoice.on
     @Flag(
         help:
             "Measure tracing's cost only: the bus with tracing off, then on with every event traced (each a commit span exported over OTLP/HTTP to a collector in this process), in turn, --runs times each."
@@ -44,6 +46,7 @@ struct BusBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         startWatchdog()
+        metrics.bootstrap()
         let durability = try Durability(parsing: durability)
         if tracing { return try await tracingCost(durability: durability) }
         print(

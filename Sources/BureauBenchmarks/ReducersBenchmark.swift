@@ -32,9 +32,28 @@ struct ReducersBenchmark: AsyncParsableCommand {
             "How many times to measure the host, and the rebuild and its baseline, taking turns; each figure is the best run. (default: 5)",
         transform: BoundedNumber.integers(in: 1...20))
     var runs = 5
+    @Option(
+        help:
+            "Record metrics into swift-prometheus and report the host's progress (on, as `bureau run` does), or neither (off)."
+    )
+    var metrics = MetricsChoice.on
+    @Flag(help: "Measure the host's throughput only (--runs times): no restart, no rebuild.")
+    var hostOnly = false
 
     func run() async throws {
         startWatchdog(.seconds(1800))
+        metrics.bootstrap()
+        if hostOnly {
+            var hosts: [HostRun] = []
+            for _ in 0..<runs {
+                hosts.append(try await withScratchDirectory { try await hostRun($0, restart: false) })
+            }
+            let best = hosts.map(\.throughput).max() ?? 0
+            print(
+                "host: \(formatted(best)) inputs/s (best of \(runs): \(hosts.map { formatted($0.throughput) }.joined(separator: " / ")))"
+            )
+            return
+        }
         // The host's runs each on a log of their own (a host that ran leaves its answers in it);
         // the last one's log is then restarted beside and rebuilt from.
         var hosts: [HostRun] = []
@@ -204,10 +223,13 @@ struct ReducersBenchmark: AsyncParsableCommand {
     ) throws -> (ServiceGroup, Task<Void, any Error>) {
         var options = ReducerHostOptions()
         options.snapshotEvery = 100_000
+        // With metrics on, as `bureau run` runs a host: its counts, reported once a second.
+        let progress = metrics == .on ? ProgressReporter(client: client, logger: logger) : nil
         let host = ReducerHost(
             reducer: WatchlistReducer(), client: client, snapshots: snapshots, options: options, logger: logger,
-            statistics: statistics)
-        let group = ServiceGroup(services: [host], logger: logger)
+            statistics: statistics, metrics: progress?.consumer("watchlist"))
+        let services: [any Service] = [host] + (progress.map { [$0] } ?? [])
+        let group = ServiceGroup(services: services, logger: logger)
         return (group, Task { try await group.run() })
     }
 

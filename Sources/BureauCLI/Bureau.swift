@@ -18,6 +18,8 @@ public struct Bureau: AsyncParsableCommand {
             UpCommand.self,
             InitCommand.self,
             PsCommand.self,
+            StatusCommand.self,
+            TopCommand.self,
             DownCommand.self,
             LogsCommand.self,
             BusCommand.self,

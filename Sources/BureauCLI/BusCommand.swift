@@ -37,6 +37,7 @@ struct BusCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var readiness: ReadinessOptions
+    @OptionGroup var metrics: MetricsOptions
 
     @Option(help: ArgumentHelp("always, interval=<ms> or never.", valueName: "policy"))
     var durability: String = "always"
@@ -152,10 +153,13 @@ struct BusCommand: AsyncParsableCommand {
                 logger.warning("\(warning.text)")
             }
         }
+        // Bootstrapped before the daemon makes its metrics' handles.
+        let endpoint = metrics.endpoint(process: "bus", location: global.location, logger: logger)
         let daemon = BusDaemon(configuration: configuration, logger: logger, onReady: { readiness.notify() })
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: daemon)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: [.init(service: daemon)] + [endpoint?.inGroup].compactMap { $0 },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await traces.exporting(process: "bus", global: global) { try await group.run() }
         } catch EventLogError.damaged(let damage) {

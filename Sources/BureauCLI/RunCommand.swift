@@ -30,6 +30,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var connection: BusConnectionOptions
     @OptionGroup var store: StoreOptions
     @OptionGroup var readiness: ReadinessOptions
+    @OptionGroup var metrics: MetricsOptions
 
     @OptionGroup var traces: TraceOptions
 
@@ -90,9 +91,13 @@ struct RunCommand: AsyncParsableCommand {
         }
         defer { locks.forEach { $0.release() } }
 
+        let processName = process ?? modules.joined(separator: "+")
+        let endpoint = metrics.endpoint(process: processName, location: location, logger: logger)
         let client = try connection.client(
-            process: process ?? modules.joined(separator: "+"), publishTimeout: .seconds(60), global: global,
+            process: processName, publishTimeout: .seconds(60), global: global,
             upcasting: try Composition.upcasting())
+        // Tells the bus how far each host has got: what the bus computes their lag from.
+        let progress = ProgressReporter(client: client, logger: logger)
         // With a store, snapshots live in its database, so that a host restarted elsewhere resumes from them.
         let snapshots: any SnapshotStore =
             if let url = try store.url() {
@@ -106,7 +111,8 @@ struct RunCommand: AsyncParsableCommand {
             let hostStatistics = HostStatistics()
             let environment = HostEnvironment(
                 client: client, snapshots: snapshots,
-                snapshotEvery: snapshotEvery, logger: logger, statistics: hostStatistics, settings: settingValues)
+                snapshotEvery: snapshotEvery, logger: logger, statistics: hostStatistics, settings: settingValues,
+                progress: progress)
             let host: (any Service)?
             do {
                 host = try registry.module(named: module)?.makeHost?(environment)
@@ -129,7 +135,9 @@ struct RunCommand: AsyncParsableCommand {
             })
         let group = ServiceGroup(
             configuration: .init(
-                services: services.map { .init(service: $0, successTerminationBehavior: .ignore) },
+                services: services.map { .init(service: $0, successTerminationBehavior: .ignore) }
+                    + [.init(service: progress, successTerminationBehavior: .ignore)]
+                    + [endpoint?.inGroup].compactMap { $0 },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await traces.exporting(process: client.process, global: global) { try await group.run() }
         client.close()

@@ -30,6 +30,7 @@ struct TuiCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var metrics: MetricsOptions
     @OptionGroup var connection: BusConnectionOptions
     @OptionGroup var store: StoreOptions
     @Flag(
@@ -51,13 +52,22 @@ struct TuiCommand: AsyncParsableCommand {
         }
         redirectStandardError(to: location.processLogDirectory + "/tui.log")
         global.bootstrapLogging()
+        let logger = global.logger("bureau.tui")
+        let endpoint = metrics.endpoint(process: "tui", location: location, logger: logger)
         let client = try connection.client(
             process: "tui", publishTimeout: .seconds(5), global: global, upcasting: try Composition.upcasting())
         defer { client.close() }
+        // The front-end is a consumer like any other: the bus sees its lag.
+        let progress = ProgressReporter(client: client, logger: logger)
         let session = LiveSession(
             client: client, router: Composition.registry().router,
             colorMode: ColorMode.detect(environment: ProcessInfo.processInfo.environment),
-            logger: global.logger("bureau.tui"))
+            logger: logger, metrics: progress.consumer("tui"))
+        let background = [
+            Task { try? await progress.run() },
+            Task { try? await endpoint?.run() },
+        ]
+        defer { for task in background { task.cancel() } }
         do {
             try await traces.exporting(process: "tui", global: global) { try await session.run() }
         } catch let error as TerminalError {

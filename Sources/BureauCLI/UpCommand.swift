@@ -33,6 +33,10 @@ struct UpCommand: AsyncParsableCommand {
             input and output (a pipe, a service, CI) `up` says so and runs as with --no-tui. `bureau ps`, `bureau logs` and
             `bureau down` work against the running deployment.
 
+            Every process serves its metrics at /metrics on loopback (DATA/run/metrics/NAME.json says
+            where); `up` keeps DATA/prometheus-targets.json listing them for Prometheus'
+            file_sd_configs. `bureau status` and `bureau top` show every process and consumer.
+
             Examples:
               bureau up                    # the default deployment with the front-end
               bureau up --no-tui           # no front-end: stream every process's output
@@ -42,6 +46,7 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var readiness: ReadinessOptions
+    @OptionGroup var metrics: MetricsOptions
     @OptionGroup var traces: TraceOptions
     @Option(
         name: .shortAndLong, help: ArgumentHelp("The deployment file (default: the built-in one).", valueName: "path"))
@@ -94,9 +99,21 @@ struct UpCommand: AsyncParsableCommand {
         } catch {
             throw usageError(error.description, code: 1)
         }
+        // The supervisor's own /metrics (each process up, its restarts), and the targets file
+        // that points Prometheus at every process's.
+        let processMetrics = SupervisorMetrics()
+        let endpoint = metrics.endpoint(process: "supervisor", location: location, logger: logger) {
+            processMetrics.record(supervisor.rows)
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: supervisor, successTerminationBehavior: .gracefullyShutdownGroup)],
+                services: [.init(service: supervisor, successTerminationBehavior: .gracefullyShutdownGroup)]
+                    + [endpoint?.inGroup].compactMap { $0 }
+                    + [
+                        .init(
+                            service: PrometheusTargets(location: location, logger: logger),
+                            successTerminationBehavior: .ignore)
+                    ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()

@@ -42,6 +42,15 @@ public protocol EventBus: Sendable {
     /// Asks the bus whether it is up; throws ``BusError/noAnswer(endpoint:seconds:)`` after `timeout`.
     func ping(timeout: Duration) async throws -> BusStatus
 
+    /// Tells the bus how far this process's consumers have got (``ConsumerMetrics``); returns at
+    /// once, awaiting no answer. The bus computes every consumer's lag from the last report it
+    /// had, so a consumer that stops reporting is seen falling behind (README, "Watching it run").
+    func report(_ progress: [Bureau_Bus_ConsumerProgress])
+
+    /// The bus's own figures and every consumer that reports to it, with its lag as the bus
+    /// sees it now; throws ``BusError/noAnswer(endpoint:seconds:)`` after `timeout`.
+    func statistics(timeout: Duration) async throws -> Bureau_Bus_BusStats
+
     /// Ends the connection: pending calls fail with ``BusError/closed`` and subscriptions end.
     func close()
 }

@@ -35,6 +35,12 @@ public final class EventSubscription: AsyncSequence, Sendable {
     /// high-water mark, or missed while the bus restarted) and filled the gap from the log.
     public var gapsFilled: Int { channel.gaps.load(ordering: .relaxed) }
 
+    /// How far its consumer has got: every matching event at or before `position` is handled
+    /// (the consumer has asked for what follows it), and whether the subscription follows the
+    /// live stream or reads the log to catch up. Read by a process's ``ConsumerMetrics`` for the
+    /// progress reports the bus computes lag from.
+    public var progress: (position: UInt64, live: Bool) { channel.progress }
+
     /// Stops the subscription; iteration ends after what is already buffered.
     public func cancel() {
         onCancel()
@@ -50,6 +56,8 @@ public final class EventSubscription: AsyncSequence, Sendable {
         var buffer: [SubscriptionChannel.Item] = []
         var index = 0
         var names = TypeNameCache()
+        /// The last event handed out: finished with once the next item is asked for.
+        var handedOut: UInt64?
 
         /// The next item; an event is read through the subscription's upcasters.
         public mutating func next() async throws -> SubscriptionEvent? {
@@ -63,6 +71,10 @@ public final class EventSubscription: AsyncSequence, Sendable {
         /// The next item as ``next()`` gives it and, for an event, the envelope bytes the log
         /// holds for it: for tools that copy or export the log as it is.
         package mutating func nextWithEnvelope() async throws -> (item: SubscriptionEvent, envelope: Data?)? {
+            if let position = handedOut {
+                subscription.channel.finished(through: position)
+                handedOut = nil
+            }
             if index == buffer.count {
                 guard let items = await subscription.channel.take() else { return nil }
                 buffer = items
@@ -71,7 +83,8 @@ public final class EventSubscription: AsyncSequence, Sendable {
             let item = buffer[index]
             index += 1
             switch item {
-            case .event(_, let envelope):
+            case .event(let position, let envelope):
+                handedOut = position
                 return (.event(try StoredEvent(envelopeBytes: envelope, names: &names)), envelope)
             case .caughtUp(let head): return (.caughtUp(head: head), nil)
             case .connection(let connected): return (.connection(isConnected: connected), nil)

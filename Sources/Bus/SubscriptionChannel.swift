@@ -32,10 +32,43 @@ package final class SubscriptionChannel: Sendable {
     package let gaps = Atomic<Int>(0)
     private let state = Mutex(State())
     private let onRoom: @Sendable () -> Void
+    /// Every matching event at or before it has been pushed: the tracker's cursor, which a
+    /// heartbeat moves with nothing to push. Set after the push, by whoever feeds the channel.
+    private let pushedThrough: Atomic<UInt64>
+    /// Whether the tracker follows the live stream (or reads the log to catch up).
+    private let following = Atomic<Bool>(false)
+    /// The position of the last event the consumer has finished with: set by the iterator when
+    /// the consumer asks for the item after it.
+    private let finishedThrough: Atomic<UInt64>
 
-    package init(capacity: Int, onRoom: @escaping @Sendable () -> Void) {
+    package init(capacity: Int, after position: UInt64 = 0, onRoom: @escaping @Sendable () -> Void) {
         self.capacity = capacity
         self.onRoom = onRoom
+        pushedThrough = Atomic(position)
+        finishedThrough = Atomic(position)
+    }
+
+    /// Records the tracker's cursor and whether it is live, after what it delivered was pushed.
+    package func advance(through cursor: UInt64, live: Bool) {
+        pushedThrough.store(cursor, ordering: .releasing)
+        following.store(live, ordering: .relaxed)
+    }
+
+    /// The consumer has finished with the event at `position` (it asks for the next item).
+    package func finished(through position: UInt64) {
+        finishedThrough.store(position, ordering: .relaxed)
+    }
+
+    /// How far the consumer has got: every matching event at or before it is handled. While
+    /// the consumer waits for items with none left, it has handled all that was pushed, so
+    /// the cursor (which heartbeats move past events it does not want) counts as its own.
+    package var progress: (position: UInt64, live: Bool) {
+        state.withLock { state in
+            let finished = finishedThrough.load(ordering: .relaxed)
+            let live = following.load(ordering: .relaxed)
+            guard state.waiter != nil else { return (finished, live) }
+            return (max(finished, pushedThrough.load(ordering: .acquiring)), live)
+        }
     }
 
     /// Adds items; returns whether there is room for more. Called by the socket thread.

@@ -296,8 +296,9 @@ public final class FileEventLog: EventLog {
         unsynced = false
         syncThread.submit {
             do {
+                let start = ContinuousClock.now
                 try file.value.dataSync()
-                pending.finish(.success(()))
+                pending.finish(.success(()), took: .now - start)
             } catch let error as EventLogError {
                 pending.finish(.failure(error))
             } catch {

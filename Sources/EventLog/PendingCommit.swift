@@ -14,6 +14,7 @@ public final class PendingCommit: @unchecked Sendable {
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var outcome: Result<Void, EventLogError>?
+    private var duration: Duration?
 
     init(head: UInt64, end: Int64) {
         self.head = head
@@ -27,10 +28,18 @@ public final class PendingCommit: @unchecked Sendable {
         return outcome != nil
     }
 
-    /// Records how it ended; called once, by the thread that ran it.
-    func finish(_ outcome: Result<Void, EventLogError>) {
+    /// How long its fdatasync took, once it has finished well.
+    public var syncDuration: Duration? {
+        condition.lock()
+        defer { condition.unlock() }
+        return duration
+    }
+
+    /// Records how it ended, and how long its fdatasync took; called once, by the thread that ran it.
+    func finish(_ outcome: Result<Void, EventLogError>, took duration: Duration? = nil) {
         condition.lock()
         self.outcome = outcome
+        self.duration = duration
         condition.broadcast()
         condition.unlock()
     }

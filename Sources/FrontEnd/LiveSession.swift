@@ -16,12 +16,18 @@ public struct LiveSession: Sendable {
     public let router: CommandRouter
     public let colorMode: ColorMode
     public let logger: Logger
+    /// What the front-end consumes and publishes, for swift-metrics and the bus's progress reports.
+    public let metrics: ConsumerMetrics?
 
-    public init(client: any EventBus, router: CommandRouter, colorMode: ColorMode, logger: Logger) {
+    public init(
+        client: any EventBus, router: CommandRouter, colorMode: ColorMode, logger: Logger,
+        metrics: ConsumerMetrics? = nil
+    ) {
         self.client = client
         self.router = router
         self.colorMode = colorMode
         self.logger = logger
+        self.metrics = metrics
     }
 
     enum Input: Sendable {
@@ -44,7 +50,7 @@ public struct LiveSession: Sendable {
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
         let tasks = [
             Task { for await event in input.events { sink.yield(.terminal(event)) } },
-            Task { await Self.follow(client, into: sink, logger: logger) },
+            Task { await Self.follow(client, into: sink, logger: logger, metrics: metrics) },
             Task { await Self.ping(client, into: sink) },
             Task {
                 while !Task.isCancelled {
@@ -141,10 +147,13 @@ public struct LiveSession: Sendable {
         }
         logger.info("dispatching", metadata: ["frontend.url": "\(url)", "frontend.id": "\(id)"])
         let client = client
+        let metrics = metrics
         Task {
             do {
                 if case .rejected(let reason) = try await client.publish(outgoing) {
                     sink.yield(.publishFailed(id, "the bus refused it: \(reason)"))
+                } else {
+                    metrics?.published(1)
                 }
             } catch {
                 sink.yield(.publishFailed(id, "the bus did not take it: \(error)"))
@@ -154,13 +163,20 @@ public struct LiveSession: Sendable {
 
     /// Follows every event from the start of the log; if the subscription fails, subscribes
     /// again after the last event it delivered.
-    static func follow(_ client: any EventBus, into sink: AsyncStream<Input>.Continuation, logger: Logger) async {
+    static func follow(
+        _ client: any EventBus, into sink: AsyncStream<Input>.Continuation, logger: Logger,
+        metrics: ConsumerMetrics? = nil
+    ) async {
         var position: UInt64 = 0
         while !Task.isCancelled {
             let subscription = client.subscribe(.all, after: position)
+            metrics?.follow(subscription)
             do {
                 for try await item in subscription {
-                    if case .event(let event) = item { position = event.position }
+                    if case .event(let event) = item {
+                        position = event.position
+                        metrics?.inputApplied()
+                    }
                     sink.yield(.bus(item))
                 }
             } catch {

@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import Guards
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -90,7 +91,7 @@ public final class InMemoryBus: EventBus {
     public func subscribe(_ filter: EventFilter, after position: UInt64, bufferCapacity: Int) -> EventSubscription {
         let core = self.core
         let id = core.nextSubscriptionID()
-        let channel = SubscriptionChannel(capacity: max(1, bufferCapacity)) { core.pump(id) }
+        let channel = SubscriptionChannel(capacity: max(1, bufferCapacity), after: position) { core.pump(id) }
         guard !closed.load(ordering: .acquiring) else {
             channel.push([.failure(.closed)])
             channel.finish()
@@ -109,6 +110,19 @@ public final class InMemoryBus: EventBus {
         return BusStatus(head: core.head, epoch: core.epoch, pid: getpid(), version: "in-memory")
     }
 
+    public func report(_ progress: [Bureau_Bus_ConsumerProgress]) {
+        guard !closed.load(ordering: .acquiring) else { return }
+        core.report(progress)
+    }
+
+    public func statistics(timeout: Duration) async throws -> Bureau_Bus_BusStats {
+        guard !closed.load(ordering: .acquiring) else { throw BusError.closed }
+        var stats = core.statistics()
+        stats.pid = UInt32(bitPattern: getpid())
+        stats.version = "in-memory"
+        return stats
+    }
+
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for id in subscriptions.withLock({ $0 }) { core.remove(id) }
@@ -122,12 +136,54 @@ public final class InMemoryBus: EventBus {
             let channel: SubscriptionChannel
             /// Ended because its cursor is past the log's head: it is given nothing more.
             var ended = false
+
+            /// Tells the channel where the tracker is, after what it delivered was pushed.
+            func noteProgress() {
+                channel.advance(through: tracker.cursor, live: tracker.isLive)
+            }
         }
 
         private struct State {
             var sequencer: Sequencer
             var followers: [Int: Follower] = [:]
             var nextID = 1
+            var consumers = ConsumerTable()
+            var eventsCommitted: UInt64 = 0
+            var commits: UInt64 = 0
+        }
+
+        private let startedAt = ContinuousClock.now
+
+        /// Takes in consumers' progress, as the daemon does.
+        func report(_ progress: [Bureau_Bus_ConsumerProgress]) {
+            let now = ContinuousClock.now
+            state.withLock { state in
+                for consumer in progress { state.consumers.record(consumer, at: now) }
+            }
+        }
+
+        /// The bus's figures and its consumers' lag now, as the daemon's `stats` answers.
+        func statistics() -> Bureau_Bus_BusStats {
+            state.withLock { state in
+                let head = log.head
+                for position in state.consumers.positionsWantingCommitTime(head: head) {
+                    if let record = try? reader.read(after: position, through: head, limit: 1, maxBytes: .max).first,
+                        let event = try? StoredEvent(envelopeBytes: record.body)
+                    {
+                        state.consumers.learnCommitTime(after: position, event.commitTime)
+                    }
+                }
+                var stats = Bureau_Bus_BusStats()
+                stats.head = head
+                stats.epoch = epoch
+                stats.uptimeMs = UInt64(max(0, (ContinuousClock.now - startedAt).inMilliseconds))
+                stats.eventsCommitted = state.eventsCommitted
+                stats.commits = state.commits
+                stats.subscribers = UInt64(state.followers.count)
+                stats.consumers = state.consumers.statuses(head: head, now: .now, wallNow: .now)
+                stats.timeMs = UInt64(max(0, CommitTime.now.nanosecondsSince1970 / 1_000_000))
+                return stats
+            }
         }
 
         let epoch = UInt64.random(in: 1...(1 << 53 - 1))
@@ -166,9 +222,21 @@ public final class InMemoryBus: EventBus {
                 if !batch.records.isEmpty {
                     try log.append(batch.records)
                     try log.commit()
+                    state.eventsCommitted += UInt64(batch.records.count)
+                    state.commits += 1
                     for id in state.followers.keys.sorted() {
                         guard var follower = state.followers[id] else { continue }
                         deliver(batch, to: &follower, packageHeads: state.sequencer.packageHeads)
+                        // As the daemon's next heartbeat would: the head moves the cursor of a
+                        // follower that wants none of the batch, so that its progress shows it.
+                        if follower.tracker.isLive, !follower.ended,
+                            follower.tracker.heartbeat(
+                                head: log.head, epochStart: 0, packageHeads: state.sequencer.packageHeads) == .fetch
+                        {
+                            follower.channel.gaps.add(1, ordering: .relaxed)
+                            catchUp(&follower)
+                        }
+                        follower.noteProgress()
                         state.followers[id] = follower
                     }
                 }
@@ -183,6 +251,7 @@ public final class InMemoryBus: EventBus {
             state.withLock { state in
                 var follower = follower
                 catchUp(&follower)
+                follower.noteProgress()
                 state.followers[id] = follower
             }
         }
@@ -202,6 +271,7 @@ public final class InMemoryBus: EventBus {
                         head: log.head, epochStart: 0, packageHeads: state.sequencer.packageHeads)
                 }
                 catchUp(&follower)
+                follower.noteProgress()
                 state.followers[id] = follower
             }
         }

@@ -46,7 +46,8 @@ public struct FeatureModule: Sendable {
             makeHost: { environment in
                 ReducerHost(
                     reducer: reducer, client: environment.client, snapshots: environment.snapshots,
-                    options: environment.hostOptions, logger: environment.logger, statistics: environment.statistics)
+                    options: environment.hostOptions, logger: environment.logger, statistics: environment.statistics,
+                    metrics: environment.consumerMetrics(reducer.module))
             })
         self.reducer = reducer
     }

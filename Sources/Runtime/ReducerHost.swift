@@ -27,13 +27,17 @@ public final class ReducerHost<R: Reducer>: Service {
     private let options: ReducerHostOptions
     private let logger: Logger
     private let statistics: HostStatistics?
+    private let metrics: ConsumerMetrics?
 
+    /// - Parameter metrics: what it counts for swift-metrics and the bus's progress reports.
     public init(
         reducer: R, client: any EventBus, snapshots: any SnapshotStore,
         options: ReducerHostOptions = ReducerHostOptions(),
         logger: Logger,
-        statistics: HostStatistics? = nil
+        statistics: HostStatistics? = nil,
+        metrics: ConsumerMetrics? = nil
     ) {
+        self.metrics = metrics
         self.reducer = reducer
         self.client = client
         self.snapshots = snapshots
@@ -111,9 +115,11 @@ public final class ReducerHost<R: Reducer>: Service {
             retrySaveAt = nil
             sinceSnapshot = 0
             statistics?.snapshotted(at: seen)
+            metrics?.snapshotted()
         }
 
         let subscription = client.subscribe(reducer.subscriptionFilter, after: applied)
+        metrics?.follow(subscription)
         // Graceful shutdown ends the subscription, which ends the loop after what is buffered.
         // (Not cancelOnGracefulShutdown(): it races every element in a task group of its own.)
         try await withGracefulShutdownHandler {
@@ -130,8 +136,9 @@ public final class ReducerHost<R: Reducer>: Service {
                     let step = reducer.step(event, state: &state)
                     switch step {
                     case .notAnInput: continue
-                    case .applied: break
+                    case .applied: metrics?.inputApplied()
                     case .malformed(_, let reason):
+                        metrics?.inputMalformed()
                         // An input that does not decode is passed over, and said so, once.
                         logger.error(
                             "passing over an input",
@@ -148,6 +155,7 @@ public final class ReducerHost<R: Reducer>: Service {
                                 for: event, module: reducer.module, began: $0, step: step.kind, outputs: &outputs)
                         }
                         try await outbox.enqueue(outputs)
+                        metrics?.published(outputs.count)
                         span?.end()
                         sinceSnapshot += 1
                         if sinceSnapshot >= options.snapshotEvery, retrySaveAt.map({ $0 <= .now }) ?? true {
@@ -166,6 +174,7 @@ public final class ReducerHost<R: Reducer>: Service {
                             "host.republished": "\(missing.count)",
                         ])
                     try await outbox.enqueue(missing)
+                    metrics?.published(missing.count)
                     held = HeldOutputs()
                     try await saveSnapshot()
                     statistics?.caughtUp(head: head, republished: missing.count)

@@ -1,6 +1,7 @@
 import Bus
 import EventLog
 import Logging
+import Metrics
 import ZeroMQ
 
 extension BusDaemon {
@@ -24,6 +25,9 @@ extension BusDaemon {
         /// Where the log is kept instead of the data directory's files (a PostgreSQL store);
         /// nil for the files. The data directory still holds the sockets and bus.json.
         public var store: Store?
+        /// Where the daemon's metrics go: swift-metrics' bootstrapped factory when nil (a
+        /// process's composition root picks the backend), or a test's own.
+        public var metricsFactory: (any MetricsFactory)?
 
         public init(location: BusLocation) {
             self.location = location

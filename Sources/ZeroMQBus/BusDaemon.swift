@@ -3,6 +3,7 @@ import Bus
 import EventLog
 import Guards
 import Logging
+import Metrics
 import ServiceLifecycle
 import Synchronization
 import ZeroMQ
@@ -29,13 +30,18 @@ public struct BusDaemon: Service {
     private let onReady: @Sendable () -> Void
     /// Set when shutdown is asked for before the daemon is up.
     private let stopRequested = StopRequest()
+    private let metrics: BusMetrics
 
     /// - Parameter onReady: called once the daemon is serving (sockets bound, threads running).
     public init(configuration: Configuration, logger: Logger, onReady: @escaping @Sendable () -> Void = {}) {
         self.configuration = configuration
         self.logger = logger
         self.onReady = onReady
+        metrics = BusMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
     }
+
+    /// Metric names the daemon records and what they mean (README, "Watching it run").
+    public static var metricHelp: [String: String] { BusMetrics.help }
 
     public func run() async throws {
         var ready = false
@@ -43,6 +49,8 @@ public struct BusDaemon: Service {
         // failing must not be hammered); a daemon that ran a while starts afresh.
         let reopenBackoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5), jitter: 0)
         var reopens = 0
+        metrics.active.record(0)
+        defer { metrics.active.record(0) }
         while true {
             // Opening a store may wait (a standby waits for the writer lock, a store retries a
             // server that does not answer): off the cooperative pool, and given up when
@@ -59,6 +67,7 @@ public struct BusDaemon: Service {
                 logger.notice("stopped before the log was open", metadata: ["bus.reason": "\(error)"])
                 return
             }
+            metrics.active.record(1)
             if !ready {
                 ready = true
                 onReady()
@@ -77,6 +86,9 @@ public struct BusDaemon: Service {
                 // A store whose connection failed may have a promoted standby behind the same
                 // URL: recover from what the store holds, as a restart would, in this process.
                 running.stop()
+                metrics.active.record(0)
+                metrics.storeError("failed")
+                metrics.storeReopens.increment()
                 reopens = ContinuousClock.now - opened > .seconds(30) ? 1 : reopens + 1
                 let delay = reopenBackoff.nominalDelay(attempt: reopens)
                 logger.error(
@@ -99,7 +111,8 @@ public struct BusDaemon: Service {
         if let store = configuration.store {
             let log = try store.open(logger, { stopRequested.isSet })
             do {
-                return try RunningBusDaemon(configuration: configuration, log: log, recovery: nil, logger: logger)
+                return try RunningBusDaemon(
+                    configuration: configuration, log: log, recovery: nil, metrics: metrics, logger: logger)
             } catch {
                 try? log.close()
                 throw error
@@ -112,7 +125,8 @@ public struct BusDaemon: Service {
         options.fileSystem = configuration.fileSystem
         let log = try FileEventLog(directory: location.logDirectory, options: options, logger: logger)
         do {
-            return try RunningBusDaemon(configuration: configuration, log: log, recovery: log.recovery, logger: logger)
+            return try RunningBusDaemon(
+                configuration: configuration, log: log, recovery: log.recovery, metrics: metrics, logger: logger)
         } catch {
             try? log.close()
             throw error

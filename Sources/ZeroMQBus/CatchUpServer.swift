@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import Guards
 import Logging
 import SwiftProtobuf
 import ZeroMQ
@@ -24,12 +25,20 @@ final class CatchUpServer {
     private let stop: WakeSignal
     private let logger: Logger
     private var badInput: BadInputLog
+    /// The log's directory, whose files' size it reports; nil for a log kept elsewhere.
+    private let logDirectory: String?
+    private var nextRefresh = ContinuousClock.now
+    private var lastFootprint: ContinuousClock.Instant?
 
-    init(sockets: [ZMQSocket], reader: any EventLogReader, state: DaemonState, stop: WakeSignal, logger: Logger) {
+    init(
+        sockets: [ZMQSocket], reader: any EventLogReader, state: DaemonState, stop: WakeSignal,
+        logDirectory: String? = nil, logger: Logger
+    ) {
         self.sockets = sockets
         self.reader = reader
         self.state = state
         self.stop = stop
+        self.logDirectory = logDirectory
         self.logger = logger
         badInput = BadInputLog(logger: logger)
     }
@@ -43,8 +52,12 @@ final class CatchUpServer {
         let stopItem = poller.add(fileDescriptor: stop.fileDescriptor)
         while true {
             do {
-                try poller.poll(timeout: 5000)
+                // Woken at least once a second, for the figures that change with time alone
+                // (a silent consumer's lag).
+                let wait = max(0, (nextRefresh - .now).inMilliseconds) + 1
+                try poller.poll(timeout: Int(clamping: wait))
                 if poller.isReadable(stopItem) { return }
+                if ContinuousClock.now >= nextRefresh { refresh() }
                 for (index, item) in items.enumerated() where poller.isReadable(item) {
                     // Serve a few requests per socket per turn so that one busy client cannot starve the rest.
                     for _ in 0..<16 {
@@ -83,6 +96,10 @@ final class CatchUpServer {
                     return
                 }
                 let head = state.publishedHead.load(ordering: .acquiring)
+                if read.afterGap {
+                    state.metrics.subscriberGaps.increment()
+                    state.figures.withLock { $0.subscriberGaps += 1 }
+                }
                 guard read.after <= head else {
                     // The reader has what this log never published: another log, or an older copy.
                     var error = Bureau_Bus_ErrorReply()
@@ -102,6 +119,8 @@ final class CatchUpServer {
                     // One frame for the lot when the client can take it: a frame per envelope cost
                     // libzmq's threads and the client a message part each.
                     header.batched = read.batched
+                    state.metrics.catchUpReads.increment()
+                    state.metrics.catchUpEvents.increment(by: bodies.count)
                     send(
                         on: socket, request.identity, WireProtocol.events, request.requestID,
                         [try header.serializedData()] + (read.batched ? [WireProtocol.batch(bodies)] : bodies))
@@ -111,12 +130,29 @@ final class CatchUpServer {
                         on: socket, request.identity, WireProtocol.error, request.requestID,
                         [errorReply("read-failed", "could not read the log: \(error)")])
                 }
+            case WireProtocol.report:
+                guard request.arguments.count == 1,
+                    let report = try? Bureau_Bus_ProgressReport(serializedBytes: request.arguments[0])
+                else {
+                    // Not answered (a report never is); counted and summarised like other bad input.
+                    badInput.record("a report carries one ProgressReport frame", socket: "read")
+                    return
+                }
+                let now = ContinuousClock.now
+                state.metrics.progressReports.increment()
+                state.figures.withLock { figures in
+                    for consumer in report.consumers { figures.consumers.record(consumer, at: now) }
+                }
+            case WireProtocol.stats:
+                refresh()
+                let stats = (try? statistics().serializedData()) ?? Data()
+                send(on: socket, request.identity, WireProtocol.stats, request.requestID, [stats])
             case WireProtocol.ping:
                 let pong =
                     (try? state.pong(head: state.publishedHead.load(ordering: .acquiring)).serializedData()) ?? Data()
                 send(on: socket, request.identity, WireProtocol.pong, request.requestID, [pong])
             default:
-                let message = "unknown verb '\(request.verb)' on the read socket: use read or ping"
+                let message = "unknown verb '\(request.verb)' on the read socket: use read, ping, report or stats"
                 badInput.record(message, socket: "read")
                 send(
                     on: socket, request.identity, WireProtocol.error, request.requestID,
@@ -165,6 +201,85 @@ final class CatchUpServer {
                 reason: "position \(request.after + 1) is committed but could not be read")
         }
         return (reply, bodies)
+    }
+
+    /// About once a second, and before answering `stats`: samples the counters for the recent
+    /// rates, reads the commit time of the oldest event each lagging consumer has not handled,
+    /// and sets every consumer's lag gauges, which keep growing for one that stopped reporting.
+    private func refresh() {
+        let now = ContinuousClock.now
+        nextRefresh = now + .seconds(1)
+        let head = state.publishedHead.load(ordering: .acquiring)
+        let wanted = state.figures.withLock { figures in
+            figures.sample(
+                events: state.committedEvents.load(ordering: .relaxed),
+                commits: state.committedBatches.load(ordering: .relaxed), at: now)
+            return figures.consumers.positionsWantingCommitTime(head: head)
+        }
+        var learned: [(UInt64, CommitTime)] = []
+        for position in wanted.prefix(64) {
+            guard let record = try? reader.read(after: position, through: head, limit: 1, maxBytes: .max).first,
+                let event = try? StoredEvent(envelopeBytes: record.body)
+            else { continue }
+            learned.append((position, event.commitTime))
+        }
+        if let logDirectory, lastFootprint.map({ now - $0 >= .seconds(5) }) ?? true,
+            let footprint = try? LogFootprint.measure(directory: logDirectory)
+        {
+            lastFootprint = now
+            state.metrics.logBytes.record(footprint.bytes)
+            state.metrics.logSegments.record(footprint.segments)
+            state.figures.withLock { $0.footprint = (footprint.bytes, footprint.segments) }
+        }
+        let statuses = state.figures.withLock { figures in
+            for (position, time) in learned { figures.consumers.learnCommitTime(after: position, time) }
+            return figures.consumers.statuses(head: head, now: now, wallNow: .now)
+        }
+        state.metrics.consumersSeen(statuses)
+        state.metrics.subscribers.record(Self.liveSubscribers(statuses))
+    }
+
+    /// The subscribers following the live stream: consumers whose last report, at most a few
+    /// seconds old, says so. (Counting the events socket's connections would take a socket
+    /// monitor, whose blocking sends can stall libzmq's I/O thread.)
+    static func liveSubscribers(_ statuses: [Bureau_Bus_ConsumerStatus]) -> Int {
+        statuses.filter { $0.live && $0.progressAgeMs <= 5000 }.count
+    }
+
+    /// The answer to `stats`.
+    private func statistics() -> Bureau_Bus_BusStats {
+        let now = ContinuousClock.now
+        let head = state.publishedHead.load(ordering: .acquiring)
+        var stats = Bureau_Bus_BusStats()
+        stats.head = head
+        stats.epoch = state.epoch
+        stats.pid = UInt32(bitPattern: state.pid)
+        stats.version = state.version
+        stats.uptimeMs = UInt64(max(0, (now - state.startedAt).inMilliseconds))
+        stats.eventsCommitted = UInt64(state.committedEvents.load(ordering: .relaxed))
+        stats.commits = UInt64(state.committedBatches.load(ordering: .relaxed))
+        stats.timeMs = UInt64(max(0, CommitTime.now.nanosecondsSince1970 / 1_000_000))
+        state.figures.withLock { figures in
+            if let first = figures.samples.first, let last = figures.samples.last {
+                stats.recentWindowMs = UInt64(max(0, (last.at - first.at).inMilliseconds))
+                stats.recentEvents = UInt64(max(0, last.events - first.events))
+                stats.recentCommits = UInt64(max(0, last.commits - first.commits))
+            }
+            stats.syncP50Us = figures.syncs.percentile(0.5)
+            stats.syncP99Us = figures.syncs.percentile(0.99)
+            stats.ackP50Us = figures.acks.percentile(0.5)
+            stats.ackP99Us = figures.acks.percentile(0.99)
+            stats.subscribers = UInt64(
+                Self.liveSubscribers(figures.consumers.statuses(head: head, now: now, wallNow: .now)))
+            stats.subscriberGaps = UInt64(figures.subscriberGaps)
+            if let footprint = figures.footprint {
+                stats.logSizeKnown = true
+                stats.logBytes = UInt64(max(0, footprint.bytes))
+                stats.logSegments = UInt64(footprint.segments)
+            }
+            stats.consumers = figures.consumers.statuses(head: head, now: now, wallNow: .now)
+        }
+        return stats
     }
 
     private func errorReply(_ code: String, _ message: String) -> Data {

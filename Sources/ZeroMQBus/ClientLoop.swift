@@ -20,6 +20,8 @@ final class ClientLoop: Sendable {
         case publish(PendingPublish)
         case cancelPublish(UInt64)
         case ping(PendingPing)
+        /// A progress report for the daemon: sent, not answered.
+        case report(Data)
         case subscribe(SubscriptionRequest)
         case unsubscribe(Int)
         /// A consumer made room in its channel.
@@ -33,10 +35,14 @@ final class ClientLoop: Sendable {
         let continuation: CheckedContinuation<Bureau_Bus_PublishAck, any Error>
     }
 
+    /// A request on the read socket that one reply answers: a ping (answered `pong`) or
+    /// `stats` (answered `stats`); the reply's body is handed back.
     struct PendingPing: Sendable {
         let requestID: UInt64
         let deadline: ContinuousClock.Instant
-        let continuation: CheckedContinuation<Bureau_Bus_Pong, any Error>
+        var verb = WireProtocol.ping
+        var replyVerb = WireProtocol.pong
+        let continuation: CheckedContinuation<Data, any Error>
     }
 
     struct SubscriptionRequest: Sendable {

@@ -43,6 +43,8 @@ final class ClientWorker {
         let socket: ZMQSocket
         let channel: SubscriptionChannel
         var tracker: SubscriptionTracker
+        /// It noticed a gap while live: its next read says so (the daemon counts them).
+        var gapNoticed = false
 
         init(id: Int, socket: ZMQSocket, channel: SubscriptionChannel, tracker: SubscriptionTracker) {
             self.id = id
@@ -158,6 +160,7 @@ final class ClientWorker {
             switch command {
             case .publish(let pending): return pending.continuation.resume(throwing: error)
             case .ping(let pending): return pending.continuation.resume(throwing: error)
+            case .report: return
             case .subscribe(let request):
                 request.channel.push([.failure(error)])
                 return request.channel.finish()
@@ -176,8 +179,14 @@ final class ClientWorker {
             pings[pending.requestID] = pending
             timers.pingSent(pending.requestID, deadline: pending.deadline)
             let frames = [
-                Data(WireProtocol.version.utf8), Data(WireProtocol.ping.utf8),
+                Data(WireProtocol.version.utf8), Data(pending.verb.utf8),
                 WireProtocol.requestID(pending.requestID),
+            ]
+            _ = try? reader.send(multipart: frames, wait: false)
+        case .report(let body):
+            // Not answered, and not sent again: the next report, a second later, says more.
+            let frames = [
+                Data(WireProtocol.version.utf8), Data(WireProtocol.report.utf8), WireProtocol.requestID(0), body,
             ]
             _ = try? reader.send(multipart: frames, wait: false)
         case .subscribe(let request):
@@ -243,8 +252,8 @@ final class ClientWorker {
             let verb = String(decoding: frames[1], as: UTF8.self)
             if let ping = pings.removeValue(forKey: id) {
                 timers.pingSettled(id)
-                if verb == WireProtocol.pong, let pong = try? Bureau_Bus_Pong(serializedBytes: frames[3]) {
-                    ping.continuation.resume(returning: pong)
+                if verb == ping.replyVerb {
+                    ping.continuation.resume(returning: frames[3])
                 } else {
                     let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
                     ping.continuation.resume(
@@ -301,6 +310,7 @@ final class ClientWorker {
             }
             if caughtUp { items.append(.caughtUp(head: subscription.tracker.cursor)) }
             subscription.channel.push(items)
+            subscription.channel.advance(through: subscription.tracker.cursor, live: subscription.tracker.isLive)
         }
     }
 
@@ -313,7 +323,10 @@ final class ClientWorker {
     /// that stopping for room never drops the rest of it.
     private func receivePublications(_ subscription: Subscription) {
         var items: [SubscriptionChannel.Item] = []
-        defer { subscription.channel.push(items) }
+        defer {
+            subscription.channel.push(items)
+            subscription.channel.advance(through: subscription.tracker.cursor, live: subscription.tracker.isLive)
+        }
         let socket = subscription.socket
         for _ in 0..<1024 {
             guard let typeMore = try? socket.receiveFrame(into: &typeFrame, wait: false) else { return }
@@ -335,6 +348,7 @@ final class ClientWorker {
                     head: heartbeat.head, epochStart: heartbeat.epochStart, packageHeads: heads)
                 if action == .fetch {
                     subscription.channel.gaps.add(1, ordering: .relaxed)
+                    subscription.gapNoticed = true
                     return
                 }
                 continue
@@ -355,6 +369,7 @@ final class ClientWorker {
                     continue
                 case .fetch:
                     subscription.channel.gaps.add(1, ordering: .relaxed)
+                    subscription.gapNoticed = true
                     return
                 }
             }
@@ -460,12 +475,14 @@ final class ClientWorker {
             request.maxEvents = UInt32(min(BusLimits.maxReadEvents, subscription.channel.capacity))
             request.typePrefixes = subscription.tracker.filter.prefixes
             request.batched = true
+            request.afterGap = subscription.gapNoticed
             guard let body = try? request.serializedData() else { continue }
             let requestID = UInt64.random(in: 1...UInt64.max >> 1)
             let frames = [
                 Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(requestID), body,
             ]
             if (try? reader.send(multipart: frames, wait: false)) == true {
+                subscription.gapNoticed = false
                 timers.readSent(for: id, requestID: requestID, now: clock.now)
             } else {
                 timers.readNotSent(for: id, now: clock.now)

@@ -14,6 +14,11 @@ final class DaemonState: Sendable {
     let epoch: UInt64
     let pid: Int32
     let version: String
+    let startedAt = ContinuousClock.now
+    /// The daemon's metrics (swift-metrics handles), shared by its threads.
+    let metrics: BusMetrics
+    /// What `stats` answers with, beyond the counters (``DaemonFigures``).
+    let figures = Mutex(DaemonFigures())
     private let completion = Mutex<Completion>(Completion())
 
     private struct Completion {
@@ -22,8 +27,9 @@ final class DaemonState: Sendable {
         var waiters: [CheckedContinuation<Void, any Error>] = []
     }
 
-    init(head: UInt64, epoch: UInt64, pid: Int32, version: String) {
+    init(head: UInt64, epoch: UInt64, pid: Int32, version: String, metrics: BusMetrics) {
         publishedHead = Atomic(head)
+        self.metrics = metrics
         self.epoch = epoch
         self.pid = pid
         self.version = version

@@ -90,6 +90,8 @@ final class IngressLoop {
         var head: UInt64
         var packageHeads: [String: UInt64]
         var events: Int
+        /// When the wake-up that took its requests in began: what publish-to-ack latency counts from.
+        var received = ContinuousClock.now
         /// The publication messages' frames, one after another, in one buffer.
         var frames: [UInt8] = []
         /// Each publication message: its topic and where its frame lies in ``frames``.
@@ -349,6 +351,7 @@ final class IngressLoop {
     /// Sequences and appends one batch, and holds what it publishes and answers until the
     /// commit that covers it has finished (``commitWritten()``).
     private func process(_ received: [Request]) throws {
+        let arrived = ContinuousClock.now
         let received = inOrder(received)
         // Kept to go back to if the log refuses the batch: the package heads must not name
         // positions that were never written.
@@ -385,6 +388,7 @@ final class IngressLoop {
                 // every producer, who may retry, and go on.
                 sequencer = before
                 refusedWhileFull += received.count
+                state.metrics.storeError("refused")
                 if !diskFull {
                     diskFull = true
                     diskFullSince = .now
@@ -405,7 +409,7 @@ final class IngressLoop {
                 // may be in a batch whose commit is under way.
                 hold(
                     WrittenBatch(
-                        head: head, packageHeads: sequencer.packageHeads, events: 0,
+                        head: head, packageHeads: sequencer.packageHeads, events: 0, received: arrived,
                         answers: acknowledgements(of: requests, results, head: head, remembering: true)))
                 return
             }
@@ -436,11 +440,21 @@ final class IngressLoop {
             publications.flush(send: keep)
             if BusTracing.isOn { held.spans = Self.commitSpans(of: batch, since: time) }
         }
+        var duplicates = 0
         for list in results {
-            for result in list where result.status == .rejected {
-                badInput.record(result.reason, socket: "ingress")
+            for result in list {
+                switch result.status {
+                case .rejected:
+                    badInput.record(result.reason, socket: "ingress")
+                    state.metrics.rejected(result.reason)
+                case .duplicate: duplicates += 1
+                default: break
+                }
             }
         }
+        state.metrics.requests.increment(by: received.count)
+        state.metrics.batchWritten(committed: batch.records.count, duplicates: duplicates)
+        held.received = arrived
         held.head = log.head
         held.packageHeads = sequencer.packageHeads
         held.events = batch.records.count
@@ -498,8 +512,21 @@ final class IngressLoop {
         commitFinished.drain()
         guard let (commit, batches) = committing, commit.isFinished else { return }
         committing = nil
-        try log.finishCommit(commit)
+        do {
+            try log.finishCommit(commit)
+        } catch {
+            state.metrics.storeError("failed")
+            throw error
+        }
+        if let took = commit.syncDuration { recordSync(took) }
         complete(batches)
+    }
+
+    /// One fdatasync's duration, for the metrics and for `stats`' percentiles.
+    private func recordSync(_ took: Duration) {
+        state.metrics.fdatasync.record(duration: took)
+        let microseconds = UInt64(max(0, (took / .microseconds(1)).rounded(.down)))
+        state.figures.withLock { $0.syncs.add(microseconds) }
     }
 
     /// When the loop stops: makes everything written durable, then publishes and answers it.
@@ -521,7 +548,15 @@ final class IngressLoop {
         // Made once: a closure made per message is an allocation per message.
         let send = Self.publish(on: events)
         var committedEvents = 0
+        let now = ContinuousClock.now
+        var latencies: [UInt64] = []
+        latencies.reserveCapacity(batches.count)
         for batch in batches {
+            if !batch.answers.isEmpty {
+                let latency = now - batch.received
+                state.metrics.publishAck.record(duration: latency)
+                latencies.append(UInt64(max(0, (latency / .microseconds(1)).rounded(.down))))
+            }
             // The head moves before the batch is sent: a subscriber that has a live event and
             // reads the log after it must find the log there, never ahead of what it was sent
             // (it would be told `ahead-of-log`). A read may so give an event a moment before
@@ -543,6 +578,14 @@ final class IngressLoop {
         if committedEvents > 0 {
             state.committedBatches.add(1, ordering: .relaxed)
             state.committedEvents.add(committedEvents, ordering: .relaxed)
+            state.metrics.eventsCommitted.increment(by: committedEvents)
+            state.metrics.commits.increment()
+            state.metrics.head.record(Int64(clamping: publishedHead))
+        }
+        if !latencies.isEmpty {
+            state.figures.withLock { figures in
+                for latency in latencies { figures.acks.add(latency) }
+            }
         }
     }
 
@@ -633,6 +676,7 @@ final class IngressLoop {
     /// Answers a request with an `error` reply: `code` (README, "Other requests and errors")
     /// and what the client is told.
     private func refuse(on socket: ZMQSocket, to identity: Data, requestID: Data, _ code: String, _ message: String) {
+        state.metrics.refused(code: code)
         reply(on: socket, to: identity, verb: WireProtocol.error, requestID: requestID) {
             var error = Bureau_Bus_ErrorReply()
             error.code = code

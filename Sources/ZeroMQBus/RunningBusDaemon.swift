@@ -28,7 +28,10 @@ public final class RunningBusDaemon: Sendable {
     private let infoFile: String
     private let logger: Logger
 
-    init(configuration: BusDaemon.Configuration, log: any EventLog, recovery: RecoveryReport?, logger: Logger) throws {
+    init(
+        configuration: BusDaemon.Configuration, log: any EventLog, recovery: RecoveryReport?, metrics: BusMetrics,
+        logger: Logger
+    ) throws {
         self.logger = logger
         self.recovery = recovery
         let context = try ZMQContext(ioThreads: 1)
@@ -56,7 +59,9 @@ public final class RunningBusDaemon: Sendable {
         }
         // 53 bits, so that a language whose numbers are doubles (JavaScript, JSON readers) reads it exactly.
         let epoch = UInt64.random(in: 1...(1 << 53 - 1))
-        let state = DaemonState(head: log.head, epoch: epoch, pid: getpid(), version: BusDaemon.version)
+        let state = DaemonState(
+            head: log.head, epoch: epoch, pid: getpid(), version: BusDaemon.version, metrics: metrics)
+        metrics.head.record(Int64(clamping: log.head))
         self.state = state
         let stopSignal = try WakeSignal()
         self.stopSignal = stopSignal
@@ -73,7 +78,9 @@ public final class RunningBusDaemon: Sendable {
             maxEnvelopeBytes: configuration.maxEnvelopeBytes, epochStart: log.head, lastCommitTime: lastCommitTime)
         let reader = try log.makeReader()
         let catchUp = UncheckedBox(
-            CatchUpServer(sockets: sockets.read, reader: reader, state: state, stop: stopSignal, logger: logger))
+            CatchUpServer(
+                sockets: sockets.read, reader: reader, state: state, stop: stopSignal,
+                logDirectory: configuration.store == nil ? configuration.location.logDirectory : nil, logger: logger))
         let ingress = UncheckedBox(
             IngressLoop(
                 ingress: sockets.ingress, events: sockets.events, log: log, sequencer: sequencer, state: state,

@@ -27,6 +27,10 @@ public enum WireProtocol {
     public static let publish = "publish"
     public static let read = "read"
     public static let ping = "ping"
+    /// On the read socket: a consumer's progress (`ProgressReport`), not answered; and a
+    /// request for the daemon's figures, answered `stats` (`BusStats`).
+    public static let report = "report"
+    public static let stats = "stats"
     /// Reply verbs.
     public static let ack = "ack"
     public static let events = "events"

@@ -222,14 +222,50 @@ public final class ZeroMQBusClient: EventBus {
         let id = loop.nextRequestID()
         let deadline = ContinuousClock.now + timeout
         do {
-            let pong = try await withCheckedThrowingContinuation { continuation in
+            let body = try await withCheckedThrowingContinuation { continuation in
                 let pending = ClientLoop.PendingPing(requestID: id, deadline: deadline, continuation: continuation)
                 if !loop.send(.ping(pending)) { continuation.resume(throwing: BusError.closed) }
+            }
+            guard let pong = try? Bureau_Bus_Pong(serializedBytes: body) else {
+                throw BusError.refused(code: "bad-reply", message: "the bus's answer to a ping is not a Pong")
             }
             return BusStatus(
                 head: pong.head, epoch: pong.epoch, pid: Int32(bitPattern: pong.pid), version: pong.version)
         } catch BusError.noAnswer(let endpoint, _) {
             throw BusError.noAnswer(endpoint: endpoint, seconds: timeout.inSeconds)
+        }
+    }
+
+    /// Tells the daemon how far this process's consumers have got; nothing is awaited (a report
+    /// lost is made good by the next one).
+    public func report(_ progress: [Bureau_Bus_ConsumerProgress]) {
+        var report = Bureau_Bus_ProgressReport()
+        report.consumers = progress
+        guard !progress.isEmpty, let body = try? report.serializedData() else { return }
+        loop.send(.report(body))
+    }
+
+    /// The daemon's figures and every consumer as it sees them; throws
+    /// ``BusError/noAnswer(endpoint:seconds:)`` after `timeout`.
+    public func statistics(timeout: Duration) async throws -> Bureau_Bus_BusStats {
+        let id = loop.nextRequestID()
+        let deadline = ContinuousClock.now + timeout
+        do {
+            let body = try await withCheckedThrowingContinuation { continuation in
+                let pending = ClientLoop.PendingPing(
+                    requestID: id, deadline: deadline, verb: WireProtocol.stats, replyVerb: WireProtocol.stats,
+                    continuation: continuation)
+                if !loop.send(.ping(pending)) { continuation.resume(throwing: BusError.closed) }
+            }
+            guard let stats = try? Bureau_Bus_BusStats(serializedBytes: body) else {
+                throw BusError.refused(code: "bad-reply", message: "the bus's answer to stats is not a BusStats")
+            }
+            return stats
+        } catch BusError.noAnswer(let endpoint, _) {
+            throw BusError.noAnswer(endpoint: endpoint, seconds: timeout.inSeconds)
+        } catch BusError.refused(let code, _) where code == "unknown-verb" {
+            throw BusError.refused(
+                code: code, message: "the bus is older than `stats`: it keeps no figures to show; upgrade it")
         }
     }
 
@@ -244,7 +280,7 @@ public final class ZeroMQBusClient: EventBus {
     public func subscribe(_ filter: EventFilter, after position: UInt64, bufferCapacity: Int) -> EventSubscription {
         let id = loop.nextSubscriptionID()
         let loop = self.loop
-        let channel = SubscriptionChannel(capacity: max(1, bufferCapacity)) { loop.send(.resume) }
+        let channel = SubscriptionChannel(capacity: max(1, bufferCapacity), after: position) { loop.send(.resume) }
         let request = ClientLoop.SubscriptionRequest(
             id: id, filter: options.upcasting.widening(filter), after: position, channel: channel)
         if !loop.send(.subscribe(request)) {

@@ -3,6 +3,7 @@ import Bus
 import EventLog
 import Foundation
 import InMemoryBus
+import Metrics
 import TestSupport
 import Testing
 import ZeroMQBus
@@ -87,6 +88,47 @@ struct BusContractTests {
             }
             return events
         }
+    }
+
+    /// A consumer reports how far it has got; the bus keeps its lag growing once it stops.
+    @Test(arguments: Kind.allCases)
+    func aConsumerThatStopsReportingIsSeenFallingBehindAndOneLeavingIsForgotten(kind: Kind) async throws {
+        let subject = try Subject(kind)
+        let bus = try subject.connect("host")
+        let producer = try subject.connect("producer")
+        #expect(try await bus.statistics(timeout: .seconds(5)).consumers.isEmpty, "nobody reported: nothing shown")
+        _ = try await producer.publish((1...3).map { Self.event($0) })
+        let subscription = bus.subscribe(EventFilter(prefixes: ["bureau.contract."]), after: 0)
+        let metrics = ConsumerMetrics(consumer: "contract-host", process: "host", factory: NOOPMetricsHandler.instance)
+        #expect(metrics.flush() == nil, "following no subscription, its progress is unknown")
+        metrics.follow(subscription)
+        var iterator = subscription.makeAsyncIterator()
+        var handed = 0
+        while handed < 3 {
+            guard case .event = try await iterator.next() else { continue }
+            handed += 1
+            metrics.inputApplied()
+        }
+        // The third is handed out, not finished: the consumer has handled through the second.
+        let progress = try #require(metrics.flush())
+        #expect(progress.position == 2)
+        #expect(progress.inputsApplied == 3)
+        bus.report([progress])
+        let first = try #require(try await bus.statistics(timeout: .seconds(5)).consumers.first)
+        #expect(first.consumer == "contract-host" && first.process == "host")
+        #expect(first.lagEvents == 1)
+        #expect(first.lagTimeKnown)
+
+        // It reports nothing more while the head moves on.
+        _ = try await producer.publish((4...8).map { Self.event($0) })
+        let later = try #require(try await bus.statistics(timeout: .seconds(5)).consumers.first)
+        #expect(later.lagEvents == 6)
+        #expect(later.lagMs >= first.lagMs)
+        #expect(later.progressAgeMs >= first.progressAgeMs)
+
+        bus.report([metrics.leaving()])
+        #expect(try await bus.statistics(timeout: .seconds(5)).consumers.isEmpty)
+        subscription.cancel()
     }
 
     @Test(arguments: Kind.allCases)

@@ -21,7 +21,8 @@ public enum BookingAdapterModule {
             configuration.onReady = { statistics?.caughtUp(head: 0) }
             return BookingAdapterService(
                 service: HTTPBookingService(baseURL: url, timeout: timeout), client: environment.client,
-                snapshots: environment.snapshots, configuration: configuration, logger: environment.logger)
+                snapshots: environment.snapshots, configuration: configuration, logger: environment.logger,
+                consumer: environment.consumerMetrics("booking-adapter"))
         }
     }
 

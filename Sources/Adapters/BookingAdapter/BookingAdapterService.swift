@@ -68,11 +68,19 @@ public final class BookingAdapterService: Service {
     private let configuration: Configuration
     private let logger: Logger
     public let statistics: BookingAdapterStatistics
+    private let metrics: BookingAdapterMetrics
+    private let consumer: ConsumerMetrics?
 
+    /// - Parameters:
+    ///   - metrics: its calls' durations and failures.
+    ///   - consumer: what it consumes and publishes, for swift-metrics and the bus's progress reports.
     public init(
         service: any BookingService, client: any EventBus, snapshots: any SnapshotStore, configuration: Configuration,
-        logger: Logger, statistics: BookingAdapterStatistics = BookingAdapterStatistics()
+        logger: Logger, statistics: BookingAdapterStatistics = BookingAdapterStatistics(),
+        metrics: BookingAdapterMetrics = BookingAdapterMetrics(), consumer: ConsumerMetrics? = nil
     ) {
+        self.metrics = metrics
+        self.consumer = consumer
         self.service = service
         self.client = client
         self.snapshots = snapshots
@@ -126,6 +134,7 @@ public final class BookingAdapterService: Service {
             snapshots.load(Checkpoint.self, module: Self.module, stateVersion: 1, rejected: { _ in })?.position ?? 0
         let tracker = OpenWork(start: start)
         let subscription = client.subscribe(EventFilter(prefixes: Self.inputTypes + Self.outputTypes), after: start)
+        consumer?.follow(subscription)
         try await withThrowingTaskGroup(of: Void.self) { group in
             let slots = AsyncSemaphore(configuration.concurrency)
             var catchingUp = true
@@ -171,6 +180,7 @@ public final class BookingAdapterService: Service {
                             continue
                         }
                         guard let work = Self.work(from: event) else { continue }
+                        consumer?.inputApplied()
                         tracker.open(work.position)
                         if catchingUp { held[work.position] = work } else { await launch(work) }
                     case .caughtUp:
@@ -252,6 +262,7 @@ public final class BookingAdapterService: Service {
         do {
             guard let refusal = try await publishRetryingRefusals(outcome, raised, of: work) else {
                 statistics.completed(outcome.type)
+                consumer?.published(1)
                 logger.info(
                     "booking outcome",
                     metadata: ["booking.reservation": "\(work.reservationID)", "booking.outcome": "\(outcome.type)"])
@@ -274,6 +285,7 @@ public final class BookingAdapterService: Service {
                 return
             }
             statistics.completed(outcome.type)
+            consumer?.published(1)
         } catch {
             logger.error("could not publish a booking outcome", metadata: ["booking.error": "\(error)"])
         }
@@ -285,16 +297,24 @@ public final class BookingAdapterService: Service {
         var attempt = 0
         while true {
             attempt += 1
+            let began = ContinuousClock.now
             do throws(BookingError) {
                 switch work.kind {
                 case .book(let request):
                     let code = try await service.book(request, idempotencyKey: work.key)
+                    metrics.called("book", took: .now - began)
                     return .outcome(confirmed(work, code: code), nil)
                 case .cancel(let id):
                     try await service.cancel(reservationID: id, idempotencyKey: work.key)
+                    metrics.called("cancel", took: .now - began)
                     return .outcome(cancelled(work), nil)
                 }
             } catch {
+                switch work.kind {
+                case .book: metrics.called("book", took: .now - began)
+                case .cancel: metrics.called("cancel", took: .now - began)
+                }
+                metrics.failed(error)
                 switch error {
                 case .refused(let reason):
                     return .outcome(failure(of: work, reason: reason), nil)
@@ -363,6 +383,8 @@ public final class BookingAdapterService: Service {
         var attempt = 0
         while true {
             attempt += 1
+            let began = ContinuousClock.now
+            defer { metrics.called("resolve", took: .now - began) }
             do throws(BookingError) {
                 switch try await service.resolve(idempotencyKey: work.key) {
                 case .done(let code, _):

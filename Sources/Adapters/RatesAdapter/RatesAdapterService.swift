@@ -40,6 +40,7 @@ public final class RatesAdapterService: Service {
     private let configuration: Configuration
     private let logger: Logger
     private let statistics: RatesAdapterStatistics?
+    private let metrics: RatesAdapterMetrics
 
     struct State: Codable, Sendable, Equatable {
         var asOf: String
@@ -48,8 +49,9 @@ public final class RatesAdapterService: Service {
 
     public init(
         source: any RatesSource, client: any EventBus, snapshots: any SnapshotStore, configuration: Configuration,
-        logger: Logger, statistics: RatesAdapterStatistics? = nil
+        logger: Logger, statistics: RatesAdapterStatistics? = nil, metrics: RatesAdapterMetrics = RatesAdapterMetrics()
     ) {
+        self.metrics = metrics
         self.source = source
         self.client = client
         self.snapshots = snapshots
@@ -84,6 +86,7 @@ public final class RatesAdapterService: Service {
             let began = ContinuousClock.now
             var delay = configuration.interval
             guard let answer = await Self.fetch(from: source, within: configuration.timeout) else { return }
+            metrics.fetch.record(duration: .now - began)
             switch answer {
             case .success(let document):
                 do {
@@ -103,6 +106,7 @@ public final class RatesAdapterService: Service {
                         // Not published: reported, and tried again after a backoff.
                         failures += 1
                         delay = configuration.backoff.delay(attempt: failures)
+                        metrics.failed("publish-refused")
                         await reportFailure(
                             "the bus refused RatesPublished of \(fixing.asOf): \(refusal)", status: 200,
                             code: "publish-refused", attempt: failures, next: delay)
@@ -113,6 +117,7 @@ public final class RatesAdapterService: Service {
                 } catch let error as ECBParseError {
                     failures += 1
                     delay = configuration.backoff.delay(attempt: failures)
+                    metrics.failed("malformed-document")
                     await reportFailure(
                         error.description, status: 200, code: "malformed-document", attempt: failures, next: delay)
                 } catch {
@@ -120,6 +125,7 @@ public final class RatesAdapterService: Service {
                     logger.error("could not publish rates", metadata: ["rates.error": "\(error)"])
                 }
             case .failure(let error):
+                if let reason = RatesAdapterMetrics.reason(of: error) { metrics.failed(reason) }
                 failures += 1
                 delay = configuration.backoff.delay(attempt: failures)
                 let code = if case .status = error { "http-status" } else { "fetch-failed" }
@@ -165,6 +171,7 @@ public final class RatesAdapterService: Service {
             "published rates",
             metadata: ["rates.as_of": "\(fixing.asOf)", "rates.position": "\(outcome.position ?? 0)"])
         statistics?.published(fixing.asOf)
+        metrics.published.increment()
         return outcome
     }
 

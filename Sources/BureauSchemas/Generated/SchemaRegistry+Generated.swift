@@ -17,10 +17,14 @@ extension SchemaRegistry {
         Bureau_Booking_ReservationCancelled.self,
         Bureau_Booking_ReservationConfirmed.self,
         Bureau_Booking_ReservationFailed.self,
+        Bureau_Bus_BusStats.self,
+        Bureau_Bus_ConsumerProgress.self,
+        Bureau_Bus_ConsumerStatus.self,
         Bureau_Bus_ErrorReply.self,
         Bureau_Bus_Heartbeat.self,
         Bureau_Bus_PackageHead.self,
         Bureau_Bus_Pong.self,
+        Bureau_Bus_ProgressReport.self,
         Bureau_Bus_PublishAck.self,
         Bureau_Bus_PublishResult.self,
         Bureau_Bus_ReadReply.self,
@@ -71,10 +75,14 @@ extension SchemaRegistry {
         "bureau.booking.ReservationCancelled",
         "bureau.booking.ReservationConfirmed",
         "bureau.booking.ReservationFailed",
+        "bureau.bus.BusStats",
+        "bureau.bus.ConsumerProgress",
+        "bureau.bus.ConsumerStatus",
         "bureau.bus.ErrorReply",
         "bureau.bus.Heartbeat",
         "bureau.bus.PackageHead",
         "bureau.bus.Pong",
+        "bureau.bus.ProgressReport",
         "bureau.bus.PublishAck",
         "bureau.bus.PublishResult",
         "bureau.bus.ReadReply",
@@ -120,10 +128,14 @@ extension Bureau_Booking_CancellationFailed: PayloadDecodable {}
 extension Bureau_Booking_ReservationCancelled: PayloadDecodable {}
 extension Bureau_Booking_ReservationConfirmed: PayloadDecodable {}
 extension Bureau_Booking_ReservationFailed: PayloadDecodable {}
+extension Bureau_Bus_BusStats: PayloadDecodable {}
+extension Bureau_Bus_ConsumerProgress: PayloadDecodable {}
+extension Bureau_Bus_ConsumerStatus: PayloadDecodable {}
 extension Bureau_Bus_ErrorReply: PayloadDecodable {}
 extension Bureau_Bus_Heartbeat: PayloadDecodable {}
 extension Bureau_Bus_PackageHead: PayloadDecodable {}
 extension Bureau_Bus_Pong: PayloadDecodable {}
+extension Bureau_Bus_ProgressReport: PayloadDecodable {}
 extension Bureau_Bus_PublishAck: PayloadDecodable {}
 extension Bureau_Bus_PublishResult: PayloadDecodable {}
 extension Bureau_Bus_ReadReply: PayloadDecodable {}

@@ -120,6 +120,10 @@ public nonisolated struct Bureau_Bus_ReadRequest: Sendable {
   /// replies does not know the field and sends a frame per envelope.
   public var batched: Bool = false
 
+  /// The first read of a subscriber that was following live and noticed a gap (publications
+  /// dropped at its high-water mark, or lost): the daemon counts them.
+  public var afterGap: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -227,6 +231,291 @@ public nonisolated struct Bureau_Bus_ErrorReply: Sendable {
   public init() {}
 }
 
+/// How far a process's consumers have got, sent on the read socket as "report" about once a
+/// second (no answer): what the daemon computes every consumer's lag from (README, "Watching
+/// it run"). A consumer that stops reporting keeps the position it last reported, so its lag
+/// grows with the head.
+public nonisolated struct Bureau_Bus_ProgressReport: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var consumers: [Bureau_Bus_ConsumerProgress] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Bureau_Bus_ConsumerProgress: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The consumer: the module it runs (watchlist, rates-adapter, tui).
+  public var consumer: String = String()
+
+  /// The process it runs in, as that process names itself on the bus.
+  public var process: String = String()
+
+  /// Every event at or before it has been handled: applied, or passed over as not an input.
+  public var position: UInt64 = 0
+
+  /// Following the live stream (true), or reading the log to catch up.
+  public var live: Bool = false
+
+  /// Since the process started: inputs applied, inputs passed over as malformed, outputs sent.
+  public var inputsApplied: UInt64 = 0
+
+  public var inputsMalformed: UInt64 = 0
+
+  public var outputs: UInt64 = 0
+
+  /// Milliseconds since its last snapshot, when snapshot_known.
+  public var snapshotAgeMs: UInt64 = 0
+
+  public var snapshotKnown: Bool = false
+
+  /// The consumer is stopping cleanly: forget it rather than show it as stuck.
+  public var leaving: Bool = false
+
+  public var pid: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Answer to "stats" on the read socket: the daemon's own figures, and every consumer that has
+/// reported to it since it started.
+public nonisolated struct Bureau_Bus_BusStats: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var head: UInt64 {
+    get {_storage._head}
+    set {_uniqueStorage()._head = newValue}
+  }
+
+  public var epoch: UInt64 {
+    get {_storage._epoch}
+    set {_uniqueStorage()._epoch = newValue}
+  }
+
+  public var pid: UInt32 {
+    get {_storage._pid}
+    set {_uniqueStorage()._pid = newValue}
+  }
+
+  public var version: String {
+    get {_storage._version}
+    set {_uniqueStorage()._version = newValue}
+  }
+
+  public var uptimeMs: UInt64 {
+    get {_storage._uptimeMs}
+    set {_uniqueStorage()._uptimeMs = newValue}
+  }
+
+  /// Since the daemon started.
+  public var eventsCommitted: UInt64 {
+    get {_storage._eventsCommitted}
+    set {_uniqueStorage()._eventsCommitted = newValue}
+  }
+
+  public var commits: UInt64 {
+    get {_storage._commits}
+    set {_uniqueStorage()._commits = newValue}
+  }
+
+  /// Over the last recent_window_ms: events committed and commits (a commit is one fdatasync
+  /// with the `always` policy), whence the commit rate and the batch size.
+  public var recentWindowMs: UInt64 {
+    get {_storage._recentWindowMs}
+    set {_uniqueStorage()._recentWindowMs = newValue}
+  }
+
+  public var recentEvents: UInt64 {
+    get {_storage._recentEvents}
+    set {_uniqueStorage()._recentEvents = newValue}
+  }
+
+  public var recentCommits: UInt64 {
+    get {_storage._recentCommits}
+    set {_uniqueStorage()._recentCommits = newValue}
+  }
+
+  /// fdatasync durations and publish-to-acknowledgement latencies of recent commits, in
+  /// microseconds; 0 when there were none.
+  public var syncP50Us: UInt64 {
+    get {_storage._syncP50Us}
+    set {_uniqueStorage()._syncP50Us = newValue}
+  }
+
+  public var syncP99Us: UInt64 {
+    get {_storage._syncP99Us}
+    set {_uniqueStorage()._syncP99Us = newValue}
+  }
+
+  public var ackP50Us: UInt64 {
+    get {_storage._ackP50Us}
+    set {_uniqueStorage()._ackP50Us = newValue}
+  }
+
+  public var ackP99Us: UInt64 {
+    get {_storage._ackP99Us}
+    set {_uniqueStorage()._ackP99Us = newValue}
+  }
+
+  /// Connections to the events socket now, and gaps subscribers filled from the log since start.
+  public var subscribers: UInt64 {
+    get {_storage._subscribers}
+    set {_uniqueStorage()._subscribers = newValue}
+  }
+
+  public var subscriberGaps: UInt64 {
+    get {_storage._subscriberGaps}
+    set {_uniqueStorage()._subscriberGaps = newValue}
+  }
+
+  /// The log's files, when it is kept in files (log_size_known).
+  public var logBytes: UInt64 {
+    get {_storage._logBytes}
+    set {_uniqueStorage()._logBytes = newValue}
+  }
+
+  public var logSegments: UInt64 {
+    get {_storage._logSegments}
+    set {_uniqueStorage()._logSegments = newValue}
+  }
+
+  public var logSizeKnown: Bool {
+    get {_storage._logSizeKnown}
+    set {_uniqueStorage()._logSizeKnown = newValue}
+  }
+
+  public var consumers: [Bureau_Bus_ConsumerStatus] {
+    get {_storage._consumers}
+    set {_uniqueStorage()._consumers = newValue}
+  }
+
+  /// The reading time of these figures, milliseconds since 1970.
+  public var timeMs: UInt64 {
+    get {_storage._timeMs}
+    set {_uniqueStorage()._timeMs = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// A consumer as the daemon sees it.
+public nonisolated struct Bureau_Bus_ConsumerStatus: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var consumer: String {
+    get {_storage._consumer}
+    set {_uniqueStorage()._consumer = newValue}
+  }
+
+  public var process: String {
+    get {_storage._process}
+    set {_uniqueStorage()._process = newValue}
+  }
+
+  public var pid: UInt32 {
+    get {_storage._pid}
+    set {_uniqueStorage()._pid = newValue}
+  }
+
+  public var position: UInt64 {
+    get {_storage._position}
+    set {_uniqueStorage()._position = newValue}
+  }
+
+  public var live: Bool {
+    get {_storage._live}
+    set {_uniqueStorage()._live = newValue}
+  }
+
+  /// The head minus the position.
+  public var lagEvents: UInt64 {
+    get {_storage._lagEvents}
+    set {_uniqueStorage()._lagEvents = newValue}
+  }
+
+  /// The age of the oldest event not yet handled (0 when none), when lag_time_known: unknown when
+  /// that event could not be read.
+  public var lagMs: UInt64 {
+    get {_storage._lagMs}
+    set {_uniqueStorage()._lagMs = newValue}
+  }
+
+  public var lagTimeKnown: Bool {
+    get {_storage._lagTimeKnown}
+    set {_uniqueStorage()._lagTimeKnown = newValue}
+  }
+
+  /// Milliseconds since the consumer last reported: it grows for one that stopped.
+  public var progressAgeMs: UInt64 {
+    get {_storage._progressAgeMs}
+    set {_uniqueStorage()._progressAgeMs = newValue}
+  }
+
+  public var inputsApplied: UInt64 {
+    get {_storage._inputsApplied}
+    set {_uniqueStorage()._inputsApplied = newValue}
+  }
+
+  public var inputsMalformed: UInt64 {
+    get {_storage._inputsMalformed}
+    set {_uniqueStorage()._inputsMalformed = newValue}
+  }
+
+  public var outputs: UInt64 {
+    get {_storage._outputs}
+    set {_uniqueStorage()._outputs = newValue}
+  }
+
+  /// Over the last recent_window_ms of reports: inputs applied and outputs, whence its rates.
+  public var recentWindowMs: UInt64 {
+    get {_storage._recentWindowMs}
+    set {_uniqueStorage()._recentWindowMs = newValue}
+  }
+
+  public var recentApplied: UInt64 {
+    get {_storage._recentApplied}
+    set {_uniqueStorage()._recentApplied = newValue}
+  }
+
+  public var recentOutputs: UInt64 {
+    get {_storage._recentOutputs}
+    set {_uniqueStorage()._recentOutputs = newValue}
+  }
+
+  public var snapshotAgeMs: UInt64 {
+    get {_storage._snapshotAgeMs}
+    set {_uniqueStorage()._snapshotAgeMs = newValue}
+  }
+
+  public var snapshotKnown: Bool {
+    get {_storage._snapshotKnown}
+    set {_uniqueStorage()._snapshotKnown = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "bureau.bus"
@@ -312,7 +601,7 @@ nonisolated extension Bureau_Bus_PublishResult.Status: SwiftProtobuf._ProtoNameP
 
 nonisolated extension Bureau_Bus_ReadRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ReadRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}after\0\u{3}max_events\0\u{3}max_bytes\0\u{3}type_prefixes\0\u{1}batched\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}after\0\u{3}max_events\0\u{3}max_bytes\0\u{3}type_prefixes\0\u{1}batched\0\u{3}after_gap\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -325,6 +614,7 @@ nonisolated extension Bureau_Bus_ReadRequest: SwiftProtobuf.Message, SwiftProtob
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.maxBytes) }()
       case 4: try { try decoder.decodeRepeatedStringField(value: &self.typePrefixes) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.batched) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self.afterGap) }()
       default: break
       }
     }
@@ -346,6 +636,9 @@ nonisolated extension Bureau_Bus_ReadRequest: SwiftProtobuf.Message, SwiftProtob
     if self.batched != false {
       try visitor.visitSingularBoolField(value: self.batched, fieldNumber: 5)
     }
+    if self.afterGap != false {
+      try visitor.visitSingularBoolField(value: self.afterGap, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -355,6 +648,7 @@ nonisolated extension Bureau_Bus_ReadRequest: SwiftProtobuf.Message, SwiftProtob
     if lhs.maxBytes != rhs.maxBytes {return false}
     if lhs.typePrefixes != rhs.typePrefixes {return false}
     if lhs.batched != rhs.batched {return false}
+    if lhs.afterGap != rhs.afterGap {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -570,6 +864,500 @@ nonisolated extension Bureau_Bus_ErrorReply: SwiftProtobuf.Message, SwiftProtobu
     if lhs.message != rhs.message {return false}
     if lhs.head != rhs.head {return false}
     if lhs.epoch != rhs.epoch {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Bureau_Bus_ProgressReport: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ProgressReport"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}consumers\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.consumers) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.consumers.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.consumers, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_Bus_ProgressReport, rhs: Bureau_Bus_ProgressReport) -> Bool {
+    if lhs.consumers != rhs.consumers {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Bureau_Bus_ConsumerProgress: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ConsumerProgress"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}consumer\0\u{1}process\0\u{1}position\0\u{1}live\0\u{3}inputs_applied\0\u{3}inputs_malformed\0\u{1}outputs\0\u{3}snapshot_age_ms\0\u{3}snapshot_known\0\u{1}leaving\0\u{1}pid\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.consumer) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.process) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.position) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.live) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.inputsApplied) }()
+      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.inputsMalformed) }()
+      case 7: try { try decoder.decodeSingularUInt64Field(value: &self.outputs) }()
+      case 8: try { try decoder.decodeSingularUInt64Field(value: &self.snapshotAgeMs) }()
+      case 9: try { try decoder.decodeSingularBoolField(value: &self.snapshotKnown) }()
+      case 10: try { try decoder.decodeSingularBoolField(value: &self.leaving) }()
+      case 11: try { try decoder.decodeSingularUInt32Field(value: &self.pid) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.consumer.isEmpty {
+      try visitor.visitSingularStringField(value: self.consumer, fieldNumber: 1)
+    }
+    if !self.process.isEmpty {
+      try visitor.visitSingularStringField(value: self.process, fieldNumber: 2)
+    }
+    if self.position != 0 {
+      try visitor.visitSingularUInt64Field(value: self.position, fieldNumber: 3)
+    }
+    if self.live != false {
+      try visitor.visitSingularBoolField(value: self.live, fieldNumber: 4)
+    }
+    if self.inputsApplied != 0 {
+      try visitor.visitSingularUInt64Field(value: self.inputsApplied, fieldNumber: 5)
+    }
+    if self.inputsMalformed != 0 {
+      try visitor.visitSingularUInt64Field(value: self.inputsMalformed, fieldNumber: 6)
+    }
+    if self.outputs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.outputs, fieldNumber: 7)
+    }
+    if self.snapshotAgeMs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.snapshotAgeMs, fieldNumber: 8)
+    }
+    if self.snapshotKnown != false {
+      try visitor.visitSingularBoolField(value: self.snapshotKnown, fieldNumber: 9)
+    }
+    if self.leaving != false {
+      try visitor.visitSingularBoolField(value: self.leaving, fieldNumber: 10)
+    }
+    if self.pid != 0 {
+      try visitor.visitSingularUInt32Field(value: self.pid, fieldNumber: 11)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_Bus_ConsumerProgress, rhs: Bureau_Bus_ConsumerProgress) -> Bool {
+    if lhs.consumer != rhs.consumer {return false}
+    if lhs.process != rhs.process {return false}
+    if lhs.position != rhs.position {return false}
+    if lhs.live != rhs.live {return false}
+    if lhs.inputsApplied != rhs.inputsApplied {return false}
+    if lhs.inputsMalformed != rhs.inputsMalformed {return false}
+    if lhs.outputs != rhs.outputs {return false}
+    if lhs.snapshotAgeMs != rhs.snapshotAgeMs {return false}
+    if lhs.snapshotKnown != rhs.snapshotKnown {return false}
+    if lhs.leaving != rhs.leaving {return false}
+    if lhs.pid != rhs.pid {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Bureau_Bus_BusStats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BusStats"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}head\0\u{1}epoch\0\u{1}pid\0\u{1}version\0\u{3}uptime_ms\0\u{3}events_committed\0\u{1}commits\0\u{3}recent_window_ms\0\u{3}recent_events\0\u{3}recent_commits\0\u{3}sync_p50_us\0\u{3}sync_p99_us\0\u{3}ack_p50_us\0\u{3}ack_p99_us\0\u{1}subscribers\0\u{3}subscriber_gaps\0\u{3}log_bytes\0\u{3}log_segments\0\u{3}log_size_known\0\u{1}consumers\0\u{3}time_ms\0")
+
+  fileprivate class _StorageClass {
+    var _head: UInt64 = 0
+    var _epoch: UInt64 = 0
+    var _pid: UInt32 = 0
+    var _version: String = String()
+    var _uptimeMs: UInt64 = 0
+    var _eventsCommitted: UInt64 = 0
+    var _commits: UInt64 = 0
+    var _recentWindowMs: UInt64 = 0
+    var _recentEvents: UInt64 = 0
+    var _recentCommits: UInt64 = 0
+    var _syncP50Us: UInt64 = 0
+    var _syncP99Us: UInt64 = 0
+    var _ackP50Us: UInt64 = 0
+    var _ackP99Us: UInt64 = 0
+    var _subscribers: UInt64 = 0
+    var _subscriberGaps: UInt64 = 0
+    var _logBytes: UInt64 = 0
+    var _logSegments: UInt64 = 0
+    var _logSizeKnown: Bool = false
+    var _consumers: [Bureau_Bus_ConsumerStatus] = []
+    var _timeMs: UInt64 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _head = source._head
+      _epoch = source._epoch
+      _pid = source._pid
+      _version = source._version
+      _uptimeMs = source._uptimeMs
+      _eventsCommitted = source._eventsCommitted
+      _commits = source._commits
+      _recentWindowMs = source._recentWindowMs
+      _recentEvents = source._recentEvents
+      _recentCommits = source._recentCommits
+      _syncP50Us = source._syncP50Us
+      _syncP99Us = source._syncP99Us
+      _ackP50Us = source._ackP50Us
+      _ackP99Us = source._ackP99Us
+      _subscribers = source._subscribers
+      _subscriberGaps = source._subscriberGaps
+      _logBytes = source._logBytes
+      _logSegments = source._logSegments
+      _logSizeKnown = source._logSizeKnown
+      _consumers = source._consumers
+      _timeMs = source._timeMs
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._head) }()
+        case 2: try { try decoder.decodeSingularFixed64Field(value: &_storage._epoch) }()
+        case 3: try { try decoder.decodeSingularUInt32Field(value: &_storage._pid) }()
+        case 4: try { try decoder.decodeSingularStringField(value: &_storage._version) }()
+        case 5: try { try decoder.decodeSingularUInt64Field(value: &_storage._uptimeMs) }()
+        case 6: try { try decoder.decodeSingularUInt64Field(value: &_storage._eventsCommitted) }()
+        case 7: try { try decoder.decodeSingularUInt64Field(value: &_storage._commits) }()
+        case 8: try { try decoder.decodeSingularUInt64Field(value: &_storage._recentWindowMs) }()
+        case 9: try { try decoder.decodeSingularUInt64Field(value: &_storage._recentEvents) }()
+        case 10: try { try decoder.decodeSingularUInt64Field(value: &_storage._recentCommits) }()
+        case 11: try { try decoder.decodeSingularUInt64Field(value: &_storage._syncP50Us) }()
+        case 12: try { try decoder.decodeSingularUInt64Field(value: &_storage._syncP99Us) }()
+        case 13: try { try decoder.decodeSingularUInt64Field(value: &_storage._ackP50Us) }()
+        case 14: try { try decoder.decodeSingularUInt64Field(value: &_storage._ackP99Us) }()
+        case 15: try { try decoder.decodeSingularUInt64Field(value: &_storage._subscribers) }()
+        case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._subscriberGaps) }()
+        case 17: try { try decoder.decodeSingularUInt64Field(value: &_storage._logBytes) }()
+        case 18: try { try decoder.decodeSingularUInt64Field(value: &_storage._logSegments) }()
+        case 19: try { try decoder.decodeSingularBoolField(value: &_storage._logSizeKnown) }()
+        case 20: try { try decoder.decodeRepeatedMessageField(value: &_storage._consumers) }()
+        case 21: try { try decoder.decodeSingularUInt64Field(value: &_storage._timeMs) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      if _storage._head != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._head, fieldNumber: 1)
+      }
+      if _storage._epoch != 0 {
+        try visitor.visitSingularFixed64Field(value: _storage._epoch, fieldNumber: 2)
+      }
+      if _storage._pid != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._pid, fieldNumber: 3)
+      }
+      if !_storage._version.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._version, fieldNumber: 4)
+      }
+      if _storage._uptimeMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._uptimeMs, fieldNumber: 5)
+      }
+      if _storage._eventsCommitted != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._eventsCommitted, fieldNumber: 6)
+      }
+      if _storage._commits != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._commits, fieldNumber: 7)
+      }
+      if _storage._recentWindowMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._recentWindowMs, fieldNumber: 8)
+      }
+      if _storage._recentEvents != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._recentEvents, fieldNumber: 9)
+      }
+      if _storage._recentCommits != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._recentCommits, fieldNumber: 10)
+      }
+      if _storage._syncP50Us != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._syncP50Us, fieldNumber: 11)
+      }
+      if _storage._syncP99Us != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._syncP99Us, fieldNumber: 12)
+      }
+      if _storage._ackP50Us != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._ackP50Us, fieldNumber: 13)
+      }
+      if _storage._ackP99Us != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._ackP99Us, fieldNumber: 14)
+      }
+      if _storage._subscribers != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._subscribers, fieldNumber: 15)
+      }
+      if _storage._subscriberGaps != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._subscriberGaps, fieldNumber: 16)
+      }
+      if _storage._logBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._logBytes, fieldNumber: 17)
+      }
+      if _storage._logSegments != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._logSegments, fieldNumber: 18)
+      }
+      if _storage._logSizeKnown != false {
+        try visitor.visitSingularBoolField(value: _storage._logSizeKnown, fieldNumber: 19)
+      }
+      if !_storage._consumers.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._consumers, fieldNumber: 20)
+      }
+      if _storage._timeMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._timeMs, fieldNumber: 21)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_Bus_BusStats, rhs: Bureau_Bus_BusStats) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._head != rhs_storage._head {return false}
+        if _storage._epoch != rhs_storage._epoch {return false}
+        if _storage._pid != rhs_storage._pid {return false}
+        if _storage._version != rhs_storage._version {return false}
+        if _storage._uptimeMs != rhs_storage._uptimeMs {return false}
+        if _storage._eventsCommitted != rhs_storage._eventsCommitted {return false}
+        if _storage._commits != rhs_storage._commits {return false}
+        if _storage._recentWindowMs != rhs_storage._recentWindowMs {return false}
+        if _storage._recentEvents != rhs_storage._recentEvents {return false}
+        if _storage._recentCommits != rhs_storage._recentCommits {return false}
+        if _storage._syncP50Us != rhs_storage._syncP50Us {return false}
+        if _storage._syncP99Us != rhs_storage._syncP99Us {return false}
+        if _storage._ackP50Us != rhs_storage._ackP50Us {return false}
+        if _storage._ackP99Us != rhs_storage._ackP99Us {return false}
+        if _storage._subscribers != rhs_storage._subscribers {return false}
+        if _storage._subscriberGaps != rhs_storage._subscriberGaps {return false}
+        if _storage._logBytes != rhs_storage._logBytes {return false}
+        if _storage._logSegments != rhs_storage._logSegments {return false}
+        if _storage._logSizeKnown != rhs_storage._logSizeKnown {return false}
+        if _storage._consumers != rhs_storage._consumers {return false}
+        if _storage._timeMs != rhs_storage._timeMs {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Bureau_Bus_ConsumerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ConsumerStatus"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}consumer\0\u{1}process\0\u{1}pid\0\u{1}position\0\u{1}live\0\u{3}lag_events\0\u{3}lag_ms\0\u{3}lag_time_known\0\u{3}progress_age_ms\0\u{3}inputs_applied\0\u{3}inputs_malformed\0\u{1}outputs\0\u{3}recent_window_ms\0\u{3}recent_applied\0\u{3}recent_outputs\0\u{3}snapshot_age_ms\0\u{3}snapshot_known\0")
+
+  fileprivate class _StorageClass {
+    var _consumer: String = String()
+    var _process: String = String()
+    var _pid: UInt32 = 0
+    var _position: UInt64 = 0
+    var _live: Bool = false
+    var _lagEvents: UInt64 = 0
+    var _lagMs: UInt64 = 0
+    var _lagTimeKnown: Bool = false
+    var _progressAgeMs: UInt64 = 0
+    var _inputsApplied: UInt64 = 0
+    var _inputsMalformed: UInt64 = 0
+    var _outputs: UInt64 = 0
+    var _recentWindowMs: UInt64 = 0
+    var _recentApplied: UInt64 = 0
+    var _recentOutputs: UInt64 = 0
+    var _snapshotAgeMs: UInt64 = 0
+    var _snapshotKnown: Bool = false
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _consumer = source._consumer
+      _process = source._process
+      _pid = source._pid
+      _position = source._position
+      _live = source._live
+      _lagEvents = source._lagEvents
+      _lagMs = source._lagMs
+      _lagTimeKnown = source._lagTimeKnown
+      _progressAgeMs = source._progressAgeMs
+      _inputsApplied = source._inputsApplied
+      _inputsMalformed = source._inputsMalformed
+      _outputs = source._outputs
+      _recentWindowMs = source._recentWindowMs
+      _recentApplied = source._recentApplied
+      _recentOutputs = source._recentOutputs
+      _snapshotAgeMs = source._snapshotAgeMs
+      _snapshotKnown = source._snapshotKnown
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._consumer) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._process) }()
+        case 3: try { try decoder.decodeSingularUInt32Field(value: &_storage._pid) }()
+        case 4: try { try decoder.decodeSingularUInt64Field(value: &_storage._position) }()
+        case 5: try { try decoder.decodeSingularBoolField(value: &_storage._live) }()
+        case 6: try { try decoder.decodeSingularUInt64Field(value: &_storage._lagEvents) }()
+        case 7: try { try decoder.decodeSingularUInt64Field(value: &_storage._lagMs) }()
+        case 8: try { try decoder.decodeSingularBoolField(value: &_storage._lagTimeKnown) }()
+        case 9: try { try decoder.decodeSingularUInt64Field(value: &_storage._progressAgeMs) }()
+        case 10: try { try decoder.decodeSingularUInt64Field(value: &_storage._inputsApplied) }()
+        case 11: try { try decoder.decodeSingularUInt64Field(value: &_storage._inputsMalformed) }()
+        case 12: try { try decoder.decodeSingularUInt64Field(value: &_storage._outputs) }()
+        case 13: try { try decoder.decodeSingularUInt64Field(value: &_storage._recentWindowMs) }()
+        case 14: try { try decoder.decodeSingularUInt64Field(value: &_storage._recentApplied) }()
+        case 15: try { try decoder.decodeSingularUInt64Field(value: &_storage._recentOutputs) }()
+        case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._snapshotAgeMs) }()
+        case 17: try { try decoder.decodeSingularBoolField(value: &_storage._snapshotKnown) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      if !_storage._consumer.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._consumer, fieldNumber: 1)
+      }
+      if !_storage._process.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._process, fieldNumber: 2)
+      }
+      if _storage._pid != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._pid, fieldNumber: 3)
+      }
+      if _storage._position != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._position, fieldNumber: 4)
+      }
+      if _storage._live != false {
+        try visitor.visitSingularBoolField(value: _storage._live, fieldNumber: 5)
+      }
+      if _storage._lagEvents != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._lagEvents, fieldNumber: 6)
+      }
+      if _storage._lagMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._lagMs, fieldNumber: 7)
+      }
+      if _storage._lagTimeKnown != false {
+        try visitor.visitSingularBoolField(value: _storage._lagTimeKnown, fieldNumber: 8)
+      }
+      if _storage._progressAgeMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._progressAgeMs, fieldNumber: 9)
+      }
+      if _storage._inputsApplied != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._inputsApplied, fieldNumber: 10)
+      }
+      if _storage._inputsMalformed != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._inputsMalformed, fieldNumber: 11)
+      }
+      if _storage._outputs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._outputs, fieldNumber: 12)
+      }
+      if _storage._recentWindowMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._recentWindowMs, fieldNumber: 13)
+      }
+      if _storage._recentApplied != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._recentApplied, fieldNumber: 14)
+      }
+      if _storage._recentOutputs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._recentOutputs, fieldNumber: 15)
+      }
+      if _storage._snapshotAgeMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._snapshotAgeMs, fieldNumber: 16)
+      }
+      if _storage._snapshotKnown != false {
+        try visitor.visitSingularBoolField(value: _storage._snapshotKnown, fieldNumber: 17)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Bureau_Bus_ConsumerStatus, rhs: Bureau_Bus_ConsumerStatus) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._consumer != rhs_storage._consumer {return false}
+        if _storage._process != rhs_storage._process {return false}
+        if _storage._pid != rhs_storage._pid {return false}
+        if _storage._position != rhs_storage._position {return false}
+        if _storage._live != rhs_storage._live {return false}
+        if _storage._lagEvents != rhs_storage._lagEvents {return false}
+        if _storage._lagMs != rhs_storage._lagMs {return false}
+        if _storage._lagTimeKnown != rhs_storage._lagTimeKnown {return false}
+        if _storage._progressAgeMs != rhs_storage._progressAgeMs {return false}
+        if _storage._inputsApplied != rhs_storage._inputsApplied {return false}
+        if _storage._inputsMalformed != rhs_storage._inputsMalformed {return false}
+        if _storage._outputs != rhs_storage._outputs {return false}
+        if _storage._recentWindowMs != rhs_storage._recentWindowMs {return false}
+        if _storage._recentApplied != rhs_storage._recentApplied {return false}
+        if _storage._recentOutputs != rhs_storage._recentOutputs {return false}
+        if _storage._snapshotAgeMs != rhs_storage._snapshotAgeMs {return false}
+        if _storage._snapshotKnown != rhs_storage._snapshotKnown {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,295 @@
+import BureauSchemas
+import Bus
+import Foundation
+import Guards
+import Supervisor
+
+/// What `bureau status` and `bureau top` show: the bus's figures, each process and the
+/// consumers it runs with their lag as the bus sees it, and what is wrong, sorted so that
+/// trouble is on top. Pure: made from what was gathered, rendered as text or JSON.
+struct DeploymentHealth: Encodable, Equatable {
+    /// A process, as the supervisor (or, without one, the log's process events) tells it.
+    struct Process: Encodable, Equatable {
+        var name: String
+        var pid: Int32
+        /// ready, starting, restarting, exited… as `bureau ps` says; running or stopped from the log.
+        var state: String
+        var up: Bool
+        /// nil when not known (a remote deployment's restarts are not in the log).
+        var restarts: Int?
+        var uptimeSeconds: Double?
+        var lastExit: String?
+        var lastError: String?
+    }
+
+    /// One consumer as the bus sees it.
+    struct Consumer: Encodable, Equatable {
+        var consumer: String
+        var process: String
+        var pid: UInt32
+        var position: UInt64
+        var live: Bool
+        var lagEvents: UInt64
+        /// nil: unknown (the oldest event not handled could not be read).
+        var lagSeconds: Double?
+        var progressAgeSeconds: Double
+        var inPerSecond: Double?
+        var outPerSecond: Double?
+        var snapshotAgeSeconds: Double?
+
+        init(_ status: Bureau_Bus_ConsumerStatus) {
+            consumer = status.consumer
+            process = status.process
+            pid = status.pid
+            position = status.position
+            live = status.live
+            lagEvents = status.lagEvents
+            lagSeconds = status.lagTimeKnown ? Double(status.lagMs) / 1000 : nil
+            progressAgeSeconds = Double(status.progressAgeMs) / 1000
+            if status.recentWindowMs > 0 {
+                let seconds = Double(status.recentWindowMs) / 1000
+                inPerSecond = Double(status.recentApplied) / seconds
+                outPerSecond = Double(status.recentOutputs) / seconds
+            }
+            snapshotAgeSeconds = status.snapshotKnown ? Double(status.snapshotAgeMs) / 1000 : nil
+        }
+    }
+
+    /// The bus's own figures.
+    struct Bus: Encodable, Equatable {
+        var pid: UInt32
+        var uptimeSeconds: Double
+        var head: UInt64
+        var eventsPerSecond: Double?
+        var commitsPerSecond: Double?
+        var batchSize: Double?
+        var fsyncP50Ms: Double?
+        var fsyncP99Ms: Double?
+        var ackP50Ms: Double?
+        var ackP99Ms: Double?
+        var subscribers: UInt64
+        var subscriberGaps: UInt64
+        var logBytes: UInt64?
+        var logSegments: UInt64?
+
+        init(_ stats: Bureau_Bus_BusStats) {
+            pid = stats.pid
+            uptimeSeconds = Double(stats.uptimeMs) / 1000
+            head = stats.head
+            if stats.recentWindowMs > 0 {
+                let seconds = Double(stats.recentWindowMs) / 1000
+                eventsPerSecond = Double(stats.recentEvents) / seconds
+                commitsPerSecond = Double(stats.recentCommits) / seconds
+            }
+            if stats.recentCommits > 0 { batchSize = Double(stats.recentEvents) / Double(stats.recentCommits) }
+            if stats.syncP50Us > 0 {
+                fsyncP50Ms = Double(stats.syncP50Us) / 1000
+                fsyncP99Ms = Double(stats.syncP99Us) / 1000
+            }
+            if stats.ackP50Us > 0 {
+                ackP50Ms = Double(stats.ackP50Us) / 1000
+                ackP99Ms = Double(stats.ackP99Us) / 1000
+            }
+            subscribers = stats.subscribers
+            subscriberGaps = stats.subscriberGaps
+            if stats.logSizeKnown {
+                logBytes = stats.logBytes
+                logSegments = stats.logSegments
+            }
+        }
+    }
+
+    /// A row of the table: a process and one of its consumers (or none), with how bad it looks.
+    struct Row: Encodable, Equatable {
+        var process: Process?
+        var consumer: Consumer?
+        /// What is wrong with it; empty when nothing is.
+        var problems: [String]
+    }
+
+    var bus: Bus?
+    /// Why the bus could not be asked, when it could not.
+    var busProblem: String?
+    var rows: [Row]
+    var maxLagSeconds: Double
+    var healthy: Bool { busProblem == nil && rows.allSatisfy(\.problems.isEmpty) }
+
+    /// - Parameters:
+    ///   - processes: the deployment's processes; empty when nothing tells them.
+    ///   - maxLagSeconds: a consumer further behind than this, or silent for longer, is in trouble.
+    init(stats: Bureau_Bus_BusStats?, busProblem: String?, processes: [Process], maxLagSeconds: Double) {
+        self.maxLagSeconds = maxLagSeconds
+        self.busProblem = busProblem
+        bus = stats.map(Bus.init)
+        let consumers = (stats?.consumers ?? []).map(Consumer.init)
+        var rows: [Row] = []
+        var matched = Set<Int>()
+        for process in processes {
+            // A process's consumers are those that reported its pid.
+            let own = consumers.indices.filter {
+                process.pid > 0 && consumers[$0].pid == UInt32(bitPattern: process.pid)
+            }
+            matched.formUnion(own)
+            if own.isEmpty {
+                rows.append(Row(process: process, consumer: nil, problems: []))
+            } else {
+                for index in own { rows.append(Row(process: process, consumer: consumers[index], problems: [])) }
+            }
+        }
+        for index in consumers.indices where !matched.contains(index) {
+            rows.append(Row(process: nil, consumer: consumers[index], problems: []))
+        }
+        for index in rows.indices { rows[index].problems = Self.problems(of: rows[index], maxLag: maxLagSeconds) }
+        self.rows = rows.sorted(by: Self.troubleFirst)
+    }
+
+    static func problems(of row: Row, maxLag: Double) -> [String] {
+        var problems: [String] = []
+        if let process = row.process, !process.up {
+            problems.append("\(process.name) is \(process.state)")
+        }
+        if let consumer = row.consumer {
+            if consumer.progressAgeSeconds > maxLag {
+                problems.append(
+                    "\(consumer.consumer) has not reported for \(Self.seconds(consumer.progressAgeSeconds)): "
+                        + "it is stopped or cut off")
+            }
+            if let lag = consumer.lagSeconds, lag > maxLag {
+                problems.append(
+                    "\(consumer.consumer) is \(Self.seconds(lag)) behind (\(consumer.lagEvents) events), over \(Self.seconds(maxLag))"
+                )
+            } else if consumer.lagSeconds == nil {
+                problems.append("\(consumer.consumer)'s lag is unknown (\(consumer.lagEvents) events behind)")
+            }
+        }
+        return problems
+    }
+
+    /// Processes down first, then consumers in trouble, then the most behind.
+    static func troubleFirst(_ left: Row, _ right: Row) -> Bool {
+        func score(_ row: Row) -> Int {
+            if let process = row.process, !process.up { return 3 }
+            if !row.problems.isEmpty { return 2 }
+            if row.process?.lastError != nil { return 1 }
+            return 0
+        }
+        let (a, b) = (score(left), score(right))
+        if a != b { return a > b }
+        let (lagA, lagB) = (left.consumer?.lagSeconds ?? 0, right.consumer?.lagSeconds ?? 0)
+        if lagA != lagB { return lagA > lagB }
+        let nameA = (left.process?.name ?? left.consumer?.process ?? "") + (left.consumer?.consumer ?? "")
+        let nameB = (right.process?.name ?? right.consumer?.process ?? "") + (right.consumer?.consumer ?? "")
+        return nameA < nameB
+    }
+
+    /// Every problem, for a health check's message.
+    var problems: [String] {
+        (busProblem.map { [$0] } ?? []) + rows.flatMap(\.problems)
+    }
+
+    // MARK: Text
+
+    /// The screen: the bus's line, then the table.
+    func render(width: Int = 160) -> String {
+        var lines: [String] = []
+        if let bus {
+            var parts = [
+                "bus pid \(bus.pid)", "up \(PsCommand.format(seconds: bus.uptimeSeconds))", "head \(bus.head)",
+                "commit \(Self.rate(bus.eventsPerSecond)) ev/s in \(Self.rate(bus.commitsPerSecond)) commits/s",
+                "batch \(bus.batchSize.map { String(format: "%.1f", $0) } ?? "-")",
+                "fsync p50 \(Self.milliseconds(bus.fsyncP50Ms)) p99 \(Self.milliseconds(bus.fsyncP99Ms))",
+                "ack p50 \(Self.milliseconds(bus.ackP50Ms)) p99 \(Self.milliseconds(bus.ackP99Ms))",
+                "subscribers \(bus.subscribers)", "gaps \(bus.subscriberGaps)",
+            ]
+            if let bytes = bus.logBytes, let segments = bus.logSegments {
+                parts.append("log \(Self.bytes(bytes)) in \(segments) segment\(segments == 1 ? "" : "s")")
+            }
+            lines.append(parts.joined(separator: "  "))
+        } else {
+            lines.append("bus: \(busProblem ?? "unknown")")
+        }
+        let header = [
+            "PROCESS", "STATE", "RESTARTS", "CONSUMER", "IN/S", "OUT/S", "LAG EV", "LAG S", "HEARD", "LAST ERROR",
+        ]
+        var table = [header]
+        for row in rows {
+            let process = row.process
+            let consumer = row.consumer
+            let lagSeconds: String =
+                if let consumer {
+                    consumer.lagSeconds.map { String(format: "%.1f", $0) } ?? "?"
+                } else {
+                    "-"
+                }
+            table.append([
+                process?.name ?? consumer?.process ?? "?",
+                process?.state ?? "?",
+                process.map { $0.restarts.map(String.init) ?? "?" } ?? "?",
+                consumer?.consumer ?? "-",
+                consumer.map { Self.rate($0.inPerSecond) } ?? "-",
+                consumer.map { Self.rate($0.outPerSecond) } ?? "-",
+                consumer.map { "\($0.lagEvents)" } ?? "-",
+                lagSeconds,
+                consumer.map { Self.seconds($0.progressAgeSeconds) + " ago" } ?? "-",
+                Self.cut(process?.lastError ?? "-", to: 48),
+            ])
+        }
+        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        for line in table {
+            lines.append(
+                zip(line, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(
+                    separator: "  "
+                ).trimmingCharacters(in: .whitespaces))
+        }
+        let problems = self.problems
+        lines.append("")
+        lines.append(
+            problems.isEmpty
+                ? "healthy: every process up, every consumer within \(Self.seconds(maxLagSeconds))"
+                : "trouble: " + problems.joined(separator: "; "))
+        return lines.map { Self.cut($0, to: width) }.joined(separator: "\n")
+    }
+
+    static func rate(_ value: Double?) -> String {
+        guard let value else { return "-" }
+        return value >= 100 ? String(format: "%.0f", value) : String(format: "%.1f", value)
+    }
+
+    static func milliseconds(_ value: Double?) -> String {
+        guard let value else { return "-" }
+        return String(format: "%.2f ms", value)
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value < 60 ? String(format: "%.1f s", value) : PsCommand.format(seconds: value)
+    }
+
+    static func bytes(_ value: UInt64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var amount = Double(value)
+        var unit = 0
+        while amount >= 1024, unit < units.count - 1 {
+            amount /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(value) B" : String(format: "%.1f %@", amount, units[unit])
+    }
+
+    static func cut(_ text: String, to width: Int) -> String {
+        text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
+    }
+}
+
+extension DeploymentHealth.Process {
+    /// A process as the supervisor's `ps` tells it.
+    init(_ row: Supervisor.Row, lastError: String?) {
+        name = row.name
+        pid = row.pid
+        state = row.state.rawValue
+        up = row.state == .ready
+        restarts = row.restarts
+        uptimeSeconds = row.uptimeSeconds
+        lastExit = row.lastExit
+        self.lastError = lastError
+    }
+}

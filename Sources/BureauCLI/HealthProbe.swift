@@ -1,0 +1,115 @@
+import BureauSchemas
+import Bus
+import Foundation
+import Guards
+import Supervisor
+import Synchronization
+import ZeroMQBus
+
+/// Gathers what `bureau status` and `bureau top` show: the bus's `stats` (its figures, and
+/// every consumer's lag as the bus sees it), the processes from the supervisor of the data
+/// directory or, without one (a bus on another machine), from the log's process events, and
+/// each process's last error from the log.
+final class HealthProbe: Sendable {
+    let client: ZeroMQBusClient
+    let location: BusLocation
+    /// Ask the supervisor of the data directory (false for a bus given with --bus).
+    let local: Bool
+    private let system = Mutex(SystemEvents())
+
+    init(client: ZeroMQBusClient, location: BusLocation, local: Bool) {
+        self.client = client
+        self.location = location
+        self.local = local
+    }
+
+    /// What the log's `bureau.system.` events say: each process's last start and exit, and the
+    /// last error each process raised.
+    struct SystemEvents {
+        var processes: [String: DeploymentHealth.Process] = [:]
+        var order: [String] = []
+        var lastErrors: [String: String] = [:]
+
+        mutating func apply(_ event: StoredEvent) {
+            switch event.type {
+            case Bureau_System_ProcessStarted.protoMessageName:
+                guard let started = try? event.payload(as: Bureau_System_ProcessStarted.self) else { return }
+                if processes[started.process] == nil { order.append(started.process) }
+                processes[started.process] = DeploymentHealth.Process(
+                    name: started.process, pid: started.pid, state: "running", up: true,
+                    restarts: Int(started.restarts), uptimeSeconds: nil, lastExit: nil, lastError: nil)
+            case Bureau_System_ProcessExited.protoMessageName:
+                guard let exited = try? event.payload(as: Bureau_System_ProcessExited.self),
+                    var process = processes[exited.process]
+                else { return }
+                process.state = "stopped"
+                process.up = false
+                process.lastExit = ExitStatus(exitCode: exited.exitCode, signal: exited.signal).description
+                processes[exited.process] = process
+            case Bureau_System_ErrorRaised.protoMessageName:
+                guard let raised = try? event.payload(as: Bureau_System_ErrorRaised.self) else { return }
+                let process = raised.process.isEmpty ? event.producerProcess : raised.process
+                lastErrors[process] = "\(raised.code): \(raised.message)"
+            default:
+                return
+            }
+        }
+    }
+
+    /// Follows the log's system events from the start, folding them; returns when the
+    /// subscription ends (cancelled, or the bus gone for good), or, `untilCaughtUp`, once it has
+    /// read up to the head (true).
+    @discardableResult
+    func followSystemEvents(untilCaughtUp: Bool = false) async -> Bool {
+        let subscription = client.subscribe(EventFilter(prefixes: ["bureau.system."]), after: 0)
+        defer { subscription.cancel() }
+        do {
+            for try await item in subscription {
+                switch item {
+                case .event(let event): system.withLock { $0.apply(event) }
+                case .caughtUp: if untilCaughtUp { return true }
+                case .connection: continue
+                }
+            }
+        } catch {
+            return false
+        }
+        return false
+    }
+
+    /// Reads the system events up to the head, taking at most `timeout`; true if it got there.
+    func readSystemEvents(timeout: Duration) async -> Bool {
+        await Timeout.result(within: timeout) { await self.followSystemEvents(untilCaughtUp: true) } ?? false
+    }
+
+    /// The deployment now.
+    func health(maxLagSeconds: Double, timeout: Duration = .seconds(2)) async -> DeploymentHealth {
+        var stats: Bureau_Bus_BusStats?
+        var busProblem: String?
+        do {
+            stats = try await client.statistics(timeout: timeout)
+        } catch {
+            busProblem = "the bus does not answer: \(error)"
+        }
+        let system = self.system.withLock { $0 }
+        var processes: [DeploymentHealth.Process] = []
+        // Each bus process name's pid, from the consumers' reports: a supervisor names a
+        // process after its deployment entry, the bus after what it runs.
+        var busNames: [Int32: String] = [:]
+        for consumer in stats?.consumers ?? [] { busNames[Int32(bitPattern: consumer.pid)] = consumer.process }
+        func lastError(_ name: String, pid: Int32) -> String? {
+            system.lastErrors[name] ?? busNames[pid].flatMap { system.lastErrors[$0] }
+        }
+        if local, let rows = try? ControlClient.processes(location: location) {
+            processes = rows.map { DeploymentHealth.Process($0, lastError: lastError($0.name, pid: $0.pid)) }
+        } else {
+            processes = system.order.compactMap { name in
+                guard var process = system.processes[name] else { return nil }
+                process.lastError = lastError(name, pid: process.pid)
+                return process
+            }
+        }
+        return DeploymentHealth(
+            stats: stats, busProblem: busProblem, processes: processes, maxLagSeconds: maxLagSeconds)
+    }
+}

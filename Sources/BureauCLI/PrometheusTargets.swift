@@ -1,0 +1,68 @@
+import Bus
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Keeps `<data>/prometheus-targets.json` listing where every process of the deployment serves
+/// `/metrics`, for Prometheus' file-based service discovery (`file_sd_configs`; README,
+/// "Watching it run"): made from the records in `run/metrics/` of processes still running,
+/// looked at every second, and rewritten (whole, by a rename) when they change. `bureau up`
+/// runs it.
+struct PrometheusTargets: Service {
+    let location: BusLocation
+    let logger: Logger
+    var interval: Duration = .seconds(1)
+
+    static func path(_ location: BusLocation) -> String { location.dataDirectory + "/prometheus-targets.json" }
+
+    /// One group of targets, as file_sd_configs reads them.
+    struct Group: Codable, Equatable {
+        var targets: [String]
+        var labels: [String: String]
+    }
+
+    func run() async throws {
+        var written: [Group]?
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let groups = Self.groups(location)
+            if groups != written {
+                do {
+                    try Self.write(groups, to: Self.path(location))
+                    written = groups
+                } catch {
+                    if written != nil || groups.isEmpty == false {
+                        logger.error(
+                            "cannot write Prometheus' targets",
+                            metadata: ["metrics.path": "\(Self.path(location))", "metrics.error": "\(error)"])
+                    }
+                    written = groups
+                }
+            }
+            // Periodic work: processes start and restart on their own time.
+            try? await cancelWhenGracefulShutdown { [interval] in try await Task.sleep(for: interval) }
+        }
+    }
+
+    /// The targets of the processes whose records are in `run/metrics/` and still running.
+    static func groups(_ location: BusLocation) -> [Group] {
+        let directory = MetricsEndpoint.directory(location)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var groups: [Group] = []
+        for name in names.sorted() where name.hasSuffix(".json") {
+            guard let data = FileManager.default.contents(atPath: directory + "/" + name),
+                let record = try? JSONDecoder().decode(MetricsEndpoint.Record.self, from: data),
+                kill(record.pid, 0) == 0 || errno == EPERM
+            else { continue }
+            groups.append(Group(targets: [record.address], labels: ["bureau_process": record.process]))
+        }
+        return groups
+    }
+
+    static func write(_ groups: [Group], to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let temporary = path + ".new"
+        try encoder.encode(groups).write(to: URL(fileURLWithPath: temporary))
+        guard rename(temporary, path) == 0 else { throw CLIError("cannot rename \(temporary) to \(path)") }
+    }
+}

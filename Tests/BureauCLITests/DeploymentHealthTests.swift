@@ -1,0 +1,88 @@
+import BureauSchemas
+import Testing
+
+@testable import BureauCLI
+
+/// What `bureau status` and `top` make of the bus's figures and the processes: trouble on top,
+/// unknown shown as unknown.
+struct DeploymentHealthTests {
+    static func process(_ name: String, pid: Int32, up: Bool = true, error: String? = nil) -> DeploymentHealth.Process {
+        DeploymentHealth.Process(
+            name: name, pid: pid, state: up ? "ready" : "crash-looping", up: up, restarts: up ? 0 : 5,
+            uptimeSeconds: up ? 60 : nil, lastExit: nil, lastError: error)
+    }
+
+    static func consumer(
+        _ name: String, pid: UInt32, lagEvents: UInt64 = 0, lagMs: UInt64? = 0, heardMs: UInt64 = 400
+    ) -> Bureau_Bus_ConsumerStatus {
+        var status = Bureau_Bus_ConsumerStatus()
+        status.consumer = name
+        status.process = "reducers"
+        status.pid = pid
+        status.live = true
+        status.lagEvents = lagEvents
+        if let lagMs {
+            status.lagTimeKnown = true
+            status.lagMs = lagMs
+        }
+        status.progressAgeMs = heardMs
+        return status
+    }
+
+    static func stats(_ consumers: [Bureau_Bus_ConsumerStatus]) -> Bureau_Bus_BusStats {
+        var stats = Bureau_Bus_BusStats()
+        stats.head = 120
+        stats.consumers = consumers
+        return stats
+    }
+
+    @Test func aHealthyDeploymentSaysSoAndPassesTheCheck() {
+        let health = DeploymentHealth(
+            stats: Self.stats([Self.consumer("watchlist", pid: 11)]), busProblem: nil,
+            processes: [Self.process("bus", pid: 10), Self.process("reducers", pid: 11)], maxLagSeconds: 30)
+        #expect(health.healthy)
+        #expect(health.rows.map { $0.consumer?.consumer ?? "-" } == ["-", "watchlist"], "by name: bus, reducers")
+        #expect(health.render().contains("healthy: every process up"))
+    }
+
+    @Test func troubleComesFirstAndFailsTheCheck() {
+        let health = DeploymentHealth(
+            stats: Self.stats([
+                Self.consumer("watchlist", pid: 11),
+                Self.consumer("alerts", pid: 11, lagEvents: 900, lagMs: 45_000),
+                Self.consumer("booking-adapter", pid: 12, lagEvents: 3, lagMs: nil),
+            ]),
+            busProblem: nil,
+            processes: [
+                Self.process("bus", pid: 10), Self.process("reducers", pid: 11),
+                Self.process("booking-adapter", pid: 12), Self.process("rates-adapter", pid: 13, up: false),
+            ], maxLagSeconds: 30)
+        #expect(!health.healthy)
+        #expect(
+            health.rows.map { $0.consumer?.consumer ?? $0.process?.name ?? "" } == [
+                "rates-adapter", "alerts", "booking-adapter", "bus", "watchlist",
+            ])
+        #expect(health.problems.contains("rates-adapter is crash-looping"))
+        #expect(health.problems.contains { $0.hasPrefix("alerts is 45.0 s behind (900 events)") })
+        #expect(health.problems.contains("booking-adapter's lag is unknown (3 events behind)"))
+        let screen = health.render()
+        // An unknown lag is a question mark, never 0.
+        let line = screen.split(separator: "\n").first { $0.contains("booking-adapter  ") && $0.contains("  3  ") }
+        #expect(line?.contains("  ?  ") == true, "\(screen)")
+    }
+
+    @Test func aConsumerThatStoppedReportingIsTroubleEvenAtNoLag() {
+        let health = DeploymentHealth(
+            stats: Self.stats([Self.consumer("watchlist", pid: 11, heardMs: 31_000)]), busProblem: nil,
+            processes: [Self.process("reducers", pid: 11)], maxLagSeconds: 30)
+        #expect(!health.healthy)
+        #expect(health.problems.first?.contains("has not reported for") == true)
+    }
+
+    @Test func aBusThatDoesNotAnswerFailsTheCheck() {
+        let health = DeploymentHealth(
+            stats: nil, busProblem: "the bus does not answer: no answer", processes: [], maxLagSeconds: 30)
+        #expect(!health.healthy)
+        #expect(health.render().hasPrefix("bus: the bus does not answer"))
+    }
+}
