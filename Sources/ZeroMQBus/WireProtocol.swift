@@ -18,7 +18,7 @@ import Bus
 /// `[_heartbeat][Heartbeat]`.
 ///
 /// `bureau/2` moved from a frame per envelope and three per publication to batches, so that
-/// what libzmq and both ends pay per message is paid per batch (BENCHMARKS.md, "Batches").
+/// what libzmq and both ends pay per message is paid per batch (BENCHMARKS-history.md, "Batches").
 public enum WireProtocol {
     public static let version = "bureau/2"
     public static let heartbeatTopic = "_heartbeat"
