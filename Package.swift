@@ -468,6 +468,7 @@ let package = Package(
         .testTarget(
             name: "RatesAdapterTests",
             dependencies: [
+                "BusTesting",
                 "TestServers",
                 "ZeroMQBus",
                 "RatesAdapter", "RatesServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport", "Guards",

@@ -167,27 +167,7 @@ public final class BusFixture: Sendable {
         after position: UInt64, until deadline: ContinuousClock.Instant,
         done: @escaping @Sendable ([StoredEvent]) -> Bool
     ) async throws -> (events: [StoredEvent], lastPosition: UInt64) {
-        if done([]) { return ([], position) }
-        let subscription = client.subscribe(.all, after: position)
-        defer { subscription.cancel() }
-        let collected = Collected()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for try await event in subscription.events {
-                    let events = collected.events.withLock { events in
-                        events.append(event)
-                        return events
-                    }
-                    if done(events) { return }
-                }
-            }
-            group.addTask { try? await Task.sleep(until: deadline) }
-            try await group.next()
-            // Buffered events would keep the reader going; end the stream itself.
-            subscription.cancel()
-            group.cancelAll()
-        }
-        let events = collected.events.withLock { $0 }
+        let events = try await client.collect(.all, after: position, until: deadline, done: done)
         return (events, events.last?.position ?? position)
     }
 

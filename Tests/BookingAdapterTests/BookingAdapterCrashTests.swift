@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import Foundation
 import Runtime

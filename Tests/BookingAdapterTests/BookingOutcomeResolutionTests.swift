@@ -2,6 +2,7 @@ import BookingAdapter
 import BookingServer
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import Foundation
 import Guards

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BookingServer
+import BusTesting
 import Foundation
 import NIOCore
 import NIOHTTP1

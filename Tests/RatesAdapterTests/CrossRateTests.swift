@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import ConverterFeature
 import Foundation
 import Money

@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import Foundation
 import Hummingbird
 import RatesAdapter
