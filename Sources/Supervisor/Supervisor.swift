@@ -104,7 +104,7 @@ public final class Supervisor: Service, Sendable {
     public func logPath(of name: String) -> String { output.path(of: name) }
 
     public func run() async throws {
-        let control = try? ControlServer(location: configuration.location, supervisor: self, logger: logger)
+        let control = openControlServer()
         defer { control?.stop() }
         var failure: SupervisorError?
         var started = false
@@ -336,5 +336,23 @@ public final class Supervisor: Service, Sendable {
         }
         close(fd)
         return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
+    }
+}
+
+extension Supervisor {
+    /// The control socket behind `bureau ps`, `logs` and `down`, or nil, said at error level in
+    /// the log and as an `ErrorRaised` on the bus (`show errors`), when it cannot be opened: the
+    /// deployment runs on, but those commands cannot reach it.
+    func openControlServer() -> ControlServer? {
+        do {
+            return try ControlServer(location: configuration.location, supervisor: self, logger: logger)
+        } catch {
+            let pid = ProcessInfo.processInfo.processIdentifier
+            logger.error(
+                "no control socket: bureau ps, logs and down cannot reach this deployment",
+                metadata: ["supervisor.error": "\(error)", "supervisor.pid": "\(pid)"])
+            events.publish(SupervisorEvents.controlUnavailable(error, pid: pid))
+            return nil
+        }
     }
 }

@@ -48,13 +48,29 @@ final class SupervisorEvents: Sendable {
             message: "\(process) failed \(counted(failures, "time")) in a row and is no longer restarted; see \(log)")
     }
 
+    /// The `ErrorRaised` for a control socket that could not be opened: `bureau ps`, `logs` and
+    /// `down` cannot reach the deployment.
+    static func controlUnavailable(_ error: any Error, pid: Int32) -> OutgoingEvent {
+        errors.event(
+            code: "control-unavailable",
+            message:
+                "the control socket could not be opened (\(error)): bureau ps, logs and down cannot reach this "
+                + "deployment; stop it with Ctrl-C or `kill \(pid)`")
+    }
+
     /// The bus is ready: start publishing (once).
     func connect() {
         let start = state.withLock { state -> Bool in
             guard state.worker == nil else { return false }
             var options = ZeroMQBusClient.Options(process: "supervisor")
             options.publishTimeout = .seconds(5)
-            state.client = try? makeClient(options)
+            do {
+                state.client = try makeClient(options)
+            } catch {
+                self.logger.error(
+                    "cannot publish the supervisor's events (ProcessStarted, ProcessExited): no client of the bus",
+                    metadata: ["supervisor.error": "\(error)"])
+            }
             return state.client != nil
         }
         guard start, let client = state.withLock({ $0.client }) else { return }

@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import BusTesting
 import EventLog
+import Foundation
 import TestSupport
 import Testing
 import ZeroMQBus
@@ -49,5 +50,32 @@ struct SupervisorEventsTests {
         let raised = try #require(try stored.last?.payload(as: Bureau_System_ErrorRaised.self))
         #expect(raised.code == "crash-looping" && raised.message.hasPrefix("worker failed 5 times in a row"))
         #expect(stored.last?.producerModule == "supervisor" && stored.last?.producerProcess == "supervisor")
+    }
+
+    /// A control socket that cannot be opened disables `bureau ps`, `logs` and `down`: the
+    /// deployment runs on, and says so on the bus, where `show errors` finds it.
+    @Test func aControlSocketThatCannotBeOpenedIsAnErrorRaisedOnTheBus() async throws {
+        let bus = try TestBus()
+        // Something that is not a socket holds the control socket's path: the bind fails.
+        try FileManager.default.createDirectory(
+            atPath: bus.location.runDirectory + "/supervisor.sock", withIntermediateDirectories: true)
+        let supervisor = try Supervisor(
+            configuration: .init(
+                deployment: Deployment(processes: []), location: bus.location, executable: "/bin/false",
+                console: false),
+            logger: TestLogging.logger("supervisor"))
+
+        #expect(supervisor.openControlServer() == nil)
+        supervisor.events.connect()
+        await supervisor.events.drain()
+        await supervisor.events.finish()
+
+        let observer = try bus.client()
+        defer { observer.close() }
+        let stored = try await observer.collect(
+            .types([Bureau_System_ErrorRaised.protoMessageName]), count: 1, timeout: .seconds(10))
+        let raised = try #require(try stored.first?.payload(as: Bureau_System_ErrorRaised.self))
+        #expect(raised.code == "control-unavailable" && raised.module == "supervisor")
+        #expect(raised.message.contains("bureau ps, logs and down cannot reach this deployment"), "\(raised.message)")
     }
 }
