@@ -6,7 +6,7 @@ import Prometheus
 
 /// `--metrics on|off`: whether the process records its metrics into swift-prometheus (as
 /// `bureau` does by default) or into nothing, so that their cost is measured by running the
-/// same benchmark both ways, in turn (BENCHMARKS.md has no such figure yet).
+/// same benchmark both ways, in turn (BENCHMARKS.md, the "metrics on" rows).
 enum MetricsChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
     case on, off
 
