@@ -377,7 +377,7 @@ let package = Package(
                 // A real Prometheus's HTTP API, for the tests that start one.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                "TestServers",
+                "TestServers", "Guards", "ZeroMQ",
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting",
                 .product(name: "Logging", package: "swift-log"),

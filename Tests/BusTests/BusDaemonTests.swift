@@ -177,9 +177,7 @@ extension BusDaemonTests {
     /// Waits, on a thread of its own rather than the test's, until `disk` holds an fdatasync
     /// (at most 60 s: the whole suite on two cores can keep a task from running for long).
     static func syncHeld(_ disk: FaultInjectingFileSystem) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: disk.waitUntilSyncsHeld(timeout: .seconds(60))) }.start()
-        }
+        (try? await SocketThread.run(name: "sync-held") { disk.waitUntilSyncsHeld(timeout: .seconds(60)) }) ?? false
     }
 
     /// What a test has seen so far, from several tasks.
@@ -473,7 +471,7 @@ extension BusDaemonTests {
         try socket.setLinger(milliseconds: 0)
         try socket.setReceiveTimeout(milliseconds: 10_000)
         try socket.connect(bus.location.ipcEndpoints.read)
-        func read(batched: Bool) throws -> (header: Bureau_Bus_ReadReply, envelopes: [Data]) {
+        func read(batched: Bool) async throws -> (header: Bureau_Bus_ReadReply, envelopes: [Data]) {
             var request = Bureau_Bus_ReadRequest()
             request.after = 1
             request.batched = batched
@@ -481,7 +479,7 @@ extension BusDaemonTests {
                 Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(7),
                 try request.serializedData(),
             ])
-            let reply = try #require(try socket.receiveMessage())
+            let reply = try #require(try await socket.nextMessage())
             #expect(String(decoding: reply[1], as: UTF8.self) == WireProtocol.events)
             let header = try Bureau_Bus_ReadReply(serializedBytes: reply[3])
             guard batched else { return (header, Array(reply.dropFirst(4))) }
@@ -489,7 +487,7 @@ extension BusDaemonTests {
             return (header, try WireProtocol.envelopes(inBatch: reply[4], maxEnvelopes: 4096).get())
         }
         for batched in [true, false] {
-            let (header, envelopes) = try read(batched: batched)
+            let (header, envelopes) = try await read(batched: batched)
             #expect(header.batched == batched && header.scannedTo == 5 && header.head == 5)
             let events = try envelopes.map { try StoredEvent(envelopeBytes: $0) }
             #expect(events.map(\.position) == [2, 3, 4, 5])
@@ -512,8 +510,8 @@ extension BusDaemonTests {
                     + (follows.map { [WireProtocol.requestID($0)] } ?? []))
         }
         /// The next answer: its request and, for an ack, the positions; for an error, its code.
-        func answer() throws -> (request: Data, positions: [UInt64], error: String?) {
-            let reply = try #require(try socket.receiveMessage())
+        func answer() async throws -> (request: Data, positions: [UInt64], error: String?) {
+            let reply = try #require(try await socket.nextMessage())
             if String(decoding: reply[1], as: UTF8.self) == WireProtocol.error {
                 return (reply[2], [], try Bureau_Bus_ErrorReply(serializedBytes: reply[3]).code)
             }
@@ -523,14 +521,14 @@ extension BusDaemonTests {
         // The second request reaches the bus before the first (as one sent again after a lost
         // connection would): refused, nothing stored.
         try send(2, events: 1, follows: 1)
-        let early = try answer()
+        let early = try await answer()
         #expect(early.request == WireProtocol.requestID(2) && early.error == BusErrorCode.outOfOrder.rawValue)
         #expect(try await bus.client().ping().head == 0)
 
         try send(1, events: 2, follows: nil)
-        #expect(try answer().positions == [1, 2])
+        #expect(try await answer().positions == [1, 2])
         try send(2, events: 1, follows: 1)
-        #expect(try answer().positions == [3])
+        #expect(try await answer().positions == [3])
 
         // Sent back to back, the second before the first is answered (one wake-up of the
         // daemon, or two): both stored, in order.
@@ -538,7 +536,7 @@ extension BusDaemonTests {
         try send(4, events: 2, follows: 3)
         var answers: [Data: [UInt64]] = [:]
         for _ in 0..<2 {
-            let next = try answer()
+            let next = try await answer()
             #expect(next.error == nil)
             answers[next.request] = next.positions
         }
@@ -547,9 +545,9 @@ extension BusDaemonTests {
 
         // Following a request the bus took earlier is following it; one it never saw is not.
         try send(5, events: 1, follows: 1)
-        #expect(try answer().positions == [9])
+        #expect(try await answer().positions == [9])
         try send(6, events: 1, follows: 99)
-        #expect(try answer().error == BusErrorCode.outOfOrder.rawValue)
+        #expect(try await answer().error == BusErrorCode.outOfOrder.rawValue)
         #expect(try await bus.client().ping().head == 9)
     }
 
@@ -592,7 +590,7 @@ extension BusDaemonTests {
         /// What the scripted daemon saw: each request's id, the one it followed, and its batch.
         /// On a thread of its own: its calls block, and a blocked thread of the shared pool
         /// starves the client's tasks when the other suites run beside it.
-        async let script = BusFuzzTests.onThread { () throws -> [ScriptedRequest] in
+        async let script = SocketThread.run(name: "script") { () throws -> [ScriptedRequest] in
             let context = try ZMQContext()
             let router = try BusFuzzTests.scriptedRouter(in: context, at: endpoints.ingress, receiveTimeout: 20_000)
             defer { router.close() }
@@ -696,7 +694,7 @@ extension BusDaemonTests {
         let (bound, isBound) = AsyncStream<Void>.makeStream()
         final class Flag: Sendable { let value = Atomic<Bool>(false) }
         let stop = Flag()
-        async let script = BusFuzzTests.onThread { () throws -> [(at: ContinuousClock.Instant, id: Data)] in
+        async let script = SocketThread.run(name: "script") { () throws -> [(at: ContinuousClock.Instant, id: Data)] in
             let context = try ZMQContext()
             let router = try BusFuzzTests.scriptedRouter(in: context, at: endpoints.read, receiveTimeout: 100)
             defer { router.close() }
@@ -753,51 +751,51 @@ extension BusDaemonTests {
         let socket = try Self.rawIngress(of: bus)
         let version = Data(WireProtocol.version.utf8)
         let publish = Data(WireProtocol.publish.utf8)
-        func ask(_ frames: [Data]) throws -> (verb: String, id: Data, body: Data) {
+        func ask(_ frames: [Data]) async throws -> (verb: String, id: Data, body: Data) {
             try socket.send(multipart: frames)
-            let reply = try #require(try socket.receiveMessage())
+            let reply = try #require(try await socket.nextMessage())
             return (String(decoding: reply[1], as: UTF8.self), reply[2], reply[3])
         }
         func error(_ body: Data) throws -> Bureau_Bus_ErrorReply { try Bureau_Bus_ErrorReply(serializedBytes: body) }
         let id = WireProtocol.requestID(42)
 
-        let empty = try ask([version, publish, id])
+        let empty = try await ask([version, publish, id])
         #expect(empty.verb == "error" && empty.id == id)
         #expect(try error(empty.body).code == BusErrorCode.malformedRequest.rawValue)
 
-        let nine = try ask([version, publish, Data(count: 9), WireProtocol.batch([SequencerTests.envelope()])])
+        let nine = try await ask([version, publish, Data(count: 9), WireProtocol.batch([SequencerTests.envelope()])])
         #expect(nine.verb == "error" && nine.id.isEmpty)
         #expect(try error(nine.body).message.contains("must be 8 bytes, not 9"))
 
-        let large = try ask([version, publish, id] + Array(repeating: Data(count: 600_000), count: 16))
+        let large = try await ask([version, publish, id] + Array(repeating: Data(count: 600_000), count: 16))
         #expect(large.verb == "error")
         #expect(try error(large.body).code == BusErrorCode.tooLarge.rawValue)
 
         // bureau/2: a publish request's envelopes travel in one batch frame, each after its length.
-        let oldVersion = try ask([Data("bureau/1".utf8), publish, id, SequencerTests.envelope()])
+        let oldVersion = try await ask([Data("bureau/1".utf8), publish, id, SequencerTests.envelope()])
         #expect(oldVersion.verb == "error" && oldVersion.id == id)
-        #expect(try error(oldVersion.body).code == "unsupported-protocol")
+        #expect(try error(oldVersion.body).code == BusErrorCode.unsupportedProtocol.rawValue)
         #expect(try error(oldVersion.body).message.contains("this bus speaks bureau/2"))
 
         let batchOfOne = WireProtocol.batch([SequencerTests.envelope()])
-        let threeFrames = try ask([version, publish, id, batchOfOne, Data(count: 16), Data(count: 16)])
+        let threeFrames = try await ask([version, publish, id, batchOfOne, Data(count: 16), Data(count: 16)])
         #expect(try error(threeFrames.body).code == BusErrorCode.malformedRequest.rawValue)
         #expect(try error(threeFrames.body).message.contains("not 3 frames"))
         // A second frame is the id of the request this one follows: 8 bytes.
-        let twoFrames = try ask([version, publish, id, batchOfOne, SequencerTests.envelope()])
+        let twoFrames = try await ask([version, publish, id, batchOfOne, SequencerTests.envelope()])
         #expect(try error(twoFrames.body).code == BusErrorCode.malformedRequest.rawValue)
         #expect(try error(twoFrames.body).message.contains("the id of the request it follows: 8 bytes"))
 
         var cut = WireProtocol.batch([SequencerTests.envelope(), SequencerTests.envelope()])
         cut.removeLast(3)
-        let cutShort = try ask([version, publish, id, cut])
+        let cutShort = try await ask([version, publish, id, cut])
         #expect(try error(cutShort.body).code == BusErrorCode.malformedRequest.rawValue)
         #expect(try error(cutShort.body).message.contains("envelope 2 says"))
 
-        let emptyBatch = try ask([version, publish, id, Data()])
+        let emptyBatch = try await ask([version, publish, id, Data()])
         #expect(try error(emptyBatch.body).code == BusErrorCode.malformedRequest.rawValue)
 
-        let tooMany = try ask(
+        let tooMany = try await ask(
             [version, publish, id, WireProtocol.batch(Array(repeating: Data([1]), count: 4097))])
         #expect(try error(tooMany.body).code == BusErrorCode.tooLarge.rawValue)
         #expect(try error(tooMany.body).message.contains("at most 4096 envelopes"))
@@ -806,10 +804,10 @@ extension BusDaemonTests {
         // A retry of a committed request finds its events, at the same positions.
         let batch = WireProtocol.batch([SequencerTests.envelope()])
         let retried = WireProtocol.requestID(7)
-        let first = try #require(
-            try Bureau_Bus_PublishAck(serializedBytes: ask([version, publish, retried, batch]).body).results.first)
-        let second = try #require(
-            try Bureau_Bus_PublishAck(serializedBytes: ask([version, publish, retried, batch]).body).results.first)
+        let firstAnswer = try await ask([version, publish, retried, batch])
+        let secondAnswer = try await ask([version, publish, retried, batch])
+        let first = try #require(try Bureau_Bus_PublishAck(serializedBytes: firstAnswer.body).results.first)
+        let second = try #require(try Bureau_Bus_PublishAck(serializedBytes: secondAnswer.body).results.first)
         #expect(first.status == .committed && second.status == .duplicate)
         #expect(first.position == second.position)
 
@@ -818,7 +816,7 @@ extension BusDaemonTests {
         bad.id = Data(EventID.random().bytes)
         bad.type = "bureau.test.Happened"
         bad.correlation = Data(count: 5)
-        let rejected = try ask(
+        let rejected = try await ask(
             [version, publish, WireProtocol.requestID(9), WireProtocol.batch([try bad.serializedData()])])
         let result = try #require(try Bureau_Bus_PublishAck(serializedBytes: rejected.body).results.first)
         #expect(result.status == .rejected && result.reason.contains("correlation id must be 16 bytes"))

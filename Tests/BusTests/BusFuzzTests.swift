@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Guards
 import TestSupport
 import Testing
 import ZeroMQ
@@ -81,8 +82,8 @@ struct BusFuzzTests {
 
     /// Sends random requests to a ROUTER through a DEALER and counts the answers.
     static func fuzzRouter(_ endpoint: String, count: Int, verb: String, seed: UInt64) async throws -> Tally {
-        try await onThread {
-            var random = Xorshift(seed: seed)
+        try await SocketThread.run(name: "fuzz") {
+            var random = SplitMix64(seed: seed)
             let context = try ZMQContext()
             let socket = try context.socket(.dealer)
             try socket.setLinger(milliseconds: 0)
@@ -123,7 +124,7 @@ struct BusFuzzTests {
     }
 
     /// One bad request; the kinds rotate so that each reaches a different check.
-    static func malformedRequest(_ index: Int, verb: String, valid: Data, random: inout Xorshift) -> [Data] {
+    static func malformedRequest(_ index: Int, verb: String, valid: Data, random: inout SplitMix64) -> [Data] {
         let version = Data(WireProtocol.version.utf8)
         let id = Data(random.bytes(8))
         switch index % 9 {
@@ -170,8 +171,8 @@ struct BusFuzzTests {
 
     /// Sends random messages to the PUB socket through an XSUB (which may send anything upstream).
     static func fuzzPublisher(_ endpoint: String, count: Int, seed: UInt64) async throws -> Tally {
-        try await onThread {
-            var random = Xorshift(seed: seed)
+        try await SocketThread.run(name: "fuzz") {
+            var random = SplitMix64(seed: seed)
             let context = try ZMQContext()
             let socket = try context.socket(.xsub)
             try socket.setLinger(milliseconds: 0)
@@ -190,8 +191,8 @@ struct BusFuzzTests {
 
     /// Connects plain stream sockets to the ipc paths and writes bytes that are not ZMTP.
     static func fuzzRawStreams(_ paths: [String], count: Int, seed: UInt64) async throws -> Tally {
-        try await onThread {
-            var random = Xorshift(seed: seed)
+        try await SocketThread.run(name: "fuzz") {
+            var random = SplitMix64(seed: seed)
             var tally = Tally()
             for index in 0..<count {
                 let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -246,34 +247,11 @@ struct BusFuzzTests {
         }
         return router
     }
-
-    /// Runs socket code on one dedicated thread, as libzmq requires, and awaits its result.
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            do {
-                _ = try SocketThread(name: "fuzz") {
-                    continuation.resume(with: Result { try body() })
-                }
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-    }
 }
 
-/// A small deterministic generator for fuzz input.
-struct Xorshift {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
-    }
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
+/// Fuzz input from the project's one seeded generator.
+extension SplitMix64 {
+    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    mutating func byte() -> UInt8 { UInt8.random(in: .min ... .max, using: &self) }
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in byte() } }
 }

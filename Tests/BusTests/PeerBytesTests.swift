@@ -39,7 +39,7 @@ struct PeerBytesTests {
                 [Data(WireProtocol.version.utf8), hostile, WireProtocol.requestID(2)],
             ] {
                 try peer.send(multipart: frames)
-                let answer = try #require(try peer.receiveMessage(), "no answer from \(endpoint)")
+                let answer = try #require(try await peer.nextMessage(), "no answer from \(endpoint)")
                 #expect(answer.count == 4 && String(decoding: answer[1], as: UTF8.self) == WireProtocol.error)
             }
             peer.close()

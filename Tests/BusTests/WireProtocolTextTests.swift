@@ -23,10 +23,10 @@ struct WireProtocolTextTests {
     /// The next reply: its verb, its request id, and the ack's results or the error's code.
     static func answer(
         _ socket: ZMQSocket
-    ) throws -> (
+    ) async throws -> (
         verb: String, request: Data, results: [Bureau_Bus_PublishResult], error: String?
     ) {
-        let reply = try #require(try socket.receiveMessage())
+        let reply = try #require(try await socket.nextMessage())
         try #require(reply.count == 4 && reply[0] == Data(WireProtocol.version.utf8), "\(reply)")
         let verb = String(decoding: reply[1], as: UTF8.self)
         if verb == WireProtocol.error {
@@ -43,7 +43,7 @@ struct WireProtocolTextTests {
         defer { socket.close() }
         let large = SequencerTests.envelope { $0.payload = Data(count: BusLimits.maxEnvelopeBytes) }
         try Self.send(socket, 1, [SequencerTests.envelope(), large, SequencerTests.envelope()])
-        let answer = try Self.answer(socket)
+        let answer = try await Self.answer(socket)
         #expect(answer.verb == WireProtocol.ack && answer.request == WireProtocol.requestID(1))
         #expect(answer.results.map(\.status) == [.committed, .rejected, .committed])
         #expect(answer.results.map(\.position) == [1, 0, 2])
@@ -65,23 +65,23 @@ struct WireProtocolTextTests {
             let socket = try BusDaemonTests.rawIngress(of: bus)
             defer { socket.close() }
             try Self.send(socket, 1, first)
-            #expect(try Self.answer(socket).results.map(\.position) == [1, 2])
+            #expect(try await Self.answer(socket).results.map(\.position) == [1, 2])
         }
         bus.stop()
         try bus.start()
         let socket = try BusDaemonTests.rawIngress(of: bus)
         defer { socket.close() }
         try Self.send(socket, 2, second, follows: 1)
-        let refused = try Self.answer(socket)
+        let refused = try await Self.answer(socket)
         #expect(refused.request == WireProtocol.requestID(2) && refused.error == BusErrorCode.outOfOrder.rawValue)
         #expect(try await bus.client().ping().head == 2, "nothing of it stored")
 
         try Self.send(socket, 1, first)
-        let retried = try Self.answer(socket)
+        let retried = try await Self.answer(socket)
         #expect(retried.results.map(\.status) == [.duplicate, .duplicate])
         #expect(retried.results.map(\.position) == [1, 2])
         try Self.send(socket, 3, second)
-        #expect(try Self.answer(socket).results.map(\.position) == [3])
+        #expect(try await Self.answer(socket).results.map(\.position) == [3])
     }
 
     /// "A read with `after` equal to the head is answered at once with no envelopes and
@@ -104,7 +104,7 @@ struct WireProtocolTextTests {
             Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(9),
             try request.serializedData(),
         ])
-        let reply = try #require(try socket.receiveMessage())
+        let reply = try #require(try await socket.nextMessage())
         #expect(reply.count == 5 && String(decoding: reply[1], as: UTF8.self) == WireProtocol.events)
         let header = try Bureau_Bus_ReadReply(serializedBytes: reply[3])
         #expect(header.head == 1 && header.scannedTo == 1 && reply[4].isEmpty)

@@ -85,7 +85,7 @@ struct MemoryBoundTests {
                         Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8),
                         WireProtocol.requestID(UInt64(round + 1)),
                     ] + Array(repeating: megabyte, count: 32))
-                let answer = try #require(try raw.receiveMessage())
+                let answer = try #require(try await raw.nextMessage())
                 if answer.count == 4, String(decoding: answer[1], as: UTF8.self) == WireProtocol.error,
                     (try? Bureau_Bus_ErrorReply(serializedBytes: answer[3]))?.code == BusErrorCode.tooLarge.rawValue
                 {
@@ -177,7 +177,7 @@ extension MemoryBoundTests {
         var answered = 0
         for peer in peers {
             for _ in 0..<requests {
-                guard let answer = try peer.receiveMessage(), answer.count == 4,
+                guard let answer = try await peer.nextMessage(), answer.count == 4,
                     (try? Bureau_Bus_ErrorReply(serializedBytes: answer[3]))?.code
                         == BusErrorCode.malformedRequest.rawValue
                 else { break }
