@@ -724,12 +724,14 @@ extension IngressLoop {
     /// of large requests freed stays resident. Set once per process.
     ///
     /// Fixing that threshold also fixes glibc's trim threshold at 128 KiB, which then gives the
-    /// heap's top back to the system (and takes it again) at every batch: it is set to 32 MiB,
-    /// and the loop's periodic `malloc_trim` hands back what bursts left.
+    /// heap's top back to the system (and takes it again) at every batch: it is set to 4 MiB, and
+    /// the loop's periodic `malloc_trim` hands back what bursts left. Not more: glibc keeps up to
+    /// the trim threshold at the top of every thread's arena even through `malloc_trim` (32 MiB
+    /// kept 46 MiB of libzmq's freed queues resident after a subscriber left).
     static let largeAllocationsAreUnmappedWhenFreed: Void = {
         let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD, <malloc.h>
         let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
         _ = setMallocOption(mmapThreshold, 1 << 20)
-        _ = setMallocOption(trimThreshold, 32 << 20)
+        _ = setMallocOption(trimThreshold, 4 << 20)
     }()
 }
