@@ -222,7 +222,7 @@ let package = Package(
         .target(
             name: "LogTools",
             dependencies: [
-                "EventLog", "Bus", "BureauSchemas", "Runtime", "Guards",
+                "EventLog", "Bus", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
@@ -232,7 +232,7 @@ let package = Package(
         .target(
             name: "PostgresStore",
             dependencies: [
-                "EventLog", "BureauSchemas", "Guards", "Runtime",
+                "EventLog", "BureauSchemas", "Guards",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -310,7 +310,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-                "TerminalUI", "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
+                "TerminalUI", "Bus", "EventLog", "Guards", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -514,7 +514,8 @@ let package = Package(
             name: "FrontEndTests",
             dependencies: [
                 "TestServers",
-                "FrontEnd", "TerminalUI", "Runtime", "Bus", "Money", "BureauSchemas", "TestSupport",
+                "FrontEnd", "TerminalUI", "Runtime", "Bus", "Money", "BureauSchemas", "TestSupport", "Guards",
+                "EventLog",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
             ],
             resources: [.copy("Snapshots")],

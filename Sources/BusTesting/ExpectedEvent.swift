@@ -1,3 +1,4 @@
+import Bus
 import Runtime
 
 /// An event a scenario expects, and the values to keep from it for later steps.

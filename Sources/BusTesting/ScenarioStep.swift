@@ -1,3 +1,4 @@
+import Bus
 import Runtime
 
 /// Something a scenario publishes: an event, or a command URL routed to its request.

@@ -1,7 +1,6 @@
 import BureauSchemas
 import Bus
 import EventLog
-import Runtime
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

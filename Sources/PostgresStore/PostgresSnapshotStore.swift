@@ -1,7 +1,7 @@
+import EventLog
 import Logging
 import NIOCore
 import PostgresNIO
-import Runtime
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

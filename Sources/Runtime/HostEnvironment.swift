@@ -1,4 +1,5 @@
 import Bus
+import EventLog
 import Logging
 import ServiceLifecycle
 

@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import EventLog
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

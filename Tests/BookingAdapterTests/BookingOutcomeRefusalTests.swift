@@ -2,6 +2,7 @@ import BookingAdapter
 import BureauSchemas
 import Bus
 import BusTesting
+import EventLog
 import FeatureTestSupport
 import Foundation
 import ReservationsFeature

@@ -1,4 +1,5 @@
 import BusTesting
+import EventLog
 import Foundation
 import PostgresStore
 import Runtime

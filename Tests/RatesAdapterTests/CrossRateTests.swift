@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import BusTesting
 import ConverterFeature
+import EventLog
 import Foundation
 import Money
 import RatesAdapter

@@ -1,4 +1,3 @@
-import EventLog
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -2,7 +2,6 @@ import EventLog
 import FaultInjection
 import Foundation
 import PostgresStore
-import Runtime
 import TestSupport
 import Testing
 

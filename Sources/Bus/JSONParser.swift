@@ -1,7 +1,3 @@
-import BureauSchemas
-import Bus
-import EventLog
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

@@ -1,5 +1,3 @@
-import EventLog
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
