@@ -7,11 +7,21 @@ public struct Connection: Sendable, Equatable {
     public var caughtUp: Bool
     /// Why the link is down, when it is.
     public var problem: String?
+    /// The position of the last event delivered: a new subscription starts after it.
+    public var delivered: UInt64
+    /// Subscriptions that ended in a row, without an event or a catch-up between them: what the
+    /// next one's backoff counts.
+    public var failures: Int
 
-    public init(isConnected: Bool = false, head: UInt64 = 0, caughtUp: Bool = false, problem: String? = nil) {
+    public init(
+        isConnected: Bool = false, head: UInt64 = 0, caughtUp: Bool = false, problem: String? = nil,
+        delivered: UInt64 = 0, failures: Int = 0
+    ) {
         self.isConnected = isConnected
         self.head = head
         self.caughtUp = caughtUp
         self.problem = problem
+        self.delivered = delivered
+        self.failures = failures
     }
 }

@@ -1,6 +1,8 @@
 import AlertsFeature
+import Bus
 import ConverterFeature
 import Foundation
+import Guards
 import Money
 import ReservationsFeature
 import Runtime
@@ -13,9 +15,58 @@ import WatchlistFeature
 /// list for completion), so key sequences are tested without a terminal or a bus.
 public struct Coordinator: Sendable {
     public let router: CommandRouter
+    /// How long to wait before subscribing again after the subscription ended: the shared backoff,
+    /// in fixed steps (no jitter: one front-end is not a herd).
+    public let reconnect: Backoff
 
-    public init(router: CommandRouter) {
+    public init(
+        router: CommandRouter,
+        reconnect: Backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(10), jitter: 0)
+    ) {
         self.router = router
+        self.reconnect = reconnect
+    }
+
+    /// The one way the front-end's state changes: a key, or what the bus and its calls brought.
+    public func handle(_ input: SessionInput, in state: inout AppState) -> [Effect] {
+        switch input {
+        case .key(let key):
+            return handle(key, in: &state)
+        case .delivered(.event(let event)):
+            state.receive(event)
+            state.connection.delivered = event.position
+            state.connection.failures = 0
+        case .delivered(.caughtUp(let head)):
+            state.connection.caughtUp = true
+            state.connection.isConnected = true
+            state.connection.problem = nil
+            state.connection.failures = 0
+            state.connection.head = max(state.connection.head, head)
+        case .delivered(.connection(let connected)):
+            state.connection.isConnected = connected
+            state.connection.problem = connected ? nil : "no heartbeat"
+        case .subscriptionEnded(let problem):
+            state.connection.isConnected = false
+            state.connection.problem = problem
+            state.connection.failures += 1
+            return [
+                .subscribe(
+                    after: state.connection.delivered,
+                    delay: reconnect.nominalDelay(attempt: state.connection.failures))
+            ]
+        case .pinged(let head, let problem):
+            if let head {
+                state.connection.isConnected = true
+                state.connection.problem = nil
+                state.connection.head = max(state.connection.head, head)
+            } else {
+                state.connection.isConnected = false
+                state.connection.problem = problem
+            }
+        case .publishFailed(let id, let reason):
+            state.requests.publishFailed(id, reason: reason)
+        }
+        return []
     }
 
     public func handle(_ key: Key, in state: inout AppState) -> [Effect] {

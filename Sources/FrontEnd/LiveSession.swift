@@ -7,7 +7,8 @@ import TerminalUI
 /// `bureau tui` at work: the terminal, the bus and the state, wired together.
 ///
 /// One loop owns the ``AppState``; the terminal's input, the bus subscription, a ping and the
-/// publishes run as tasks that only send it inputs. Keys go through the ``Coordinator``;
+/// publishes run as tasks that only send it inputs, and every input goes through the
+/// ``Coordinator``, which also says when to subscribe again (the shared backoff);
 /// the frame is redrawn with the diff renderer at most every 40 ms while events stream in,
 /// and at once after a key. When the bus stops answering, the state is kept and shown as
 /// stale; the subscription resumes from the last position it delivered.
@@ -32,10 +33,7 @@ public struct LiveSession: Sendable {
 
     enum Input: Sendable {
         case terminal(TerminalEvent)
-        case bus(SubscriptionEvent)
-        case busProblem(String)
-        case pinged(head: UInt64?, problem: String?)
-        case publishFailed(EventID, String)
+        case session(SessionInput)
         case tick
     }
 
@@ -50,7 +48,6 @@ public struct LiveSession: Sendable {
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
         let tasks = [
             Task { for await event in input.events { sink.yield(.terminal(event)) } },
-            Task { await Self.follow(client, into: sink, logger: logger, metrics: metrics) },
             Task { await Self.ping(client, into: sink) },
             Task {
                 while !Task.isCancelled {
@@ -59,7 +56,12 @@ public struct LiveSession: Sendable {
                 }
             },
         ]
-        defer { for task in tasks { task.cancel() } }
+        // The subscription under way: one at a time, started by the coordinator's effects.
+        var subscription: Task<Void, Never>?
+        defer {
+            for task in tasks { task.cancel() }
+            subscription?.cancel()
+        }
 
         let coordinator = Coordinator(router: router)
         var state = AppState()
@@ -73,17 +75,31 @@ public struct LiveSession: Sendable {
             terminal.write(renderer.render(frame))
             dirty = false
         }
+        /// Performs what the coordinator asked for; false to quit.
+        func perform(_ effects: [Effect]) -> Bool {
+            for effect in effects {
+                switch effect {
+                case .quit:
+                    return false
+                case .dispatch(let url):
+                    dispatch(url, state: &state, traces: &traces, sink: sink)
+                case .subscribe(let position, let delay):
+                    subscription?.cancel()
+                    subscription = Task { [client, logger, metrics] in
+                        await Self.follow(
+                            client, after: position, delay: delay, into: sink, logger: logger, metrics: metrics)
+                    }
+                }
+            }
+            return true
+        }
+        _ = perform([.subscribe(after: 0, delay: .zero)])
         draw()
         loop: for await next in inputs {
             switch next {
             case .terminal(.keys(let keys)):
                 for key in keys {
-                    for effect in coordinator.handle(key, in: &state) {
-                        switch effect {
-                        case .quit: break loop
-                        case .dispatch(let url): dispatch(url, state: &state, traces: &traces, sink: sink)
-                        }
-                    }
+                    guard perform(coordinator.handle(.key(key), in: &state)) else { break loop }
                 }
                 draw()
             case .terminal(.resized(let newSize)):
@@ -92,37 +108,13 @@ public struct LiveSession: Sendable {
                 draw()
             case .terminal(.closed):
                 break loop
-            case .bus(.event(let event)):
-                state.receive(event)
-                traces.observe(event, in: state.requests)
-                dirty = true
-            case .bus(.caughtUp(let head)):
-                state.connection.caughtUp = true
-                state.connection.isConnected = true
-                state.connection.problem = nil
-                state.connection.head = max(state.connection.head, head)
-                dirty = true
-            case .bus(.connection(let connected)):
-                state.connection.isConnected = connected
-                if connected { state.connection.problem = nil } else { state.connection.problem = "no heartbeat" }
-                dirty = true
-            case .busProblem(let problem):
-                state.connection.isConnected = false
-                state.connection.problem = problem
-                dirty = true
-            case .pinged(let head, let problem):
-                if let head {
-                    state.connection.isConnected = true
-                    state.connection.problem = nil
-                    state.connection.head = max(state.connection.head, head)
-                } else {
-                    state.connection.isConnected = false
-                    state.connection.problem = problem
+            case .session(let input):
+                guard perform(coordinator.handle(input, in: &state)) else { break loop }
+                switch input {
+                case .delivered(.event(let event)): traces.observe(event, in: state.requests)
+                case .publishFailed(let id, _): traces.failed(id)
+                default: break
                 }
-                dirty = true
-            case .publishFailed(let id, let reason):
-                state.requests.publishFailed(id, reason: reason)
-                traces.failed(id)
                 dirty = true
             case .tick:
                 if dirty { draw() }
@@ -151,41 +143,40 @@ public struct LiveSession: Sendable {
         Task {
             do {
                 if case .rejected(let reason) = try await client.publish(outgoing) {
-                    sink.yield(.publishFailed(id, "the bus refused it: \(reason)"))
+                    sink.yield(.session(.publishFailed(id, reason: "the bus refused it: \(reason)")))
                 } else {
                     metrics?.published(1)
                 }
             } catch {
-                sink.yield(.publishFailed(id, "the bus did not take it: \(error)"))
+                sink.yield(.session(.publishFailed(id, reason: "the bus did not take it: \(error)")))
             }
         }
     }
 
-    /// Follows every event from the start of the log; if the subscription fails, subscribes
-    /// again after the last event it delivered.
+    /// Follows every event after `position`, once `delay` has passed, until the subscription
+    /// fails or ends; then says so, and the coordinator decides when to subscribe again.
     static func follow(
-        _ client: any EventBus, into sink: AsyncStream<Input>.Continuation, logger: Logger,
-        metrics: ConsumerMetrics? = nil
+        _ client: any EventBus, after position: UInt64, delay: Duration,
+        into sink: AsyncStream<Input>.Continuation, logger: Logger, metrics: ConsumerMetrics? = nil
     ) async {
-        var position: UInt64 = 0
-        while !Task.isCancelled {
-            let subscription = client.subscribe(.all, after: position)
-            metrics?.follow(subscription)
-            do {
-                for try await item in subscription {
-                    if case .event(let event) = item {
-                        position = event.position
-                        metrics?.inputApplied()
-                    }
-                    sink.yield(.bus(item))
-                }
-            } catch {
-                logger.warning("subscription failed", metadata: ["frontend.error": "\(error)"])
-                sink.yield(.busProblem("\(error)"))
-            }
-            subscription.cancel()
-            try? await Task.sleep(for: .seconds(1))
+        if delay > .zero {
+            do { try await Task.sleep(for: delay) } catch { return }
         }
+        let subscription = client.subscribe(.all, after: position)
+        defer { subscription.cancel() }
+        metrics?.follow(subscription)
+        let problem: String
+        do {
+            for try await item in subscription {
+                if case .event = item { metrics?.inputApplied() }
+                sink.yield(.session(.delivered(item)))
+            }
+            problem = "the subscription ended"
+        } catch {
+            logger.warning("subscription failed", metadata: ["frontend.error": "\(error)"])
+            problem = "\(error)"
+        }
+        if !Task.isCancelled { sink.yield(.session(.subscriptionEnded(problem: problem))) }
     }
 
     /// Asks the bus for its head every second; an unanswered ping marks the bus as down.
@@ -193,9 +184,9 @@ public struct LiveSession: Sendable {
         while !Task.isCancelled {
             do {
                 let status = try await client.ping(timeout: .seconds(1))
-                sink.yield(.pinged(head: status.head, problem: nil))
+                sink.yield(.session(.pinged(head: status.head, problem: nil)))
             } catch {
-                sink.yield(.pinged(head: nil, problem: "no answer to ping"))
+                sink.yield(.session(.pinged(head: nil, problem: "no answer to ping")))
             }
             try? await Task.sleep(for: .seconds(1))
         }

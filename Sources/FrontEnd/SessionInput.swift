@@ -1,0 +1,19 @@
+import Bus
+import EventLog
+import TerminalUI
+
+/// Everything that changes the front-end's state: a key, what the subscription delivers or why
+/// it ended, what a ping or a publish came back with. ``Coordinator/handle(_:in:)-(SessionInput,_)``
+/// takes each, so that every change to the state is one pure step, tested without a terminal
+/// or a bus.
+public enum SessionInput: Sendable {
+    case key(Key)
+    /// An item of the subscription: an event, the read having caught up, the link coming or going.
+    case delivered(SubscriptionEvent)
+    /// The subscription failed (or ended); the front-end subscribes again after a backoff.
+    case subscriptionEnded(problem: String)
+    /// The answer to a ping: the bus's head, or why there was none.
+    case pinged(head: UInt64?, problem: String?)
+    /// A request the bus did not take.
+    case publishFailed(EventID, reason: String)
+}
