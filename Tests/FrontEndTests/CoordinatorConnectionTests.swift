@@ -14,7 +14,8 @@ struct CoordinatorConnectionTests {
         // Given a front-end that has failed to subscribe twice
         var state = AppState(connection: Connection(isConnected: false, failures: 2))
         // When an event arrives
-        let effects = coordinator.handle(.delivered(.event(Fixtures.event(7, Fixtures.pairAdded("EUR", "CHF")))), in: &state)
+        let added = Fixtures.event(7, Fixtures.pairAdded("EUR", "CHF"))
+        let effects = coordinator.handle(.delivered(.event(added)), in: &state)
         // Then it is shown, the next subscription starts after it, and the failures are forgotten
         #expect(effects.isEmpty)
         #expect(state.models.watchlist.pairs.map(\.description).contains("EUR/CHF"))
@@ -25,7 +26,7 @@ struct CoordinatorConnectionTests {
     @Test func aSubscriptionThatEndsIsTriedAgainAfterTheLastEventWithAGrowingBackoff() {
         // Given a front-end that has shown everything through position 12
         var state = AppState(connection: Connection(isConnected: true, head: 12, caughtUp: true, delivered: 12))
-        // When the subscription ends three times in a row
+        // When the subscription ends five times in a row
         var delays: [Duration] = []
         for _ in 0..<5 {
             let effects = coordinator.handle(.subscriptionEnded(problem: "the bus client was closed"), in: &state)
