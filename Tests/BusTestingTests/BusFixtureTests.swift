@@ -13,12 +13,14 @@ import WatchlistFeature
 struct BusFixtureTests {
     static let registry = ModuleRegistry([WatchlistModule.make(), AlertsModule.make()])
 
-    /// Runs `body` on a fresh in-process deployment with the watchlist and alerts hosted, and stops it after.
+    /// Runs `body` on a fresh deployment of `tier` (the in-memory twin unless a test runs live
+    /// too) with the watchlist and alerts hosted, and stops it after.
     func withFixture(
+        on tier: BusTier = .inMemory,
         _ configure: (inout BusFixture.Options) -> Void = { _ in },
         _ body: (BusFixture, TestDeployment) async throws -> Void
     ) async throws {
-        let deployment = try await TestDeployment.inProcess(
+        let deployment = try await tier.deployment(
             modules: Self.registry.modules, logger: TestLogging.logger("deployment"))
         var options = BusFixture.Options()
         // Generous: a passing expectation returns as soon as its events are in, and CI runs
@@ -29,8 +31,9 @@ struct BusFixtureTests {
         try await deployment.run { deployment in try await body(fixture, deployment) }
     }
 
-    @Test func aCommandsAnswerIsExpectedByTypeAndFields() async throws {
-        try await withFixture { fixture, deployment in
+    @Test(arguments: BusTier.allCases)
+    func aCommandsAnswerIsExpectedByTypeAndFields(tier: BusTier) async throws {
+        try await withFixture(on: tier) { fixture, deployment in
             try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
             let matched = try await fixture.when(
                 command: CommandURL.Watchlist.add(base: "EUR", quote: "USD").text,
@@ -88,8 +91,9 @@ struct BusFixtureTests {
         }
     }
 
-    @Test func exhaustiveModeFailsOnAnUnassertedEventThatNonExhaustiveModeIgnores() async throws {
-        try await withFixture { fixture, deployment in
+    @Test(arguments: BusTier.allCases)
+    func exhaustiveModeFailsOnAnUnassertedEventThatNonExhaustiveModeIgnores(tier: BusTier) async throws {
+        try await withFixture(on: tier) { fixture, deployment in
             try await fixture.given([Emitted(rates(["USD": "1.1172", "GBP": "0.8571"]))])
             try await fixture.given(command: CommandURL.Alerts.set(base: "EUR", quote: "USD", above: "1.2").text)
             try await fixture.given(command: CommandURL.Alerts.set(base: "EUR", quote: "GBP", above: "0.9").text)

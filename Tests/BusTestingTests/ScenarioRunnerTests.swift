@@ -5,14 +5,16 @@ import TestSupport
 import Testing
 import WatchlistFeature
 
-/// Scenario files run against real reducers on a real bus.
+/// Scenario files run against real reducers, on the in-memory twin and, for some, on a real daemon too.
 @Suite(.timeLimit(.minutes(2)))
 struct ScenarioRunnerTests {
     static let registry = ModuleRegistry([WatchlistModule.make(), AlertsModule.make()])
 
-    func run(_ text: String) async throws -> [ScenarioResult] {
+    /// Runs the scenario file `text` on a fresh deployment of `tier` (the in-memory twin unless
+    /// a test runs live too).
+    func run(_ text: String, on tier: BusTier = .inMemory) async throws -> [ScenarioResult] {
         let suite = try ScenarioFile.parse(text, file: "test.yaml")
-        let deployment = try await TestDeployment.inProcess(
+        let deployment = try await tier.deployment(
             modules: Self.registry.modules, logger: TestLogging.logger("deployment"))
         var options = BusFixture.Options()
         options.timeout = .seconds(20)
@@ -27,7 +29,8 @@ struct ScenarioRunnerTests {
 
         """
 
-    @Test func capturedValuesFlowIntoLaterScenariosAndIntoTheirOwnExpectation() async throws {
+    @Test(arguments: BusTier.allCases)
+    func capturedValuesFlowIntoLaterScenariosAndIntoTheirOwnExpectation(tier: BusTier) async throws {
         let results = try await run(
             Self.background + """
                 scenarios:
@@ -42,7 +45,7 @@ struct ScenarioRunnerTests {
                     expect:
                       - type: bureau.alerts.AlertCleared
                         fields: { alertId: "${armed}" }
-                """)
+                """, on: tier)
         #expect(results.map(\.passed) == [true, true], "\(results.map(\.summary))")
     }
 
