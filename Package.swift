@@ -543,10 +543,21 @@ let package = Package(
             name: "LogToolsTests",
             dependencies: ["LogTools", "Bus", "EventLog", "BureauSchemas", "BusTesting", "TestSupport"],
             swiftSettings: strict),
+        // The bus's core, without libzmq: the sequencer, the subscription tracker, events.
         .testTarget(
             name: "BusTests",
             dependencies: [
-                "FaultInjection",
+                "InMemoryBus", "Bus", "EventLog", "BureauSchemas", "Guards", "FeatureTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict),
+        // The transport: the daemon and its client over real sockets, and the bus contract run
+        // against them and the in-memory twin.
+        .testTarget(
+            name: "ZeroMQBusTests",
+            dependencies: [
+                "FaultInjection", "FeatureTestSupport",
                 "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport", "Guards",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import FeatureTestSupport
 import Foundation
 import SwiftProtobuf
 import Testing
@@ -8,30 +9,11 @@ import Testing
 /// Upcasters as one set: chains compose, a set with a gap, a cycle or two upcasters for one shape
 /// is refused naming them, a failing upcaster leaves a mark that reading the event reports.
 struct EventUpcastingTests {
-    // Three shapes of one pair event, played by three schema messages with the same fields.
-    typealias V1 = Bureau_Watchlist_PairAddRequested
-    typealias V2 = Bureau_Watchlist_PairAdded
-    typealias V3 = Bureau_Watchlist_PairRemoveRequested
-
-    struct OneToTwo: Upcaster {
-        var change: String { "v2 spells currencies in capitals" }
-        func upcast(_ old: V1, of event: StoredEvent) throws -> V2 {
-            var new = V2()
-            new.base = old.base.uppercased()
-            new.quote = old.quote.uppercased()
-            return new
-        }
-    }
-
-    struct TwoToThree: Upcaster {
-        var change: String { "v3 takes the quote from the position when it is missing" }
-        func upcast(_ old: V2, of event: StoredEvent) throws -> V3 {
-            var new = V3()
-            new.base = old.base
-            new.quote = old.quote.isEmpty ? "P\(event.position)" : old.quote
-            return new
-        }
-    }
+    typealias V1 = TestUpcasters.V1
+    typealias V2 = TestUpcasters.V2
+    typealias V3 = TestUpcasters.V3
+    typealias OneToTwo = TestUpcasters.OneToTwo
+    typealias TwoToThree = TestUpcasters.TwoToThree
 
     struct ThreeToOne: Upcaster {
         var change: String { "round" }

@@ -1,5 +1,6 @@
 import BureauSchemas
 import EventLog
+import FeatureTestSupport
 import Foundation
 import Testing
 
@@ -10,12 +11,7 @@ struct SequencerTests {
         id: EventID? = .random(), type: String? = "bureau.test.Happened",
         configure: (inout Bureau_Envelope) -> Void = { _ in }
     ) -> Data {
-        var envelope = Bureau_Envelope()
-        if let id { envelope.id = Data(id.bytes) }
-        if let type { envelope.type = type }
-        envelope.payload = Data("x".utf8)
-        configure(&envelope)
-        return (try? envelope.serializedData()) ?? Data()
+        TestEnvelope.bytes(id: id, type: type, configure: configure)
     }
 
     static func sequencer() -> Sequencer {

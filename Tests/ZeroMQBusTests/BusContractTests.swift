@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import FeatureTestSupport
 import Foundation
 import InMemoryBus
 import Metrics
@@ -244,24 +245,24 @@ struct BusContractTests {
     func aSubscriberReadsOlderShapesAsTodaysThroughItsUpcastersAndTheLogKeepsThemAsStored(kind: Kind) async throws {
         let subject = try Subject(kind)
         let bus = try subject.connect()
-        var old = EventUpcastingTests.V1()
+        var old = TestUpcasters.V1()
         old.base = "eur"
-        _ = try await bus.publish([try OutgoingEvent(old), try OutgoingEvent(EventUpcastingTests.V3())])
+        _ = try await bus.publish([try OutgoingEvent(old), try OutgoingEvent(TestUpcasters.V3())])
         let upcasting = try EventUpcasting(
-            [EventUpcastingTests.OneToTwo(), EventUpcastingTests.TwoToThree()],
-            readTypes: [EventUpcastingTests.V3.protoMessageName])
+            [TestUpcasters.OneToTwo(), TestUpcasters.TwoToThree()],
+            readTypes: [TestUpcasters.V3.protoMessageName])
         let reader = try subject.connect("reader", upcasting: upcasting)
         // Asked for today's type only, it is given the old event too, read as today's.
         let events = try await Self.take(
-            2, from: reader.subscribe(EventFilter(prefixes: [EventUpcastingTests.V3.protoMessageName]), after: 0))
+            2, from: reader.subscribe(EventFilter(prefixes: [TestUpcasters.V3.protoMessageName]), after: 0))
         #expect(
-            events.map(\.type) == [EventUpcastingTests.V3.protoMessageName, EventUpcastingTests.V3.protoMessageName])
-        #expect(events[0].upcast == .upcast(storedType: EventUpcastingTests.V1.protoMessageName, steps: 2))
-        #expect(try events[0].payload(as: EventUpcastingTests.V3.self)?.base == "EUR")
+            events.map(\.type) == [TestUpcasters.V3.protoMessageName, TestUpcasters.V3.protoMessageName])
+        #expect(events[0].upcast == .upcast(storedType: TestUpcasters.V1.protoMessageName, steps: 2))
+        #expect(try events[0].payload(as: TestUpcasters.V3.self)?.base == "EUR")
         #expect(events[1].upcast == nil)
         // A connection without upcasters reads it as stored.
         let raw = try await Self.take(1, from: bus.subscribe(.all, after: 0))
-        #expect(raw.first?.type == EventUpcastingTests.V1.protoMessageName)
+        #expect(raw.first?.type == TestUpcasters.V1.protoMessageName)
         #expect(raw.first?.payload == (try old.serializedData()))
     }
 

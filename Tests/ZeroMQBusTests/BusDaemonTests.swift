@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import FaultInjection
+import FeatureTestSupport
 import Foundation
 import Synchronization
 import TestSupport
@@ -504,7 +505,7 @@ extension BusDaemonTests {
         defer { socket.close() }
         let header = [Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8)]
         func send(_ request: UInt64, events: Int, follows: UInt64?) throws {
-            let batch = WireProtocol.batch((0..<events).map { _ in SequencerTests.envelope() })
+            let batch = WireProtocol.batch((0..<events).map { _ in TestEnvelope.bytes() })
             try socket.send(
                 multipart: header + [WireProtocol.requestID(request), batch]
                     + (follows.map { [WireProtocol.requestID($0)] } ?? []))
@@ -763,7 +764,7 @@ extension BusDaemonTests {
         #expect(empty.verb == "error" && empty.id == id)
         #expect(try error(empty.body).code == BusErrorCode.malformedRequest.rawValue)
 
-        let nine = try await ask([version, publish, Data(count: 9), WireProtocol.batch([SequencerTests.envelope()])])
+        let nine = try await ask([version, publish, Data(count: 9), WireProtocol.batch([TestEnvelope.bytes()])])
         #expect(nine.verb == "error" && nine.id.isEmpty)
         #expect(try error(nine.body).message.contains("must be 8 bytes, not 9"))
 
@@ -772,21 +773,21 @@ extension BusDaemonTests {
         #expect(try error(large.body).code == BusErrorCode.tooLarge.rawValue)
 
         // bureau/2: a publish request's envelopes travel in one batch frame, each after its length.
-        let oldVersion = try await ask([Data("bureau/1".utf8), publish, id, SequencerTests.envelope()])
+        let oldVersion = try await ask([Data("bureau/1".utf8), publish, id, TestEnvelope.bytes()])
         #expect(oldVersion.verb == "error" && oldVersion.id == id)
         #expect(try error(oldVersion.body).code == BusErrorCode.unsupportedProtocol.rawValue)
         #expect(try error(oldVersion.body).message.contains("this bus speaks bureau/2"))
 
-        let batchOfOne = WireProtocol.batch([SequencerTests.envelope()])
+        let batchOfOne = WireProtocol.batch([TestEnvelope.bytes()])
         let threeFrames = try await ask([version, publish, id, batchOfOne, Data(count: 16), Data(count: 16)])
         #expect(try error(threeFrames.body).code == BusErrorCode.malformedRequest.rawValue)
         #expect(try error(threeFrames.body).message.contains("not 3 frames"))
         // A second frame is the id of the request this one follows: 8 bytes.
-        let twoFrames = try await ask([version, publish, id, batchOfOne, SequencerTests.envelope()])
+        let twoFrames = try await ask([version, publish, id, batchOfOne, TestEnvelope.bytes()])
         #expect(try error(twoFrames.body).code == BusErrorCode.malformedRequest.rawValue)
         #expect(try error(twoFrames.body).message.contains("the id of the request it follows: 8 bytes"))
 
-        var cut = WireProtocol.batch([SequencerTests.envelope(), SequencerTests.envelope()])
+        var cut = WireProtocol.batch([TestEnvelope.bytes(), TestEnvelope.bytes()])
         cut.removeLast(3)
         let cutShort = try await ask([version, publish, id, cut])
         #expect(try error(cutShort.body).code == BusErrorCode.malformedRequest.rawValue)
@@ -802,7 +803,7 @@ extension BusDaemonTests {
         #expect(try await bus.client().ping().head == 0, "nothing refused whole is committed")
 
         // A retry of a committed request finds its events, at the same positions.
-        let batch = WireProtocol.batch([SequencerTests.envelope()])
+        let batch = WireProtocol.batch([TestEnvelope.bytes()])
         let retried = WireProtocol.requestID(7)
         let firstAnswer = try await ask([version, publish, retried, batch])
         let secondAnswer = try await ask([version, publish, retried, batch])

@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import FeatureTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -41,8 +42,8 @@ struct WireProtocolTextTests {
         let bus = try TestBus()
         let socket = try BusDaemonTests.rawIngress(of: bus)
         defer { socket.close() }
-        let large = SequencerTests.envelope { $0.payload = Data(count: BusLimits.maxEnvelopeBytes) }
-        try Self.send(socket, 1, [SequencerTests.envelope(), large, SequencerTests.envelope()])
+        let large = TestEnvelope.bytes { $0.payload = Data(count: BusLimits.maxEnvelopeBytes) }
+        try Self.send(socket, 1, [TestEnvelope.bytes(), large, TestEnvelope.bytes()])
         let answer = try await Self.answer(socket)
         #expect(answer.verb == WireProtocol.ack && answer.request == WireProtocol.requestID(1))
         #expect(answer.results.map(\.status) == [.committed, .rejected, .committed])
@@ -59,8 +60,8 @@ struct WireProtocolTextTests {
     /// sent again with a new request id and no `follows` are stored after it.
     @Test func aRestartForgetsTheRequestsItTookAndFollowsIsRefusedUntilSentAgain() async throws {
         let bus = try TestBus()
-        let first = [SequencerTests.envelope(), SequencerTests.envelope()]
-        let second = [SequencerTests.envelope()]
+        let first = [TestEnvelope.bytes(), TestEnvelope.bytes()]
+        let second = [TestEnvelope.bytes()]
         do {
             let socket = try BusDaemonTests.rawIngress(of: bus)
             defer { socket.close() }
