@@ -48,7 +48,7 @@ struct OwnerOnlyFilesTests {
         let path = directory.file("x.log")
         // Left open by something earlier: the first write closes it.
         #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o666]))
-        let file = RotatingLogFile(path: path, maxBytes: 64)
+        let file = RotatingLogFile(path: path, maxBytes: 64, logger: TestLogging.logger("supervisor"))
         file.write(Array(String(repeating: "a", count: 60).utf8))
         #expect(Self.mode(path) == "600")
         file.write(Array(String(repeating: "b", count: 60).utf8))
