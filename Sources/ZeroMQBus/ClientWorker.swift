@@ -171,6 +171,8 @@ final class ClientWorker {
         case .publish(let pending):
             publishes[pending.requestID] = pending
             timers.publishSent(pending.requestID, deadline: pending.deadline, now: clock.now)
+            // Not sent now (no connection yet, a full queue): the timers send it again, and
+            // fail it with the reason at its deadline.
             _ = try? ingress.send(multipart: pending.frames, wait: false)
         case .cancelPublish(let id):
             timers.publishSettled(id)
@@ -182,6 +184,7 @@ final class ClientWorker {
                 Data(WireProtocol.version.utf8), Data(pending.verb.utf8),
                 WireProtocol.requestID(pending.requestID),
             ]
+            // Not sent now: the ping fails at its deadline, saying the bus did not answer.
             _ = try? reader.send(multipart: frames, wait: false)
         case .report(let body):
             // Not answered, and not sent again: the next report, a second later, says more.
@@ -480,6 +483,7 @@ final class ClientWorker {
             request.typePrefixes = subscription.tracker.filter.prefixes
             request.batched = true
             request.afterGap = subscription.gapNoticed
+            // Proto3 scalars do not fail to encode; if one did, the read is asked again next turn.
             guard let body = try? request.serializedData() else { continue }
             let requestID = UInt64.random(in: 1...UInt64.max >> 1)
             let frames = [

@@ -569,6 +569,8 @@ final class IngressLoop {
             heldBytes -= batch.bytes
             publishedPackageHeads = batch.packageHeads
             committedEvents += batch.events
+            // Never waits: a client that misses its ack sends the same request again and is
+            // answered from what the log already holds.
             for answer in batch.answers {
                 _ = try? ingress[answer.socket].send(
                     multipart: [answer.identity, version, ackVerb, answer.requestID, answer.body], wait: false)
@@ -618,6 +620,7 @@ final class IngressLoop {
 
     /// `received`, after a request of the daemon's own `reports` if there are any.
     private func withReports(_ reports: [OutgoingEvent], _ received: [Request]) -> [Request] {
+        // envelopeBytes writes the bytes by hand and does not fail; the throws is its signature's.
         let own = reports.compactMap { try? $0.envelopeBytes(process: reporter.process) }
         return own.isEmpty ? received : [Request.own(own)] + received
     }
