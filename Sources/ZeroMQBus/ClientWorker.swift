@@ -233,9 +233,14 @@ final class ClientWorker {
             let verb = String(decoding: frames[1], as: UTF8.self)
             switch verb {
             case WireProtocol.ack:
-                guard let ack = PublishAckEncoding.decode(frames[3]) else { continue }
                 publishes.removeValue(forKey: id)
                 timers.publishSettled(id)
+                guard let ack = PublishAckEncoding.decode(frames[3]) else {
+                    // Said now, rather than resent until the deadline calls the bus silent.
+                    publish.continuation.resume(
+                        throwing: BusError.unexpectedAnswer("an acknowledgement that is not a PublishAck"))
+                    continue
+                }
                 publish.continuation.resume(returning: ack)
             case WireProtocol.error:
                 let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
