@@ -31,6 +31,8 @@ final class ControlServer: Sendable {
             var poller = ZMQPoller()
             let index = poller.add(socket)
             while !self.stopping.load(ordering: .relaxed) {
+                // A poll or receive that fails (interrupted, the request gone) is tried again next
+                // turn; the asking command has its own timeout.
                 guard (try? poller.poll(timeout: 100)) ?? 0 > 0, poller.isReadable(index) else { continue }
                 guard let request = try? socket.receiveMessage(wait: false), let first = request.first else { continue }
                 let answer = Self.answer(String(decoding: first, as: UTF8.self), supervisor: supervisor, logger: logger)
