@@ -300,9 +300,11 @@ final class CatchUpServer {
         }
     }
 
-    /// Never waits: a reader that has gone or stopped reading asks again when its read times out.
+    /// Never waits: a reader that has gone or stopped reading asks again when its read times
+    /// out. What is not sent is counted.
     private func send(on socket: ZMQSocket, _ identity: Data, _ verb: String, _ requestID: Data, _ frames: [Data]) {
-        _ = try? socket.send(
+        let sent = try? socket.send(
             multipart: [identity, Data(WireProtocol.version.utf8), Data(verb.utf8), requestID] + frames, wait: false)
+        if sent != true { state.metrics.repliesUnsent.increment() }
     }
 }
