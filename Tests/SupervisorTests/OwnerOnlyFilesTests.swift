@@ -56,4 +56,19 @@ struct OwnerOnlyFilesTests {
         #expect(Self.mode(path) == "600")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == String(repeating: "b", count: 60))
     }
+
+    /// A log file that cannot be opened is said at error level, once, and its lines are dropped
+    /// without harm: not kept silently nowhere.
+    @Test func aLogFileThatCannotBeOpenedIsSaidOnce() throws {
+        let directory = try TemporaryDirectory("unopenable")
+        let captured = CapturedLog()
+        let file = RotatingLogFile(
+            path: directory.file("missing/x.log"), maxBytes: 64, logger: captured.logger("supervisor"))
+        file.write(Array("a line\n".utf8))
+        file.write(Array("another\n".utf8))
+        let errors = captured.lines.filter { $0.level == .error }
+        #expect(errors.count == 1, "\(captured.lines.map(\.message))")
+        #expect(errors.first?.message.contains("could not be opened") == true)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("missing/x.log")))
+    }
 }
