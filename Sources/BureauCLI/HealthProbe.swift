@@ -30,28 +30,31 @@ final class HealthProbe: Sendable {
         var order: [String] = []
         var lastErrors: [String: String] = [:]
 
+        /// Folds `event`; one of these types that cannot be read becomes its producer's last
+        /// error, where `status` and `top` show it, rather than being passed over.
         mutating func apply(_ event: StoredEvent) {
-            switch event.type {
-            case Bureau_System_ProcessStarted.protoMessageName:
-                guard let started = try? event.payload(as: Bureau_System_ProcessStarted.self) else { return }
+            do {
+                try fold(event)
+            } catch {
+                lastErrors[event.producerProcess] = "unreadable \(event.type) at position \(event.position): \(error)"
+            }
+        }
+
+        private mutating func fold(_ event: StoredEvent) throws {
+            if let started = try event.payload(as: Bureau_System_ProcessStarted.self) {
                 if processes[started.process] == nil { order.append(started.process) }
                 processes[started.process] = DeploymentHealth.Process(
                     name: started.process, pid: started.pid, state: "running", up: true,
                     restarts: Int(started.restarts), uptimeSeconds: nil, lastExit: nil, lastError: nil)
-            case Bureau_System_ProcessExited.protoMessageName:
-                guard let exited = try? event.payload(as: Bureau_System_ProcessExited.self),
-                    var process = processes[exited.process]
-                else { return }
+            } else if let exited = try event.payload(as: Bureau_System_ProcessExited.self) {
+                guard var process = processes[exited.process] else { return }
                 process.state = "stopped"
                 process.up = false
                 process.lastExit = ExitStatus(exitCode: exited.exitCode, signal: exited.signal).description
                 processes[exited.process] = process
-            case Bureau_System_ErrorRaised.protoMessageName:
-                guard let raised = try? event.payload(as: Bureau_System_ErrorRaised.self) else { return }
+            } else if let raised = try event.payload(as: Bureau_System_ErrorRaised.self) {
                 let process = raised.process.isEmpty ? event.producerProcess : raised.process
                 lastErrors[process] = "\(raised.code): \(raised.message)"
-            default:
-                return
             }
         }
     }
@@ -100,6 +103,8 @@ final class HealthProbe: Sendable {
         func lastError(_ name: String, pid: Int32) -> String? {
             system.lastErrors[name] ?? busNames[pid].flatMap { system.lastErrors[$0] }
         }
+        // No supervisor to answer (none runs here, or it is stopping): the log's process events
+        // tell the processes instead.
         if local, let rows = try? ControlClient.processes(location: location) {
             processes = rows.map { DeploymentHealth.Process($0, lastError: lastError($0.name, pid: $0.pid)) }
         } else {

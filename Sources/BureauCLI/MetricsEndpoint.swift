@@ -169,7 +169,7 @@ final class MetricsEndpoint: Service, Sendable {
         }
     }
 
-    /// Removes the record, if it is still this process's.
+    /// Removes the record, if it is still this process's (one it cannot read is not).
     private func remove() {
         guard let data = FileManager.default.contents(atPath: recordPath),
             let record = try? JSONDecoder().decode(Record.self, from: data), record.pid == getpid()

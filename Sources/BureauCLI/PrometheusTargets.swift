@@ -46,6 +46,8 @@ struct PrometheusTargets: Service {
     /// The targets of the processes whose records are in `run/metrics/` and still running.
     static func groups(_ location: BusLocation) -> [Group] {
         let directory = MetricsEndpoint.directory(location)
+        // No directory: no process serves /metrics yet. A record it cannot read is passed over
+        // (looked at again in a second); its process's own log says when it could not write it.
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var groups: [Group] = []
         for name in names.sorted() where name.hasSuffix(".json") {

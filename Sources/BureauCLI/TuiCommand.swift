@@ -50,9 +50,15 @@ struct TuiCommand: AsyncParsableCommand {
             try await runReplay(try LogSource.resolve(global, connection, store, process: "tui-replay"))
             return
         }
-        redirectStandardError(to: location.processLogDirectory + "/tui.log")
+        let unredirected = redirectStandardError(to: location.processLogDirectory + "/tui.log")
         global.bootstrapLogging()
         let logger = global.logger("bureau.tui")
+        if let unredirected {
+            // Said where the log lines go instead: on the terminal, over the screen.
+            logger.error(
+                "cannot keep the front-end's log in its file; its lines go to the terminal",
+                metadata: ["tui.log": "\(location.processLogDirectory)/tui.log", "tui.error": "\(unredirected)"])
+        }
         let endpoint = metrics.endpoint(process: "tui", location: location, logger: logger)
         let client = try connection.client(
             process: "tui", publishTimeout: .seconds(5), global: global, upcasting: try Composition.upcasting())
@@ -63,6 +69,7 @@ struct TuiCommand: AsyncParsableCommand {
             client: client, router: Composition.registry().router,
             colorMode: ColorMode.detect(environment: ProcessInfo.processInfo.environment),
             logger: logger, metrics: progress.consumer("tui"))
+        // Both say their own failures in the log; what they throw is only their cancellation.
         let background = [
             Task { try? await progress.run() },
             Task { try? await endpoint?.run() },
@@ -99,12 +106,18 @@ struct TuiCommand: AsyncParsableCommand {
     }
 
     /// Log lines and crash reports go to a file rather than over the screen; the file and its
-    /// directory are owner-only, as the supervisor's process logs are.
-    private func redirectStandardError(to path: String) {
+    /// directory are owner-only, as the supervisor's process logs are. Returns why not, when
+    /// the file cannot be opened: standard error is then left as it is.
+    private func redirectStandardError(to path: String) -> (any Error)? {
         let directory = (path as NSString).deletingLastPathComponent
-        try? OwnerOnly.makeDirectory(directory)
-        guard let fd = try? OwnerOnly.openForWriting(path) else { return }
-        dup2(fd, STDERR_FILENO)
-        close(fd)
+        do {
+            try OwnerOnly.makeDirectory(directory)
+            let fd = try OwnerOnly.openForWriting(path)
+            dup2(fd, STDERR_FILENO)
+            close(fd)
+            return nil
+        } catch {
+            return error
+        }
     }
 }

@@ -41,6 +41,8 @@ public struct ErrorReporter: Sendable {
         raised.code = code
         raised.message = EventText.bounded(message)
         raised.causation = causation
+        // A proto3 message of strings does not fail to encode; an empty payload would still read
+        // as an ErrorRaised (with its fields empty), never as another type.
         return OutgoingEvent(
             id: id, type: Bureau_System_ErrorRaised.protoMessageName, payload: (try? raised.serializedData()) ?? Data(),
             module: module, causation: causation, correlation: correlation)

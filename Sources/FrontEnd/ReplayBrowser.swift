@@ -105,19 +105,23 @@ public struct ReplayBrowser: Sendable {
             cursor = cursor.copy()
         }
         var before: ReplaySnapshot?
+        var unshown: (any Error)?
         while cursor.applied < target {
             let event = events[cursor.applied]
-            if cursor.applied == target - 1 { before = try? cursor.replay.snapshot() }
+            if cursor.applied == target - 1 {
+                do { before = try cursor.replay.snapshot() } catch { unshown = error }
+            }
             cursor.state.receive(event)
             cursor.replay.apply(event)
             cursor.applied += 1
             if cursor.applied % checkpointInterval == 0 { checkpoints.keep(cursor) }
         }
-        if let before, let after = try? cursor.replay.snapshot() {
-            changes = before.changes(to: after)
-        } else {
-            changes = []
+        changes = []
+        if let before {
+            do { changes = before.changes(to: try cursor.replay.snapshot()) } catch { unshown = error }
         }
+        // Not an empty difference unexplained: that would say the event changed nothing.
+        if let unshown { problem = "the state difference cannot be shown: \(unshown)" }
         var shown = cursor.state
         shown.navigation = state.navigation
         shown.connection.isConnected = true

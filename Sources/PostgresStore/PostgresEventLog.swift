@@ -230,6 +230,8 @@ private struct Rows {
         ids.append(UUID(record.id))
         bodies.append(ByteBuffer(bytes: record.body))
         record.body.withUnsafeBytes { raw in
+            // The sequencer checked every envelope before it became a record; these columns are
+            // for queries, and the body beside them is the record.
             let header = try? EnvelopeScanner.scan(raw)
             types.append(header?.typeRange.map { String(decoding: raw[$0], as: UTF8.self) } ?? "")
             let time = header?.commitTimeRange.flatMap { try? EnvelopeScanner.timestamp(in: raw, at: $0) }

@@ -16,7 +16,9 @@ public protocol Projection: Sendable {
     /// The event types it folds over; others are not given to it.
     var inputTypes: [String] { get }
     var initialValue: Value { get }
-    /// Folds one event in. An event that does not decode is passed over.
+    /// Folds one event in. An event that does not decode is passed over: a projection is a
+    /// value with nothing to report to, so a corrupt payload of one of its types is folded as
+    /// if it were of none (saying so would take `apply` telling its caller).
     func apply(_ event: StoredEvent, to value: inout Value)
     /// The value as text for a terminal.
     func render(_ value: Value) -> String

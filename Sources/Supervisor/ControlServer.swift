@@ -31,22 +31,41 @@ final class ControlServer: Sendable {
             var poller = ZMQPoller()
             let index = poller.add(socket)
             while !self.stopping.load(ordering: .relaxed) {
+                // A poll or receive that fails (interrupted, the request gone) is tried again next
+                // turn; the asking command has its own timeout.
                 guard (try? poller.poll(timeout: 100)) ?? 0 > 0, poller.isReadable(index) else { continue }
                 guard let request = try? socket.receiveMessage(wait: false), let first = request.first else { continue }
-                let answer = Self.answer(String(decoding: first, as: UTF8.self), supervisor: supervisor)
-                _ = try? socket.send(Data(answer.utf8))
+                let answer = Self.answer(String(decoding: first, as: UTF8.self), supervisor: supervisor, logger: logger)
+                do {
+                    try socket.send(Data(answer.utf8))
+                } catch {
+                    // The asking command times out; say why here.
+                    logger.error(
+                        "the control socket could not answer a request",
+                        metadata: [
+                            "supervisor.error": "\(error)",
+                            "supervisor.request": "\(String(decoding: first, as: UTF8.self))",
+                        ])
+                }
             }
             socket.close()
             owned.value.context.shutdown()
         }
     }
 
-    static func answer(_ request: String, supervisor: Supervisor) -> String {
+    static func answer(_ request: String, supervisor: Supervisor, logger: Logger) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         switch request {
         case "ps":
-            return (try? encoder.encode(supervisor.rows)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+            do {
+                return String(decoding: try encoder.encode(supervisor.rows), as: UTF8.self)
+            } catch {
+                // Not "[]": that would say no process runs.
+                logger.error(
+                    "the process table could not be encoded for bureau ps", metadata: ["supervisor.error": "\(error)"])
+                return #"{"error":"the process table could not be encoded"}"#
+            }
         case "down":
             supervisor.requestStop()
             return #"{"stopping":true}"#

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,14 +12,17 @@ final class ProcessOutput: Sendable {
     private let directory: String
     private let maxBytes: Int
     private let console: Bool
+    private let logger: Logger
     private let colour: Bool
     private let width: Int
     private let files = Mutex<[String: RotatingLogFile]>([:])
     private let terminal = Mutex<Void>(())
     static let palette = [36, 33, 35, 32, 34, 91, 96, 93, 95, 92]
 
-    init(directory: String, names: [String], maxBytes: Int, console: Bool) {
+    /// - Parameter logger: where a log file that cannot be opened is said.
+    init(directory: String, names: [String], maxBytes: Int, console: Bool, logger: Logger) {
         self.directory = directory
+        self.logger = logger
         self.maxBytes = maxBytes
         self.console = console
         let environment = ProcessInfo.processInfo.environment
@@ -32,7 +36,7 @@ final class ProcessOutput: Sendable {
     func line(_ name: String, _ text: String, index: Int? = nil) {
         let file = files.withLock { files in
             if let file = files[name] { return file }
-            let file = RotatingLogFile(path: path(of: name), maxBytes: maxBytes)
+            let file = RotatingLogFile(path: path(of: name), maxBytes: maxBytes, logger: logger)
             files[name] = file
             return file
         }

@@ -67,12 +67,22 @@ public final class Supervisor: Service, Sendable {
         } catch {
             throw SupervisorError(error.description)
         }
-        // Owner-only (0700), like the files in it.
-        try? OwnerOnly.makeDirectory(configuration.location.processLogDirectory)
+        // Owner-only (0700), like the files in it. Without it the deployment still runs; each
+        // log file then says it cannot be opened.
+        do {
+            try OwnerOnly.makeDirectory(configuration.location.processLogDirectory)
+        } catch {
+            logger.error(
+                "the process log directory could not be made: processes' output is not kept",
+                metadata: [
+                    "supervisor.directory": "\(configuration.location.processLogDirectory)",
+                    "supervisor.error": "\(error)",
+                ])
+        }
         let output = ProcessOutput(
             directory: configuration.location.processLogDirectory,
             names: configuration.deployment.processes.map(\.name), maxBytes: configuration.deployment.logMaxBytes,
-            console: configuration.console)
+            console: configuration.console, logger: logger)
         self.output = output
         let remote = try configuration.deployment.remoteBus.map { settings throws(SupervisorError) in
             try Self.resolve(settings)

@@ -30,8 +30,13 @@ final class SupervisorEvents: Sendable {
     }
 
     func publish(_ message: some SwiftProtobuf.Message) {
-        guard let event = try? OutgoingEvent(message, module: "supervisor") else { return }
-        publish(event)
+        do {
+            publish(try OutgoingEvent(message, module: "supervisor"))
+        } catch {
+            logger.error(
+                "a supervisor event could not be encoded and is not published",
+                metadata: ["event.type": "\(type(of: message).protoMessageName)", "supervisor.error": "\(error)"])
+        }
     }
 
     /// Queues `event` behind those before it.

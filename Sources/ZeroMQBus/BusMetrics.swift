@@ -23,6 +23,7 @@ final class BusMetrics: Sendable {
     let catchUpEvents: Counter
     let progressReports: Counter
     let storeReopens: Counter
+    let repliesUnsent: Counter
     let active: Gauge
     private let committed: Counter
     private let duplicates: Counter
@@ -67,6 +68,8 @@ final class BusMetrics: Sendable {
         "bureau_bus_store_errors_total":
             "Failures of the log's store: refused (a full disk; publishes refused, the log intact) or failed (the daemon stops or reopens it).",
         "bureau_bus_store_reopens_total": "Times the daemon reopened its store after it failed (PostgreSQL).",
+        "bureau_bus_replies_unsent_total":
+            "Answers the bus could not hand to a client's socket (the client gone, or not reading); the client asks again or its request times out.",
         "bureau_bus_active": "1 while this daemon holds the log and serves, 0 while it waits as a standby.",
         "bureau_consumer_lag_events":
             "Events between the head and the consumer's last reported position, as the bus sees it: it grows while the consumer is stopped.",
@@ -94,6 +97,7 @@ final class BusMetrics: Sendable {
         catchUpEvents = Counter(label: "bureau_bus_catchup_events_total", factory: factory)
         progressReports = Counter(label: "bureau_bus_progress_reports_total", factory: factory)
         storeReopens = Counter(label: "bureau_bus_store_reopens_total", factory: factory)
+        repliesUnsent = Counter(label: "bureau_bus_replies_unsent_total", factory: factory)
         active = Gauge(label: "bureau_bus_active", factory: factory)
         committed = Counter(
             label: "bureau_bus_publish_outcomes_total", dimensions: [("outcome", "committed"), ("reason", "")],

@@ -111,7 +111,7 @@ final class CatchUpServer {
                     error.epoch = state.epoch
                     send(
                         on: socket, request.identity, WireProtocol.error, request.requestID,
-                        [(try? error.serializedData()) ?? Data()])
+                        [serialized(error, "an ahead-of-log error")])
                     return
                 }
                 do {
@@ -145,11 +145,10 @@ final class CatchUpServer {
                 }
             case WireProtocol.stats:
                 refresh()
-                let stats = (try? statistics().serializedData()) ?? Data()
+                let stats = serialized(statistics(), "the stats")
                 send(on: socket, request.identity, WireProtocol.stats, request.requestID, [stats])
             case WireProtocol.ping:
-                let pong =
-                    (try? state.pong(head: state.publishedHead.load(ordering: .acquiring)).serializedData()) ?? Data()
+                let pong = serialized(state.pong(head: state.publishedHead.load(ordering: .acquiring)), "a pong")
                 send(on: socket, request.identity, WireProtocol.pong, request.requestID, [pong])
             default:
                 let message = "unknown verb '\(request.verb)' on the read socket: use read, ping, report or stats"
@@ -218,6 +217,7 @@ final class CatchUpServer {
         }
         var learned: [(UInt64, CommitTime)] = []
         for position in wanted.prefix(64) {
+            // Best effort: a commit time not learned now leaves that lag unknown until the next refresh.
             guard let record = try? reader.read(after: position, through: head, limit: 1, maxBytes: .max).first,
                 let event = try? StoredEvent(envelopeBytes: record.body)
             else { continue }
@@ -286,11 +286,25 @@ final class CatchUpServer {
         var error = Bureau_Bus_ErrorReply()
         error.code = code.rawValue
         error.message = message
-        return (try? error.serializedData()) ?? Data()
+        return serialized(error, "an error reply")
     }
 
+    /// `message`'s bytes; empty, said at error level, in the (proto3: never seen) case that it
+    /// cannot be encoded, so that an answer that reads as empty is explained in the log.
+    private func serialized(_ message: some SwiftProtobuf.Message, _ what: String) -> Data {
+        do {
+            return try message.serializedData()
+        } catch {
+            logger.error("could not encode \(what); answered an empty one", metadata: ["bus.error": "\(error)"])
+            return Data()
+        }
+    }
+
+    /// Never waits: a reader that has gone or stopped reading asks again when its read times
+    /// out. What is not sent is counted.
     private func send(on socket: ZMQSocket, _ identity: Data, _ verb: String, _ requestID: Data, _ frames: [Data]) {
-        _ = try? socket.send(
+        let sent = try? socket.send(
             multipart: [identity, Data(WireProtocol.version.utf8), Data(verb.utf8), requestID] + frames, wait: false)
+        if sent != true { state.metrics.repliesUnsent.increment() }
     }
 }

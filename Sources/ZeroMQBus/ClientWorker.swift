@@ -171,6 +171,8 @@ final class ClientWorker {
         case .publish(let pending):
             publishes[pending.requestID] = pending
             timers.publishSent(pending.requestID, deadline: pending.deadline, now: clock.now)
+            // Not sent now (no connection yet, a full queue): the timers send it again, and
+            // fail it with the reason at its deadline.
             _ = try? ingress.send(multipart: pending.frames, wait: false)
         case .cancelPublish(let id):
             timers.publishSettled(id)
@@ -182,6 +184,7 @@ final class ClientWorker {
                 Data(WireProtocol.version.utf8), Data(pending.verb.utf8),
                 WireProtocol.requestID(pending.requestID),
             ]
+            // Not sent now: the ping fails at its deadline, saying the bus did not answer.
             _ = try? reader.send(multipart: frames, wait: false)
         case .report(let body):
             // Not answered, and not sent again: the next report, a second later, says more.
@@ -230,9 +233,14 @@ final class ClientWorker {
             let verb = String(decoding: frames[1], as: UTF8.self)
             switch verb {
             case WireProtocol.ack:
-                guard let ack = PublishAckEncoding.decode(frames[3]) else { continue }
                 publishes.removeValue(forKey: id)
                 timers.publishSettled(id)
+                guard let ack = PublishAckEncoding.decode(frames[3]) else {
+                    // Said now, rather than resent until the deadline calls the bus silent.
+                    publish.continuation.resume(
+                        throwing: BusError.unexpectedAnswer("an acknowledgement that is not a PublishAck"))
+                    continue
+                }
                 publish.continuation.resume(returning: ack)
             case WireProtocol.error:
                 let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
@@ -480,6 +488,7 @@ final class ClientWorker {
             request.typePrefixes = subscription.tracker.filter.prefixes
             request.batched = true
             request.afterGap = subscription.gapNoticed
+            // Proto3 scalars do not fail to encode; if one did, the read is asked again next turn.
             guard let body = try? request.serializedData() else { continue }
             let requestID = UInt64.random(in: 1...UInt64.max >> 1)
             let frames = [

@@ -569,9 +569,12 @@ final class IngressLoop {
             heldBytes -= batch.bytes
             publishedPackageHeads = batch.packageHeads
             committedEvents += batch.events
+            // Never waits: a client that misses its ack sends the same request again and is
+            // answered from what the log already holds. Counted, not logged: this is the publish path.
             for answer in batch.answers {
-                _ = try? ingress[answer.socket].send(
+                let sent = try? ingress[answer.socket].send(
                     multipart: [answer.identity, version, ackVerb, answer.requestID, answer.body], wait: false)
+                if sent != true { state.metrics.repliesUnsent.increment() }
             }
             for span in batch.spans { span.end() }
         }
@@ -618,6 +621,7 @@ final class IngressLoop {
 
     /// `received`, after a request of the daemon's own `reports` if there are any.
     private func withReports(_ reports: [OutgoingEvent], _ received: [Request]) -> [Request] {
+        // envelopeBytes writes the bytes by hand and does not fail; the throws is its signature's.
         let own = reports.compactMap { try? $0.envelopeBytes(process: reporter.process) }
         return own.isEmpty ? received : [Request.own(own)] + received
     }
@@ -691,9 +695,14 @@ final class IngressLoop {
         on socket: ZMQSocket, to identity: Data, verb: String, requestID: Data,
         _ message: () throws -> some SwiftProtobuf.Message
     ) {
-        guard let body = try? message().serializedData() else { return }
-        _ = try? socket.send(
+        // Proto3 messages do not fail to encode; one that did would go unanswered, and counted.
+        guard let body = try? message().serializedData() else {
+            state.metrics.repliesUnsent.increment()
+            return
+        }
+        let sent = try? socket.send(
             multipart: [identity, Data(WireProtocol.version.utf8), Data(verb.utf8), requestID, body], wait: false)
+        if sent != true { state.metrics.repliesUnsent.increment() }
     }
 }
 

@@ -73,7 +73,17 @@ public final class RunningBusDaemon: Sendable {
         infoFile = configuration.location.infoFile
         try RunningBusDaemon.write(info, to: infoFile)
 
-        let lastCommitTime = RunningBusDaemon.commitTime(of: log.lastRecord)
+        let lastCommitTime: (seconds: Int64, nanos: Int32)
+        do {
+            lastCommitTime = try RunningBusDaemon.commitTime(of: log.lastRecord)
+        } catch {
+            // The log's records checked out (their checksums), so this is not expected; the clock
+            // alone then orders commit times, which may go back across this restart.
+            lastCommitTime = (0, 0)
+            logger.error(
+                "the log's last record cannot be read for its commit time; commit times may go back",
+                metadata: ["bus.position": "\(log.lastRecord?.position ?? 0)", "bus.error": "\(error)"])
+        }
         let sequencer = Sequencer(
             maxEnvelopeBytes: configuration.maxEnvelopeBytes, epochStart: log.head, lastCommitTime: lastCommitTime)
         let reader = try log.makeReader()
@@ -227,9 +237,11 @@ public final class RunningBusDaemon: Sendable {
         return [ErrorReporter(module: "bus", process: "bus").event(code: "log-recovered", message: "\(recovery)")]
     }
 
-    /// The commit time of the last record, so that commit times never go back across restarts.
-    static func commitTime(of record: LogRecord?) -> (seconds: Int64, nanos: Int32) {
-        guard let record, let envelope = try? Bureau_Envelope(serializedBytes: record.body) else { return (0, 0) }
+    /// The commit time of the last record, so that commit times never go back across restarts;
+    /// zero for an empty log.
+    static func commitTime(of record: LogRecord?) throws -> (seconds: Int64, nanos: Int32) {
+        guard let record else { return (0, 0) }
+        let envelope = try Bureau_Envelope(serializedBytes: record.body)
         return (envelope.commitTime.seconds, envelope.commitTime.nanos)
     }
 }

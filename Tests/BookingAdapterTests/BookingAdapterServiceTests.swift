@@ -3,7 +3,9 @@ import BureauSchemas
 import Bus
 import BusTesting
 import EventLog
+import Foundation
 import Guards
+import Logging
 import Runtime
 import ServiceLifecycle
 import TestSupport
@@ -48,7 +50,7 @@ struct BookingAdapterServiceTests {
     /// Runs `body` against the adapter on a bus-testing deployment: given / when / expect at the bus.
     @discardableResult
     static func withFixture<T: Sendable>(
-        service: any BookingService, maxAttempts: Int = 8,
+        service: any BookingService, maxAttempts: Int = 8, logger: Logger = TestLogging.logger("booking"),
         _ body: (BusFixture, BookingAdapterStatistics) async throws -> T
     ) async throws -> T {
         let statistics = BookingAdapterStatistics()
@@ -57,7 +59,7 @@ struct BookingAdapterServiceTests {
                 { client in
                     BookingAdapterService(
                         service: service, client: client, snapshots: InMemorySnapshotStore(),
-                        configuration: configuration(maxAttempts: maxAttempts), logger: TestLogging.logger("booking"),
+                        configuration: configuration(maxAttempts: maxAttempts), logger: logger,
                         statistics: statistics)
                 }
             ], logger: TestLogging.logger("deployment"))
@@ -99,6 +101,24 @@ struct BookingAdapterServiceTests {
             let outcomes = try await fixture.expect(sent, [Self.confirmed("r-1", code: "MEM-1")])
             #expect(outcomes.first?.causation == sent.position)
         }
+        #expect(await service.bookings.count == 1)
+    }
+
+    /// An accepted reservation whose payload does not decode cannot be booked; the adapter says
+    /// so at error level instead of taking it for another event, and books the next one.
+    @Test func anUnreadableAcceptedReservationIsSaidNotPassedOver() async throws {
+        let service = InMemoryBookingService()
+        let captured = CapturedLog()
+        try await Self.withFixture(service: service, logger: captured.logger("booking")) { fixture, _ in
+            // A truncated length-delimited field: not a ReservationAcceptedV2.
+            let corrupt = OutgoingEvent(
+                type: Bureau_Reservations_ReservationAcceptedV2.protoMessageName, payload: Data([0x0A, 0xFF]))
+            _ = try await fixture.client.publish([corrupt])
+            let sent = try await fixture.when(Self.accepted("r-2"))
+            try await fixture.expect(sent, [Self.confirmed("r-2", code: "MEM-1")])
+        }
+        let errors = captured.lines.filter { $0.level == .error }.map(\.message)
+        #expect(errors.contains { $0.contains("cannot be read; it is not booked") }, "\(errors)")
         #expect(await service.bookings.count == 1)
     }
 

@@ -48,12 +48,27 @@ struct OwnerOnlyFilesTests {
         let path = directory.file("x.log")
         // Left open by something earlier: the first write closes it.
         #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o666]))
-        let file = RotatingLogFile(path: path, maxBytes: 64)
+        let file = RotatingLogFile(path: path, maxBytes: 64, logger: TestLogging.logger("supervisor"))
         file.write(Array(String(repeating: "a", count: 60).utf8))
         #expect(Self.mode(path) == "600")
         file.write(Array(String(repeating: "b", count: 60).utf8))
         #expect(Self.mode(path + ".1") == "600")
         #expect(Self.mode(path) == "600")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == String(repeating: "b", count: 60))
+    }
+
+    /// A log file that cannot be opened is said at error level, once, and its lines are dropped
+    /// without harm: not kept silently nowhere.
+    @Test func aLogFileThatCannotBeOpenedIsSaidOnce() throws {
+        let directory = try TemporaryDirectory("unopenable")
+        let captured = CapturedLog()
+        let file = RotatingLogFile(
+            path: directory.file("missing/x.log"), maxBytes: 64, logger: captured.logger("supervisor"))
+        file.write(Array("a line\n".utf8))
+        file.write(Array("another\n".utf8))
+        let errors = captured.lines.filter { $0.level == .error }
+        #expect(errors.count == 1, "\(captured.lines.map(\.message))")
+        #expect(errors.first?.message.contains("could not be opened") == true)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("missing/x.log")))
     }
 }

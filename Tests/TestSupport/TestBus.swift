@@ -1,6 +1,7 @@
 import Bus
 import EventLog
 import Logging
+import Synchronization
 import ZeroMQBus
 
 /// A bus daemon running in the test process on a temporary data directory.
@@ -72,3 +73,42 @@ public enum TestLogging {
 #else
     import Foundation
 #endif
+
+/// A logger whose lines a test reads back: what a library said, at which level.
+public final class CapturedLog: Sendable {
+    public struct Line: Sendable {
+        public let level: Logger.Level
+        public let message: String
+    }
+
+    private let captured = Mutex<[Line]>([])
+
+    public init() {}
+
+    /// Every line said so far, in order.
+    public var lines: [Line] { captured.withLock { $0 } }
+
+    /// A logger at `trace` whose every line is kept here.
+    public func logger(_ label: String) -> Logger {
+        var logger = Logger(label: label) { _ in Handler(log: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    fileprivate func keep(_ line: Line) { captured.withLock { $0.append(line) } }
+
+    private struct Handler: LogHandler {
+        let log: CapturedLog
+        var logLevel: Logger.Level = .trace
+        var metadata: Logger.Metadata = [:]
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            log.keep(Line(level: event.level, message: event.message.description))
+        }
+    }
+}

@@ -677,6 +677,40 @@ extension BusDaemonTests {
         // And the positions above, 1… in the events' order, say the script stored them in order.
     }
 
+    /// An `ack` whose body is not a PublishAck fails the publish at once, saying so, rather than
+    /// being passed over until the publish timeout calls the bus silent.
+    @Test func aMalformedAcknowledgementFailsThePublishSayingSo() async throws {
+        let directory = try TemporaryDirectory("scripted")
+        let endpoints = BusEndpoints(
+            ingress: "ipc://\(directory.file("ingress"))", read: "ipc://\(directory.file("read"))",
+            events: "ipc://\(directory.file("events"))")
+        // Answers the first request with a truncated varint under the ack verb.
+        async let script = SocketThread.run(name: "script") { () throws -> Void in
+            let context = try ZMQContext()
+            let router = try BusFuzzTests.scriptedRouter(in: context, at: endpoints.ingress, receiveTimeout: 20_000)
+            defer { router.close() }
+            let frames = try #require(try router.receiveMessage())
+            try router.send(multipart: [
+                frames[0], frames[1], Data(WireProtocol.ack.utf8), frames[3], Data([0x10, 0xFF]),
+            ])
+        }
+        let client = try ZeroMQBusClient(
+            endpoints: endpoints,
+            options: {
+                var options = ZeroMQBusClient.Options(process: "producer")
+                options.publishTimeout = .seconds(20)
+                return options
+            }(), logger: TestLogging.logger("producer"))
+        defer { client.close() }
+        let failure = await #expect(throws: BusError.self) {
+            try await client.publish([OutgoingEvent(type: "bureau.test.Happened", payload: Data("x".utf8))])
+        }
+        #expect(
+            failure == .unexpectedAnswer("an acknowledgement that is not a PublishAck"),
+            "\(String(describing: failure))")
+        try await script
+    }
+
     /// A reply that says it is a batch but is not one is refused like an unanswered read: the
     /// client asks again after its read timeout, not at once (a daemon or a relay answering so
     /// would otherwise be read from in a tight loop), and takes the next good reply.

@@ -172,14 +172,37 @@ public final class BookingAdapterService: Service {
                                     held[work.position] = nil
                                     tracker.finishWithoutWork(work.position)
                                 } else if event.id == work.unknownID {
-                                    let marker = try? event.payload(as: Bureau_Booking_BookingOutcomeUnknown.self)
-                                    work.unknown = marker?.reason ?? "unknown"
+                                    do {
+                                        let marker = try event.payload(as: Bureau_Booking_BookingOutcomeUnknown.self)
+                                        work.unknown = marker?.reason ?? "unknown"
+                                    } catch {
+                                        // Still to be resolved; only the reason is lost.
+                                        work.unknown = "unknown"
+                                        logger.error(
+                                            "an outcome-unknown marker cannot be read",
+                                            metadata: [
+                                                "booking.position": "\(event.position)", "booking.error": "\(error)",
+                                            ])
+                                    }
                                     held[work.position] = work
                                 }
                             }
                             continue
                         }
-                        guard let work = Self.work(from: event) else { continue }
+                        let found: Work?
+                        do {
+                            found = try Self.work(from: event)
+                        } catch {
+                            // Not passed over silently: nothing will book or cancel it.
+                            logger.error(
+                                "an accepted reservation or cancellation cannot be read; it is not booked",
+                                metadata: [
+                                    "booking.position": "\(event.position)", "booking.type": "\(event.type)",
+                                    "booking.error": "\(error)",
+                                ])
+                            continue
+                        }
+                        guard let work = found else { continue }
                         consumer?.inputApplied()
                         tracker.open(work.position)
                         if catchingUp { held[work.position] = work } else { await launch(work) }
@@ -203,10 +226,11 @@ public final class BookingAdapterService: Service {
         }
     }
 
-    /// The call an accepted event asks for.
-    static func work(from event: StoredEvent) -> Work? {
+    /// The call an accepted event asks for; nil for another event; throws for one of those
+    /// types that cannot be read.
+    static func work(from event: StoredEvent) throws -> Work? {
         // A reservation from before commissions is read as one (its net amount its quote amount).
-        if let accepted = try? event.payload(as: Bureau_Reservations_ReservationAcceptedV2.self) {
+        if let accepted = try event.payload(as: Bureau_Reservations_ReservationAcceptedV2.self) {
             // The booking service books what the person receives: the net amount.
             let request = BookingRequest(
                 reservationId: accepted.reservationID, base: accepted.base, quote: accepted.quote,
@@ -217,7 +241,7 @@ public final class BookingAdapterService: Service {
             work.traceParent = event.traceParent
             return work
         }
-        if let accepted = try? event.payload(as: Bureau_Reservations_CancellationAccepted.self) {
+        if let accepted = try event.payload(as: Bureau_Reservations_CancellationAccepted.self) {
             var work = Work(
                 position: event.position, eventID: event.id, correlation: event.correlation,
                 kind: .cancel(reservationID: accepted.reservationID))

@@ -42,8 +42,14 @@ public struct HTTPBookingService: BookingService {
     }
 
     public func book(_ request: BookingRequest, idempotencyKey: String) async throws(BookingError) -> String {
-        let (status, body) = try await call(
-            "POST", "/reservations", key: idempotencyKey, body: try? JSONEncoder().encode(request))
+        let encoded: Data
+        do {
+            encoded = try JSONEncoder().encode(request)
+        } catch {
+            // Not sent: without its body the service would refuse it anyway, for a reason less clear.
+            throw .refused("the booking request could not be encoded: \(error)")
+        }
+        let (status, body) = try await call("POST", "/reservations", key: idempotencyKey, body: encoded)
         try Self.check(status, body)
         guard let record = try? JSONDecoder().decode(Record.self, from: body) else {
             throw .unknown("the booking service's answer has no confirmation code")

@@ -149,7 +149,15 @@ public struct BookingServer: Sendable {
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        let data: Data
+        do {
+            data = try encoder.encode(value)
+        } catch {
+            // Not an empty object under `status`: a client would take it for the answer.
+            return Response(
+                status: .internalServerError, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: #"{"error":"the answer could not be encoded"}"#)))
+        }
         return Response(
             status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: data))
         )

@@ -228,10 +228,19 @@ public final class RatesAdapterService: Service {
         for try await item in subscription {
             switch item {
             case .event(let event):
-                guard event.producerModule == Self.module,
-                    let published = try? event.payload(as: Bureau_Rates_RatesPublished.self),
-                    published.source == source.name
-                else { continue }
+                guard event.producerModule == Self.module else { continue }
+                let published: Bureau_Rates_RatesPublished?
+                do {
+                    published = try event.payload(as: Bureau_Rates_RatesPublished.self)
+                } catch {
+                    // The one before it stands as the last published; at worst a fixing is
+                    // published again, under the same id.
+                    logger.error(
+                        "a published fixing cannot be read",
+                        metadata: ["rates.position": "\(event.position)", "rates.error": "\(error)"])
+                    continue
+                }
+                guard let published, published.source == source.name else { continue }
                 last = State(asOf: published.asOf, rates: published.rates.map { "\($0.currency)=\($0.rate)" })
             case .caughtUp:
                 subscription.cancel()
