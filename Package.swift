@@ -61,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "ZeroMQ",
-            dependencies: ["CZeroMQ"],
+            dependencies: ["CZeroMQ", "Guards"],
             swiftSettings: strict
         ),
         // Guards at the edges: numbers people type, files they hand the tool, calendar dates; and
@@ -541,7 +541,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "LogToolsTests",
-            dependencies: ["LogTools", "Bus", "EventLog", "BureauSchemas", "BusTesting", "TestSupport"],
+            dependencies: ["LogTools", "Bus", "EventLog", "BureauSchemas", "BusTesting", "TestSupport", "Guards"],
             swiftSettings: strict),
         // The bus's core, without libzmq: the sequencer, the subscription tracker, events.
         .testTarget(

@@ -194,7 +194,7 @@ struct BusBenchmark: AsyncParsableCommand {
         let ingress = "ipc://\(directory)/relay-in.sock"
         let egress = "ipc://\(directory)/relay-out.sock"
         let ready = DispatchSemaphore(value: 0)
-        let relay = try SocketThread(name: "relay") {
+        let relay = try OwnThread(name: "relay") {
             do {
                 try RawRelay.serve(context: context, ingress: ingress, egress: egress, curveSecretKey: nil) {
                     ready.signal()

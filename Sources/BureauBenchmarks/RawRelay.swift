@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 import ZeroMQ
 import ZeroMQBus
 
@@ -68,7 +69,7 @@ enum RawRelay {
         let message = Data(repeating: 0x61, count: messageSize)
         let started = ContinuousClock.now
         let keys = curve
-        let sender = try SocketThread(name: "push") {
+        let sender = try OwnThread(name: "push") {
             guard let push = try? context.socket(.push) else { return }
             if let keys { _ = try? push.setCurveClient(serverKey: keys.serverKey, keys: keys.keys) }
             _ = try? push.setSendHighWaterMark(0)

@@ -65,7 +65,7 @@ struct RedisStreamsBaseline {
         let window = DispatchSemaphore(value: inFlight)
         let failure = Mutex<String?>(nil)
         let started = ContinuousClock.now
-        let writer = try SocketThread(name: "redis-xadd") { [pipeline, lastPipeline] in
+        let writer = try OwnThread(name: "redis-xadd") { [pipeline, lastPipeline] in
             for index in 0..<batches {
                 window.wait()
                 let bytes = index == batches - 1 ? lastPipeline : pipeline
@@ -75,7 +75,7 @@ struct RedisStreamsBaseline {
                 }
             }
         }
-        let replies = try SocketThread(name: "redis-replies") {
+        let replies = try OwnThread(name: "redis-replies") {
             do {
                 for index in 0..<batches {
                     let count = index == batches - 1 ? lastBatch : batch

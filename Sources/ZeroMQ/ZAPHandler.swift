@@ -1,3 +1,5 @@
+import Guards
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -23,7 +25,7 @@ public final class ZAPHandler: @unchecked Sendable {
     private let allowedKeys: Set<String>
     private let onDecision: @Sendable (Decision) -> Void
     private let stopSignal: WakeSignal
-    private var thread: SocketThread?
+    private var thread: OwnThread?
 
     /// - Parameters:
     ///   - allowedKeys: Z85 public keys of the clients to let in.
@@ -47,7 +49,7 @@ public final class ZAPHandler: @unchecked Sendable {
         try socket.setLinger(milliseconds: 0)
         try socket.bind("inproc://zeromq.zap.01")
         let box = SocketBox(socket)
-        thread = try SocketThread(name: "bureau-zap") { [self] in
+        thread = try OwnThread(name: "bureau-zap") { [self] in
             if let socket = box.take() { self.serve(socket) }
         }
     }

@@ -58,7 +58,7 @@ public struct BusDaemon: Service {
             let running: RunningBusDaemon
             do {
                 running = try await withGracefulShutdownHandler {
-                    try await SocketThread.run(name: "bureau-open") { try self.start() }
+                    try await OwnThread.run(name: "bureau-open") { try self.start() }
                 } onGracefulShutdown: {
                     stopRequested.set()
                 }

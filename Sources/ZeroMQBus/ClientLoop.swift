@@ -61,7 +61,7 @@ final class ClientLoop: Sendable {
     private let inbox = Mutex(Inbox())
     private let requestIDs: Atomic<UInt64>
     private let subscriptionIDs = Atomic<Int>(1)
-    private let thread = Mutex<SocketThread?>(nil)
+    private let thread = Mutex<OwnThread?>(nil)
 
     init(endpoints: BusEndpoints, options: ZeroMQBusClient.Options, logger: Logger) throws {
         wake = try WakeSignal()
@@ -70,7 +70,7 @@ final class ClientLoop: Sendable {
         let context = try ZMQContext(ioThreads: 1)
         let worker = UncheckedBox(
             try ClientWorker(context: context, endpoints: endpoints, options: options, logger: logger))
-        let started = try SocketThread(name: "bureau-client") { [self] in
+        let started = try OwnThread(name: "bureau-client") { [self] in
             worker.value.run(loop: self)
         }
         thread.withLock { $0 = started }
@@ -112,7 +112,7 @@ final class ClientLoop: Sendable {
         }
         guard first else { return }
         wake.ring()
-        let started = thread.withLock { thread -> SocketThread? in
+        let started = thread.withLock { thread -> OwnThread? in
             defer { thread = nil }
             return thread
         }

@@ -22,7 +22,7 @@ public final class RunningBusDaemon: Sendable {
     public let recovery: RecoveryReport?
     private let state: DaemonState
     private let stopSignal: WakeSignal
-    private let threads: [SocketThread]
+    private let threads: [OwnThread]
     private let zap: ZAPHandler?
     private let context: ZMQContext
     private let infoFile: String
@@ -99,7 +99,7 @@ public final class RunningBusDaemon: Sendable {
         let logBox = UncheckedBox(log)
         let loopLogger = logger
         threads = [
-            try SocketThread(name: "bureau-ingress") {
+            try OwnThread(name: "bureau-ingress") {
                 var failure: (any Error)?
                 do {
                     try ingress.value.run()
@@ -117,7 +117,7 @@ public final class RunningBusDaemon: Sendable {
                 stopSignal.ring()
                 state.finish(error: failure)
             },
-            try SocketThread(name: "bureau-catchup") { catchUp.value.run() },
+            try OwnThread(name: "bureau-catchup") { catchUp.value.run() },
         ]
         logger.info(
             "the bus is up",

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Guards
 import PostgresStore
 import TestSupport
 import Testing
@@ -187,7 +188,7 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: Kind.available)
-    func aCommitBegunCoversWhatCameBeforeItAndAppendsMayGoOnMeanwhile(kind: Kind) throws {
+    func aCommitBegunCoversWhatCameBeforeItAndAppendsMayGoOnMeanwhile(kind: Kind) async throws {
         let subject = try Subject(kind)
         let records = Self.records(1...8)
         try subject.log.append(Array(records[0..<5]))
@@ -198,7 +199,9 @@ struct EventLogContractTests {
         if let commit {
             #expect(commit.head == 5)
             try subject.log.finishCommit(commit)
-            #expect(finished.wait(timeout: .now() + 10) == .success, "the log said when its commit finished")
+            #expect(
+                try await OwnThread.run(name: "test-wait") { finished.wait(timeout: .now() + 10) == .success },
+                "the log said when its commit finished")
         }
         // The next commit covers the rest.
         if let next = try subject.log.beginCommit(whenFinished: {}) {

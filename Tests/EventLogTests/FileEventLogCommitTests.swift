@@ -1,6 +1,7 @@
 import EventLog
 import FaultInjection
 import Foundation
+import Guards
 import TestSupport
 import Testing
 
@@ -33,7 +34,7 @@ struct FileEventLogCommitTests {
         return opening
     }
 
-    @Test func theWriterGoesOnWhileAnFdatasyncIsUnderWayAndNothingAfterItIsAcknowledgedByIt() throws {
+    @Test func theWriterGoesOnWhileAnFdatasyncIsUnderWayAndNothingAfterItIsAcknowledgedByIt() async throws {
         let disk = FaultInjectingFileSystem(plan: nil)
         let (directory, log) = try Self.log(FileEventLogTests.oneSegment(), on: disk)
         let records = FileEventLogTests.records(1...20)
@@ -43,7 +44,9 @@ struct FileEventLogCommitTests {
         let finished = DispatchSemaphore(value: 0)
         let commit = try #require(try log.beginCommit { finished.signal() })
         #expect(commit.head == 10)
-        #expect(disk.waitUntilSyncsHeld(), "the fdatasync runs on the sync thread")
+        #expect(
+            try await OwnThread.run(name: "test-wait") { disk.waitUntilSyncsHeld() },
+            "the fdatasync runs on the sync thread")
         #expect(!commit.isFinished)
         // The writer is not held: the next batch is written meanwhile.
         try log.append(Array(records[10...]))
@@ -51,7 +54,7 @@ struct FileEventLogCommitTests {
         #expect(try Self.acknowledged(in: directory.path) == 0, "nothing is acknowledged before the fdatasync")
 
         disk.releaseSyncs()
-        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect(try await OwnThread.run(name: "test-wait") { finished.wait(timeout: .now() + 10) == .success })
         try log.finishCommit(commit)
         #expect(try Self.acknowledged(in: directory.path) == 10, "the commit covers what came before it, no more")
         let next = try #require(try log.beginCommit(whenFinished: {}))
@@ -65,7 +68,7 @@ struct FileEventLogCommitTests {
         try reopened.close()
     }
 
-    @Test func aFailedFdatasyncUnderWayFailsTheLogAndIsNeverRetried() throws {
+    @Test func aFailedFdatasyncUnderWayFailsTheLogAndIsNeverRetried() async throws {
         // The first commit's fdatasync is the one that fails.
         let opening = try Self.syncsOfOpening(FileEventLogTests.oneSegment())
         let disk = FaultInjectingFileSystem(plan: .init(.failedSync, at: opening + 1))
@@ -74,7 +77,7 @@ struct FileEventLogCommitTests {
         try log.append(Array(records[0..<5]))
         disk.holdSyncs()
         let commit = try #require(try log.beginCommit(whenFinished: {}))
-        #expect(disk.waitUntilSyncsHeld())
+        #expect(try await OwnThread.run(name: "test-wait") { disk.waitUntilSyncsHeld() })
         // Written while the fdatasync that will fail is under way: never acknowledged either.
         try log.append(Array(records[5...]))
         disk.releaseSyncs()
@@ -103,14 +106,14 @@ struct FileEventLogCommitTests {
         try reopened.close()
     }
 
-    @Test func aSegmentRollWaitsForTheFdatasyncUnderWayAndEveryRecordSurvives() throws {
+    @Test func aSegmentRollWaitsForTheFdatasyncUnderWayAndEveryRecordSurvives() async throws {
         let disk = FaultInjectingFileSystem(plan: nil)
         let (directory, log) = try Self.log(FileEventLogTests.smallSegments(), on: disk)
         let records = FileEventLogTests.records(1...120)
         try log.append(Array(records[0..<20]))
         disk.holdSyncs()
         let commit = try #require(try log.beginCommit(whenFinished: {}))
-        #expect(disk.waitUntilSyncsHeld())
+        #expect(try await OwnThread.run(name: "test-wait") { disk.waitUntilSyncsHeld() })
         // Past the segment size: the appends roll, and a roll makes the old segment durable
         // first. A roll that comes while the fdatasync is held waits for it (never a second one
         // beside it); one that comes after it finds it finished. Either way nothing is lost.
@@ -128,7 +131,7 @@ struct FileEventLogCommitTests {
             appended.signal()
         }.start()
         disk.releaseSyncs()
-        #expect(appended.wait(timeout: .now() + 10) == .success)
+        #expect(try await OwnThread.run(name: "test-wait") { appended.wait(timeout: .now() + 10) == .success })
         try log.finishCommit(commit)
         try log.commit()
         #expect(try Self.acknowledged(in: directory.path) == 120)

@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 import Synchronization
 import Testing
 
@@ -123,33 +124,38 @@ struct ReadAheadTests {
         }
     }
 
-    @Test func theSourceIsNeverMoreThanAFewChunksAheadOfASlowCallerAndMakesTheirChunksMeanwhile() throws {
+    @Test func theSourceIsNeverMoreThanAFewChunksAheadOfASlowCallerAndMakesTheirChunksMeanwhile() async throws {
         let numbers = Numbers(count: ReadAhead<Int>.chunkItems * 40)
         let makers = Makers()
-        var count = 0
-        var waited = ""
-        try ReadAhead<Int>.forEach(depth: 3, read: Self.parts(of: numbers, makers: makers)) { _ in
-            if count == 0 {
-                // A caller slow to take its first item: the source reads until it must wait
-                // (five chunks), and would run on to the end if nothing held it; waiting for
-                // room, it makes the three waiting parts' chunks. Alone this takes milliseconds;
-                // the bound is generous because one CI run (the whole suite on two cores) found
-                // part 1 made by the caller after a bound of ten seconds, cause unknown: the
-                // message below says what the wait saw, should it happen again.
-                let deadline = ContinuousClock.now + .seconds(30)
-                while numbers.produced.load(ordering: .sequentiallyConsistent) < ReadAhead<Int>.chunkItems * 5
-                    || makers.byReader(3) == nil, ContinuousClock.now < deadline
-                {
-                    usleep(200)
+        // The caller's loop blocks (it is a slow caller on purpose): on a thread of its own, not
+        // on the cooperative pool.
+        let (count, waited) = try await OwnThread.run(name: "test-caller") { () throws -> (Int, String) in
+            var count = 0
+            var waited = ""
+            try ReadAhead<Int>.forEach(depth: 3, read: Self.parts(of: numbers, makers: makers)) { _ in
+                if count == 0 {
+                    // A caller slow to take its first item: the source reads until it must wait
+                    // (five chunks), and would run on to the end if nothing held it; waiting for
+                    // room, it makes the three waiting parts' chunks. Alone this takes milliseconds;
+                    // the bound is generous because one CI run (the whole suite on two cores) found
+                    // part 1 made by the caller after a bound of ten seconds, cause unknown: the
+                    // message below says what the wait saw, should it happen again.
+                    let deadline = ContinuousClock.now + .seconds(30)
+                    while numbers.produced.load(ordering: .sequentiallyConsistent) < ReadAhead<Int>.chunkItems * 5
+                        || makers.byReader(3) == nil, ContinuousClock.now < deadline
+                    {
+                        usleep(200)
+                    }
+                    waited =
+                        "produced \(numbers.produced.load(ordering: .sequentiallyConsistent)) items, "
+                        + "part 3 made by the reader: \(String(describing: makers.byReader(3))), "
+                        + "within the bound: \(ContinuousClock.now < deadline)"
                 }
-                waited =
-                    "produced \(numbers.produced.load(ordering: .sequentiallyConsistent)) items, "
-                    + "part 3 made by the reader: \(String(describing: makers.byReader(3))), "
-                    + "within the bound: \(ContinuousClock.now < deadline)"
+                count += 1
+                numbers.taken.add(1, ordering: .sequentiallyConsistent)
+                return true
             }
-            count += 1
-            numbers.taken.add(1, ordering: .sequentiallyConsistent)
-            return true
+            return (count, waited)
         }
 
         #expect(count == ReadAhead<Int>.chunkItems * 40)
@@ -162,20 +168,24 @@ struct ReadAheadTests {
             "after the first item's wait: \(waited)")
     }
 
-    @Test func aCallerThatHasCaughtUpMakesTheChunkItselfRatherThanWait() throws {
+    @Test func aCallerThatHasCaughtUpMakesTheChunkItselfRatherThanWait() async throws {
         let numbers = Numbers(count: ReadAhead<Int>.chunkItems * 3)
         let makers = Makers()
         let firstTaken = DispatchSemaphore(value: 0)
         // The reading thread stops before its second chunk until the caller has the first: only
         // the caller can make the first one.
-        let read = Self.parts(of: numbers, makers: makers) { part in
-            if part == 1 { firstTaken.wait() }
-        }
-        var seen: [Int] = []
-        try ReadAhead<Int>.forEach(depth: 3, read: read) { number in
-            if seen.isEmpty { firstTaken.signal() }
-            seen.append(number)
-            return true
+        // The reading thread waits on a semaphore: the caller's loop runs on a thread of its own.
+        let seen = try await OwnThread.run(name: "test-caller") { () throws -> [Int] in
+            let read = Self.parts(of: numbers, makers: makers) { part in
+                if part == 1 { firstTaken.wait() }
+            }
+            var seen: [Int] = []
+            try ReadAhead<Int>.forEach(depth: 3, read: read) { number in
+                if seen.isEmpty { firstTaken.signal() }
+                seen.append(number)
+                return true
+            }
+            return seen
         }
 
         #expect(seen == Array(0..<ReadAhead<Int>.chunkItems * 3))

@@ -10,6 +10,6 @@ extension ZMQSocket {
     /// The socket must not be used by anyone else until this returns, as with any ZeroMQ socket.
     public func nextMessage() async throws -> [Data]? {
         let socket = UncheckedBox(self)
-        return try await SocketThread.run(name: "test-receive") { try socket.value.receiveMessage() }
+        return try await OwnThread.run(name: "test-receive") { try socket.value.receiveMessage() }
     }
 }

@@ -4,6 +4,7 @@ import EventLog
 import FaultInjection
 import FeatureTestSupport
 import Foundation
+import Guards
 import Synchronization
 import TestSupport
 import Testing
@@ -178,7 +179,7 @@ extension BusDaemonTests {
     /// Waits, on a thread of its own rather than the test's, until `disk` holds an fdatasync
     /// (at most 60 s: the whole suite on two cores can keep a task from running for long).
     static func syncHeld(_ disk: FaultInjectingFileSystem) async -> Bool {
-        (try? await SocketThread.run(name: "sync-held") { disk.waitUntilSyncsHeld(timeout: .seconds(60)) }) ?? false
+        (try? await OwnThread.run(name: "sync-held") { disk.waitUntilSyncsHeld(timeout: .seconds(60)) }) ?? false
     }
 
     /// What a test has seen so far, from several tasks.
@@ -591,7 +592,7 @@ extension BusDaemonTests {
         /// What the scripted daemon saw: each request's id, the one it followed, and its batch.
         /// On a thread of its own: its calls block, and a blocked thread of the shared pool
         /// starves the client's tasks when the other suites run beside it.
-        async let script = SocketThread.run(name: "script") { () throws -> [ScriptedRequest] in
+        async let script = OwnThread.run(name: "script") { () throws -> [ScriptedRequest] in
             let context = try ZMQContext()
             let router = try BusFuzzTests.scriptedRouter(in: context, at: endpoints.ingress, receiveTimeout: 20_000)
             defer { router.close() }
@@ -685,7 +686,7 @@ extension BusDaemonTests {
             ingress: "ipc://\(directory.file("ingress"))", read: "ipc://\(directory.file("read"))",
             events: "ipc://\(directory.file("events"))")
         // Answers the first request with a truncated varint under the ack verb.
-        async let script = SocketThread.run(name: "script") { () throws -> Void in
+        async let script = OwnThread.run(name: "script") { () throws -> Void in
             let context = try ZMQContext()
             let router = try BusFuzzTests.scriptedRouter(in: context, at: endpoints.ingress, receiveTimeout: 20_000)
             defer { router.close() }
@@ -729,7 +730,7 @@ extension BusDaemonTests {
         let (bound, isBound) = AsyncStream<Void>.makeStream()
         final class Flag: Sendable { let value = Atomic<Bool>(false) }
         let stop = Flag()
-        async let script = SocketThread.run(name: "script") { () throws -> [(at: ContinuousClock.Instant, id: Data)] in
+        async let script = OwnThread.run(name: "script") { () throws -> [(at: ContinuousClock.Instant, id: Data)] in
             let context = try ZMQContext()
             let router = try BusFuzzTests.scriptedRouter(in: context, at: endpoints.read, receiveTimeout: 100)
             defer { router.close() }

@@ -82,7 +82,7 @@ struct BusFuzzTests {
 
     /// Sends random requests to a ROUTER through a DEALER and counts the answers.
     static func fuzzRouter(_ endpoint: String, count: Int, verb: String, seed: UInt64) async throws -> Tally {
-        try await SocketThread.run(name: "fuzz") {
+        try await OwnThread.run(name: "fuzz") {
             var random = SplitMix64(seed: seed)
             let context = try ZMQContext()
             let socket = try context.socket(.dealer)
@@ -171,7 +171,7 @@ struct BusFuzzTests {
 
     /// Sends random messages to the PUB socket through an XSUB (which may send anything upstream).
     static func fuzzPublisher(_ endpoint: String, count: Int, seed: UInt64) async throws -> Tally {
-        try await SocketThread.run(name: "fuzz") {
+        try await OwnThread.run(name: "fuzz") {
             var random = SplitMix64(seed: seed)
             let context = try ZMQContext()
             let socket = try context.socket(.xsub)
@@ -191,7 +191,7 @@ struct BusFuzzTests {
 
     /// Connects plain stream sockets to the ipc paths and writes bytes that are not ZMTP.
     static func fuzzRawStreams(_ paths: [String], count: Int, seed: UInt64) async throws -> Tally {
-        try await SocketThread.run(name: "fuzz") {
+        try await OwnThread.run(name: "fuzz") {
             var random = SplitMix64(seed: seed)
             var tally = Tally()
             for index in 0..<count {

@@ -21,7 +21,7 @@ struct ZMQSocketTests {
         }
     }
 
-    @Test func multipartMessagesArriveWholeAndInOrder() throws {
+    @Test func multipartMessagesArriveWholeAndInOrder() async throws {
         let context = try ZMQContext()
         let server = try context.socket(.router)
         let client = try context.socket(.dealer)
@@ -29,11 +29,11 @@ struct ZMQSocketTests {
         try client.connect("inproc://multipart")
         let frames = [Data("one".utf8), Data(), Data(repeating: 9, count: 70_000)]
         try client.send(multipart: frames)
-        let received = try #require(try server.receiveMessage())
+        let received = try #require(try await server.nextMessage())
         #expect(received.count == 4)
         #expect(Array(received.dropFirst()) == frames)
         try server.send(multipart: [received[0], Data("reply".utf8)])
-        #expect(try client.receiveMessage() == [Data("reply".utf8)])
+        #expect(try await client.nextMessage() == [Data("reply".utf8)])
         #expect(try client.receiveMessage(wait: false) == nil)
     }
 
@@ -110,7 +110,7 @@ struct ZMQSocketTests {
         #expect(first.allowed && first.clientKey == allowed.publicKey)
         try good.send(Data("hello".utf8))
         try router.setReceiveTimeout(milliseconds: 10_000)
-        let message = try #require(try router.receiveMessage())
+        let message = try #require(try await router.nextMessage())
         #expect(message.last == Data("hello".utf8))
 
         let bad = try context.socket(.dealer)

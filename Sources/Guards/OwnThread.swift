@@ -1,14 +1,11 @@
-import CZeroMQ
-
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A dedicated OS thread for a loop that owns libzmq sockets.
-///
-/// libzmq sockets must stay on one thread, and a blocking poll must not hold a Swift
-/// concurrency thread, so each socket loop gets a thread of its own that can be joined.
-public final class SocketThread: @unchecked Sendable {
+/// A dedicated OS thread, for work that blocks: a loop that owns libzmq sockets (they must stay
+/// on one thread), a blocking poll, a wait on a lock or a semaphore. None of it may hold a thread
+/// of Swift's cooperative pool (two on two cores), or every other task waits behind it.
+public final class OwnThread: @unchecked Sendable {
     private var thread: pthread_t?
     private let body: @Sendable () -> Void
     private let name: String
@@ -23,26 +20,26 @@ public final class SocketThread: @unchecked Sendable {
             &handle, nil,
             { context in
                 guard let context else { return nil }
-                let thread = Unmanaged<SocketThread>.fromOpaque(context).takeRetainedValue()
-                pthread_setname_np(pthread_self(), thread.name)
+                let thread = Unmanaged<OwnThread>.fromOpaque(context).takeRetainedValue()
+                _ = nameThread(pthread_self(), thread.name)
                 thread.body()
                 return nil
             }, unmanaged.toOpaque())
         guard result == 0 else {
             unmanaged.release()
-            throw ZMQError(call: "pthread_create(\(name))", code: result)
+            throw OwnThreadError(name: name, code: result)
         }
         thread = handle
     }
 
     /// Runs `body` on a thread of its own and returns what it returns: for blocking work (a
-    /// standby waiting for a lock) that an async caller must not do on the cooperative pool.
+    /// standby waiting for a lock, a test waiting on a semaphore) that an async caller must not do on the cooperative pool.
     public static func run<Value: Sendable>(
         name: String, _ body: @escaping @Sendable () throws -> Value
     ) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             do {
-                let thread = try SocketThread(name: name) { continuation.resume(with: Result { try body() }) }
+                let thread = try OwnThread(name: name) { continuation.resume(with: Result { try body() }) }
                 thread.detach()
             } catch {
                 continuation.resume(throwing: error)
@@ -66,3 +63,15 @@ public final class SocketThread: @unchecked Sendable {
         }
     }
 }
+
+/// A thread the system would not start (`pthread_create` failed).
+public struct OwnThreadError: Error, CustomStringConvertible {
+    public let name: String
+    public let code: Int32
+
+    public var description: String { "cannot start the thread \(name): pthread_create failed (\(code))" }
+}
+
+/// glibc's `pthread_setname_np(3)`, which the Glibc module does not export without `_GNU_SOURCE`.
+@_silgen_name("pthread_setname_np")
+private func nameThread(_ thread: pthread_t, _ name: UnsafePointer<CChar>) -> Int32
