@@ -217,18 +217,24 @@ public final class ZeroMQBusClient: EventBus {
 
     /// Asks the daemon whether it is up; throws ``BusError/noAnswer(endpoint:seconds:)`` after `timeout`.
     public func ping(timeout: Duration) async throws -> BusStatus {
+        let body = try await ask(WireProtocol.ping, answeredWith: WireProtocol.pong, timeout: timeout)
+        guard let pong = try? Bureau_Bus_Pong(serializedBytes: body) else {
+            throw BusError.unexpectedAnswer("an answer to a ping that is not a Pong")
+        }
+        return BusStatus(head: pong.head, epoch: pong.epoch, pid: Int32(bitPattern: pong.pid), version: pong.version)
+    }
+
+    /// Sends `verb` on the read socket and returns the body of the reply `replyVerb`; throws
+    /// ``BusError/noAnswer(endpoint:seconds:)`` after `timeout`, and the bus's refusal as it came.
+    private func ask(_ verb: String, answeredWith replyVerb: String, timeout: Duration) async throws -> Data {
         let id = loop.nextRequestID()
         let deadline = ContinuousClock.now + timeout
         do {
-            let body = try await withCheckedThrowingContinuation { continuation in
-                let pending = ClientLoop.PendingPing(requestID: id, deadline: deadline, continuation: continuation)
+            return try await withCheckedThrowingContinuation { continuation in
+                let pending = ClientLoop.PendingPing(
+                    requestID: id, deadline: deadline, verb: verb, replyVerb: replyVerb, continuation: continuation)
                 if !loop.send(.ping(pending)) { continuation.resume(throwing: BusError.closed) }
             }
-            guard let pong = try? Bureau_Bus_Pong(serializedBytes: body) else {
-                throw BusError.unexpectedAnswer("an answer to a ping that is not a Pong")
-            }
-            return BusStatus(
-                head: pong.head, epoch: pong.epoch, pid: Int32(bitPattern: pong.pid), version: pong.version)
         } catch BusError.noAnswer(let endpoint, _) {
             throw BusError.noAnswer(endpoint: endpoint, seconds: timeout.inSeconds)
         }
@@ -246,25 +252,17 @@ public final class ZeroMQBusClient: EventBus {
     /// The daemon's figures and every consumer as it sees them; throws
     /// ``BusError/noAnswer(endpoint:seconds:)`` after `timeout`.
     public func statistics(timeout: Duration) async throws -> Bureau_Bus_BusStats {
-        let id = loop.nextRequestID()
-        let deadline = ContinuousClock.now + timeout
+        let body: Data
         do {
-            let body = try await withCheckedThrowingContinuation { continuation in
-                let pending = ClientLoop.PendingPing(
-                    requestID: id, deadline: deadline, verb: WireProtocol.stats, replyVerb: WireProtocol.stats,
-                    continuation: continuation)
-                if !loop.send(.ping(pending)) { continuation.resume(throwing: BusError.closed) }
-            }
-            guard let stats = try? Bureau_Bus_BusStats(serializedBytes: body) else {
-                throw BusError.unexpectedAnswer("an answer to stats that is not a BusStats")
-            }
-            return stats
-        } catch BusError.noAnswer(let endpoint, _) {
-            throw BusError.noAnswer(endpoint: endpoint, seconds: timeout.inSeconds)
+            body = try await ask(WireProtocol.stats, answeredWith: WireProtocol.stats, timeout: timeout)
         } catch BusError.refused(let code, _) where code == .unknownVerb {
             throw BusError.refused(
                 code: code, message: "the bus is older than `stats`: it keeps no figures to show; upgrade it")
         }
+        guard let stats = try? Bureau_Bus_BusStats(serializedBytes: body) else {
+            throw BusError.unexpectedAnswer("an answer to stats that is not a BusStats")
+        }
+        return stats
     }
 
     // MARK: Subscribing
