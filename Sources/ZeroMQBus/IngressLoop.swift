@@ -68,6 +68,8 @@ final class IngressLoop {
     private var lastTrim = ContinuousClock.now
     /// The buffer each batch's records are built in, kept from batch to batch.
     private var recordBuffer = RecordBatch()
+    /// The publish-to-acknowledgement latencies of one commit's batches, kept from commit to commit.
+    private var ackLatencies: [UInt64] = []
     /// Rung by the log's sync thread when the commit under way has finished.
     private let commitFinished: WakeSignal
     /// The commit under way and the batches it makes durable, in order.
@@ -549,8 +551,10 @@ final class IngressLoop {
         let send = Self.publish(on: events)
         var committedEvents = 0
         let now = ContinuousClock.now
-        var latencies: [UInt64] = []
-        latencies.reserveCapacity(batches.count)
+        // Kept from commit to commit: an array made per commit is an allocation per commit.
+        var latencies = ackLatencies
+        latencies.removeAll(keepingCapacity: true)
+        defer { ackLatencies = latencies }
         for batch in batches {
             if !batch.answers.isEmpty {
                 let latency = now - batch.received
