@@ -7,13 +7,6 @@ import Testing
 @testable import Bus
 
 struct SequencerTests {
-    static func envelope(
-        id: EventID? = .random(), type: String? = "bureau.test.Happened",
-        configure: (inout Bureau_Envelope) -> Void = { _ in }
-    ) -> Data {
-        TestEnvelope.bytes(id: id, type: type, configure: configure)
-    }
-
     static func sequencer() -> Sequencer {
         Sequencer(maxEnvelopeBytes: 1024, epochStart: 0, lastCommitTime: (0, 0))
     }
@@ -22,7 +15,7 @@ struct SequencerTests {
         var sequencer = Self.sequencer()
         let log = InMemoryEventLog()
         let batch = sequencer.sequence(
-            [[Self.envelope(), Self.envelope()], [Self.envelope()]], log: log, now: (100, 5))
+            [[TestEnvelope.bytes(), TestEnvelope.bytes()], [TestEnvelope.bytes()]], log: log, now: (100, 5))
         #expect(batch.results.map { $0.map(\.position) } == [[1, 2], [3]])
         #expect(batch.records.entries.map(\.position) == [1, 2, 3])
         let stored = try Bureau_Envelope(serializedBytes: batch.records.records[1].body)
@@ -35,11 +28,12 @@ struct SequencerTests {
         var sequencer = Self.sequencer()
         let log = InMemoryEventLog()
         let id = EventID.random()
-        let first = sequencer.sequence([[Self.envelope(id: id), Self.envelope(id: id)]], log: log, now: (1, 0))
+        let first = sequencer.sequence(
+            [[TestEnvelope.bytes(id: id), TestEnvelope.bytes(id: id)]], log: log, now: (1, 0))
         #expect(first.results[0].map(\.status) == [.committed, .duplicate])
         #expect(first.results[0].map(\.position) == [1, 1])
         try log.append(first.records)
-        let second = sequencer.sequence([[Self.envelope(id: id)]], log: log, now: (2, 0))
+        let second = sequencer.sequence([[TestEnvelope.bytes(id: id)]], log: log, now: (2, 0))
         #expect(second.results[0][0].status == .duplicate)
         #expect(second.results[0][0].position == 1)
         #expect(second.records.isEmpty)
@@ -47,19 +41,19 @@ struct SequencerTests {
 
     @Test(arguments: [
         (Data([0xFF, 0xFF, 0xFF]), "malformed envelope"),
-        (SequencerTests.envelope(id: nil), "id must be 16 bytes, not 0"),
-        (SequencerTests.envelope(id: .zero), "all zeros"),
-        (SequencerTests.envelope(type: nil), "has no type name"),
-        (SequencerTests.envelope(type: "NoPackage"), "has no package"),
-        (SequencerTests.envelope(type: "_heartbeat.X"), "reserved"),
-        (SequencerTests.envelope(type: "bureau.bad name"), "has a character"),
-        (SequencerTests.envelope { $0.position = 7 }, "the bus assigns positions"),
-        (SequencerTests.envelope { $0.commitTime.seconds = 7 }, "the bus assigns commit times"),
-        (SequencerTests.envelope { $0.payload = Data(count: 2000) }, "over the limit of 1024"),
+        (TestEnvelope.bytes(id: nil), "id must be 16 bytes, not 0"),
+        (TestEnvelope.bytes(id: .zero), "all zeros"),
+        (TestEnvelope.bytes(type: nil), "has no type name"),
+        (TestEnvelope.bytes(type: "NoPackage"), "has no package"),
+        (TestEnvelope.bytes(type: "_heartbeat.X"), "reserved"),
+        (TestEnvelope.bytes(type: "bureau.bad name"), "has a character"),
+        (TestEnvelope.bytes { $0.position = 7 }, "the bus assigns positions"),
+        (TestEnvelope.bytes { $0.commitTime.seconds = 7 }, "the bus assigns commit times"),
+        (TestEnvelope.bytes { $0.payload = Data(count: 2000) }, "over the limit of 1024"),
     ])
     func anInvalidEnvelopeIsRejectedWithItsReasonAndTheRestGoOn(envelope: Data, reason: String) {
         var sequencer = Self.sequencer()
-        let batch = sequencer.sequence([[envelope, Self.envelope()]], log: InMemoryEventLog(), now: (1, 0))
+        let batch = sequencer.sequence([[envelope, TestEnvelope.bytes()]], log: InMemoryEventLog(), now: (1, 0))
         #expect(batch.results[0][0].status == .rejected)
         #expect(batch.results[0][0].reason.contains(reason), "\(batch.results[0][0].reason)")
         #expect(batch.results[0][1].status == .committed && batch.results[0][1].position == 1)
@@ -67,7 +61,7 @@ struct SequencerTests {
 
     @Test func commitTimesNeverGoBackwards() throws {
         var sequencer = Sequencer(maxEnvelopeBytes: 1024, epochStart: 0, lastCommitTime: (500, 0))
-        let batch = sequencer.sequence([[Self.envelope()]], log: InMemoryEventLog(), now: (400, 0))
+        let batch = sequencer.sequence([[TestEnvelope.bytes()]], log: InMemoryEventLog(), now: (400, 0))
         #expect(try Bureau_Envelope(serializedBytes: batch.records.records[0].body).commitTime.seconds == 500)
     }
 
@@ -77,8 +71,8 @@ struct SequencerTests {
         let batch = sequencer.sequence(
             [
                 [
-                    Self.envelope(type: "bureau.a.X"), Self.envelope(type: "bureau.b.Y"),
-                    Self.envelope(type: "bureau.a.Z"),
+                    TestEnvelope.bytes(type: "bureau.a.X"), TestEnvelope.bytes(type: "bureau.b.Y"),
+                    TestEnvelope.bytes(type: "bureau.a.Z"),
                 ]
             ], log: log, now: (1, 0))
         // Positions 1, 2, 3; the first of each package points at the epoch's start.
@@ -93,7 +87,8 @@ struct SequencerTests {
         var sent: [String] = []
         for round in 0..<40 { sent += Array(repeating: types[(round * 7) % types.count], count: round % 3 + 1) }
         sent.insert("no-package", at: 17)
-        let batch = sequencer.sequence([sent.map { Self.envelope(type: $0) }], log: InMemoryEventLog(), now: (1, 0))
+        let batch = sequencer.sequence(
+            [sent.map { TestEnvelope.bytes(type: $0) }], log: InMemoryEventLog(), now: (1, 0))
         #expect(batch.publications.map(\.type.name) == sent.filter { $0 != "no-package" })
         #expect(
             batch.publications.map(\.type.package) == sent.filter { $0 != "no-package" }.map { String($0.prefix(9)) })
@@ -107,8 +102,9 @@ struct SequencerTests {
         let batch = sequencer.sequence(
             [
                 [
-                    Self.envelope(type: "bureau.a.X") { $0.position = 7 }, Self.envelope(id: id, type: "bureau.b.Y"),
-                    Self.envelope(id: id, type: "bureau.c.Y"), Self.envelope(type: "bureau.b.Z"),
+                    TestEnvelope.bytes(type: "bureau.a.X") { $0.position = 7 },
+                    TestEnvelope.bytes(id: id, type: "bureau.b.Y"),
+                    TestEnvelope.bytes(id: id, type: "bureau.c.Y"), TestEnvelope.bytes(type: "bureau.b.Z"),
                 ]
             ], log: log, now: (1, 0))
         #expect(batch.results[0].map(\.status) == [.rejected, .committed, .duplicate, .committed])
@@ -116,9 +112,9 @@ struct SequencerTests {
     }
 
     @Test func aRequestAsOneBufferOfEnvelopesIsSequencedAsTheSameEnvelopesOneByOne() throws {
-        let envelopes = [Self.envelope(), Data([0xFF]), Self.envelope(), Self.envelope()]
+        let envelopes = [TestEnvelope.bytes(), Data([0xFF]), TestEnvelope.bytes(), TestEnvelope.bytes()]
         let id = EventID.random()
-        let repeated = [Self.envelope(id: id), Self.envelope(id: id)]
+        let repeated = [TestEnvelope.bytes(id: id), TestEnvelope.bytes(id: id)]
         var framed = Self.sequencer()
         var oneByOne = Self.sequencer()
 

@@ -451,12 +451,28 @@ extension BusDaemonTests {
     /// A raw DEALER on `bus`'s ingress (it keeps its context alive), to send what README's
     /// protocol text describes. Replies are waited for up to 10 s.
     static func rawIngress(of bus: TestBus) throws -> ZMQSocket {
+        try rawDealer(to: bus.location.ipcEndpoints.ingress)
+    }
+
+    /// A DEALER of the test's own on `endpoint`, waiting at most 10 s for a reply.
+    static func rawDealer(to endpoint: String) throws -> ZMQSocket {
         let context = try ZMQContext()
         let socket = try context.socket(.dealer)
         try socket.setLinger(milliseconds: 0)
         try socket.setReceiveTimeout(milliseconds: 10_000)
-        try socket.connect(bus.location.ipcEndpoints.ingress)
+        try socket.connect(endpoint)
         return socket
+    }
+
+    /// The frames of a catch-up read after `position`, as README's wire protocol writes them.
+    static func readRequest(after position: UInt64, batched: Bool, id: UInt64) throws -> [Data] {
+        var request = Bureau_Bus_ReadRequest()
+        request.after = position
+        request.batched = batched
+        return [
+            Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(id),
+            try request.serializedData(),
+        ]
     }
 
     /// A catch-up read that asks for a batch gets the envelopes in one frame, each after its
@@ -467,20 +483,10 @@ extension BusDaemonTests {
         defer { client.close() }
         let sent = (0..<5).map { OutgoingEvent(type: "bureau.test.Happened", payload: Data([UInt8($0)])) }
         _ = try await client.publish(sent)
-        let context = try ZMQContext()
-        let socket = try context.socket(.dealer)
+        let socket = try Self.rawDealer(to: bus.location.ipcEndpoints.read)
         defer { socket.close() }
-        try socket.setLinger(milliseconds: 0)
-        try socket.setReceiveTimeout(milliseconds: 10_000)
-        try socket.connect(bus.location.ipcEndpoints.read)
         func read(batched: Bool) async throws -> (header: Bureau_Bus_ReadReply, envelopes: [Data]) {
-            var request = Bureau_Bus_ReadRequest()
-            request.after = 1
-            request.batched = batched
-            try socket.send(multipart: [
-                Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(7),
-                try request.serializedData(),
-            ])
+            try socket.send(multipart: try Self.readRequest(after: 1, batched: batched, id: 7))
             let reply = try #require(try await socket.nextMessage())
             #expect(String(decoding: reply[1], as: UTF8.self) == WireProtocol.events)
             let header = try Bureau_Bus_ReadReply(serializedBytes: reply[3])

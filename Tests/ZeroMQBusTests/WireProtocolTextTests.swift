@@ -92,19 +92,9 @@ struct WireProtocolTextTests {
         let client = try bus.client()
         defer { client.close() }
         _ = try await client.publish([OutgoingEvent(type: "bureau.test.Happened", payload: Data([1]))])
-        let context = try ZMQContext()
-        let socket = try context.socket(.dealer)
+        let socket = try BusDaemonTests.rawDealer(to: bus.location.ipcEndpoints.read)
         defer { socket.close() }
-        try socket.setLinger(milliseconds: 0)
-        try socket.setReceiveTimeout(milliseconds: 10_000)
-        try socket.connect(bus.location.ipcEndpoints.read)
-        var request = Bureau_Bus_ReadRequest()
-        request.after = 1
-        request.batched = true
-        try socket.send(multipart: [
-            Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(9),
-            try request.serializedData(),
-        ])
+        try socket.send(multipart: try BusDaemonTests.readRequest(after: 1, batched: true, id: 9))
         let reply = try #require(try await socket.nextMessage())
         #expect(reply.count == 5 && String(decoding: reply[1], as: UTF8.self) == WireProtocol.events)
         let header = try Bureau_Bus_ReadReply(serializedBytes: reply[3])
