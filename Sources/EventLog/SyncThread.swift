@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 
 /// A thread of the log's own that runs its `fdatasync`s one after another, so that the writer
 /// goes on framing and writing the next batch while the disk makes the last one durable (the
@@ -26,12 +27,18 @@ final class SyncThread: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         guard start else { return }
-        let thread = Thread { [self] in
+        do {
             // Named for `top -H` and the benchmarks' CPU per thread (15 characters at most).
-            Thread.current.name = "bureau-sync"
-            run()
+            try OwnThread.detached(name: "bureau-sync") { [self] in run() }
+        } catch {
+            // No thread to be had: the jobs run here, in order, as they do once stopped.
+            condition.lock()
+            stopping = true
+            let held = jobs
+            jobs = []
+            condition.unlock()
+            held.forEach { $0() }
         }
-        thread.start()
     }
 
     /// Ends the thread once the jobs it holds have run; does not wait for them.

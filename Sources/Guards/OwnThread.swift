@@ -32,6 +32,12 @@ public final class OwnThread: @unchecked Sendable {
         thread = handle
     }
 
+    /// Starts a thread named `name` running `body` and lets it end by itself, never joined: for a
+    /// thread whose end the caller learns of otherwise (a condition it signals as it returns).
+    public static func detached(name: String, _ body: @escaping @Sendable () -> Void) throws {
+        try OwnThread(name: name, body).detach()
+    }
+
     /// Runs `body` on a thread of its own and returns what it returns: for blocking work (a
     /// standby waiting for a lock, a test waiting on a semaphore) that an async caller must not do on the cooperative pool.
     public static func run<Value: Sendable>(
@@ -39,8 +45,7 @@ public final class OwnThread: @unchecked Sendable {
     ) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             do {
-                let thread = try OwnThread(name: name) { continuation.resume(with: Result { try body() }) }
-                thread.detach()
+                try detached(name: name) { continuation.resume(with: Result { try body() }) }
             } catch {
                 continuation.resume(throwing: error)
             }

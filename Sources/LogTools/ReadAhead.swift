@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 
 /// Runs a source of items (records read from a log and decoded) on a thread of its own, a few
 /// chunks ahead of the caller, so that reading, checksums and decoding overlap with what the
@@ -114,21 +115,19 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
         try ReadAhead(weight: weight, next: next).forEach(body)
     }
 
-    private init(depth: Int = 3, read: @escaping () -> Part) {
+    private init(depth: Int = 3, read: @escaping () -> Part) throws {
         self.depth = max(depth, 1)
         // The source (a cursor) is not Sendable, and need not be: from here on only the reading
         // thread calls it, and the caller gets it back only after that thread has returned.
         let source = Source(read: read)
-        let thread = Thread { [self] in
-            // Named for `top -H` and `perf report --sort comm` (15 characters at most).
-            Thread.current.name = "bureau-readahea"
-            produce(source.read)
-        }
-        thread.start()
+        // Named for `top -H` and `perf report --sort comm` (15 characters at most). The thread
+        // names itself before it reads (Foundation's `Thread.name`, set from inside, did not
+        // always reach the system under load).
+        try OwnThread.detached(name: "bureau-readahead") { [self] in produce(source.read) }
     }
 
-    private convenience init(weight: @escaping (Item) -> Int, next: @escaping () throws -> Item?) {
-        self.init { () -> Part in
+    private convenience init(weight: @escaping (Item) -> Int, next: @escaping () throws -> Item?) throws {
+        try self.init { () -> Part in
             var chunk = Chunk()
             chunk.items.reserveCapacity(Self.chunkItems)
             var bytes = 0
