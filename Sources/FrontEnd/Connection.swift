@@ -12,10 +12,14 @@ public struct Connection: Sendable, Equatable {
     /// Subscriptions that ended in a row, without an event or a catch-up between them: what the
     /// next one's backoff counts.
     public var failures: Int
+    /// Why the front-end stopped following the bus for good: the bus's log ends before what it
+    /// has shown, so it is not the log the front-end read. Only a restart (which reads the bus's
+    /// log from the start) clears it.
+    public var stopped: String?
 
     public init(
         isConnected: Bool = false, head: UInt64 = 0, caughtUp: Bool = false, problem: String? = nil,
-        delivered: UInt64 = 0, failures: Int = 0
+        delivered: UInt64 = 0, failures: Int = 0, stopped: String? = nil
     ) {
         self.isConnected = isConnected
         self.head = head
@@ -23,5 +27,6 @@ public struct Connection: Sendable, Equatable {
         self.problem = problem
         self.delivered = delivered
         self.failures = failures
+        self.stopped = stopped
     }
 }

@@ -43,10 +43,12 @@ public struct Coordinator: Sendable {
             state.connection.failures = 0
             state.connection.head = max(state.connection.head, head)
         case .delivered(.connection(let connected)):
+            guard state.connection.stopped == nil else { break }
             state.connection.isConnected = connected
             state.connection.problem = connected ? nil : "no heartbeat"
         case .subscriptionEnded(let problem):
             state.connection.isConnected = false
+            guard state.connection.stopped == nil else { break }
             state.connection.problem = problem
             state.connection.failures += 1
             return [
@@ -54,8 +56,20 @@ public struct Coordinator: Sendable {
                     after: state.connection.delivered,
                     delay: reconnect.nominalDelay(attempt: state.connection.failures))
             ]
+        case .aheadOfLog(let position, let head, let epoch):
+            // Subscribing again would pass over everything this bus publishes up to `position` as
+            // already shown: stop, and say what to do (README's subscriber algorithm, step 1).
+            state.connection.isConnected = false
+            state.connection.head = head
+            state.connection.problem = nil
+            state.connection.stopped =
+                "the bus's log ends at position \(head)" + (epoch == 0 ? "" : " (daemon epoch \(epoch))")
+                + ", before position \(position) shown here: it is not the log this front-end read "
+                + "(restored, replaced or another bus's). Quit and start it again to read this log"
         case .pinged(let head, let problem):
-            if let head {
+            if state.connection.stopped != nil {
+                if let head { state.connection.head = head }
+            } else if let head {
                 state.connection.isConnected = true
                 state.connection.problem = nil
                 state.connection.head = max(state.connection.head, head)

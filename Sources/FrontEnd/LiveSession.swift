@@ -172,6 +172,12 @@ public struct LiveSession: Sendable {
                 sink.yield(.session(.delivered(item)))
             }
             problem = "the subscription ended"
+        } catch BusError.aheadOfLog(let position, let head, let epoch) {
+            logger.error(
+                "the bus's log ends before what this front-end has shown: stopped following",
+                metadata: ["frontend.position": "\(position)", "bus.head": "\(head)", "bus.epoch": "\(epoch)"])
+            if !Task.isCancelled { sink.yield(.session(.aheadOfLog(position: position, head: head, epoch: epoch))) }
+            return
         } catch {
             logger.warning("subscription failed", metadata: ["frontend.error": "\(error)"])
             problem = "\(error)"

@@ -12,6 +12,9 @@ public enum SessionInput: Sendable {
     case delivered(SubscriptionEvent)
     /// The subscription failed (or ended); the front-end subscribes again after a backoff.
     case subscriptionEnded(problem: String)
+    /// The bus refused to read after `position`, the last event shown, because its log ends at
+    /// `head` (daemon epoch `epoch`): not the log the front-end read. It stops following.
+    case aheadOfLog(position: UInt64, head: UInt64, epoch: UInt64)
     /// The answer to a ping: the bus's head, or why there was none.
     case pinged(head: UInt64?, problem: String?)
     /// A request the bus did not take.

@@ -14,7 +14,9 @@ public struct StatusLine: Component, Sendable {
     public func draw(in buffer: inout CellBuffer, area: Rect) {
         let y = area.y
         var x: Int
-        if connection.isConnected {
+        if let stopped = connection.stopped {
+            x = buffer.write(" ■ stopped: \(stopped) ", x: area.x, y: y, style: Theme.disconnected, clip: area)
+        } else if connection.isConnected {
             x = buffer.write(" ● connected ", x: area.x, y: y, style: Theme.connected, clip: area)
             let progress = connection.caughtUp ? "head \(connection.head)" : "catching up… head \(connection.head)"
             x = buffer.write("│ \(progress) ", x: x, y: y, clip: area)

@@ -2,6 +2,7 @@ import Bus
 import EventLog
 import FrontEnd
 import Guards
+import TerminalUI
 import Testing
 
 /// What the bus and its calls do to the front-end's state, through the coordinator alone: the
@@ -64,5 +65,27 @@ struct CoordinatorConnectionTests {
         #expect(state.connection.head == 40, "the last head known is kept while the bus is away")
         _ = coordinator.handle(.delivered(.connection(isConnected: false)), in: &state)
         #expect(state.connection.problem == "no heartbeat")
+    }
+
+    @Test func aBusWhoseLogEndsBeforeWhatWasShownStopsTheFrontEndForGoodAndSaysWhatToDo() {
+        // Given a front-end that has shown everything through position 12
+        var state = AppState(connection: Connection(isConnected: true, head: 12, caughtUp: true, delivered: 12))
+        // When the bus answers its read with ahead-of-log: its log ends at 5 (a restored copy)
+        let effects = coordinator.handle(.aheadOfLog(position: 12, head: 5, epoch: 7), in: &state)
+        // Then it does not subscribe again (that would pass over positions 6 to 12 of this log)
+        #expect(effects.isEmpty)
+        #expect(!state.connection.isConnected && state.connection.head == 5)
+        let stopped = state.connection.stopped ?? ""
+        #expect(stopped.contains("ends at position 5 (daemon epoch 7)") && stopped.contains("before position 12"))
+        #expect(stopped.contains("start it again"))
+        // And nothing the bus says afterwards resumes it or hides why it stopped
+        #expect(coordinator.handle(.subscriptionEnded(problem: "the bus client was closed"), in: &state).isEmpty)
+        _ = coordinator.handle(.pinged(head: 6, problem: nil), in: &state)
+        _ = coordinator.handle(.delivered(.connection(isConnected: true)), in: &state)
+        #expect(!state.connection.isConnected && state.connection.stopped == stopped && state.connection.head == 6)
+        // And the status line says so
+        var buffer = CellBuffer(width: 400, height: 1)
+        StatusLine(connection: state.connection, latestError: nil).draw(in: &buffer, area: buffer.bounds)
+        #expect(buffer.text.contains("■ stopped: the bus's log ends at position 5"))
     }
 }
