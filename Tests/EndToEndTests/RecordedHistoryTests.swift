@@ -10,6 +10,9 @@ import Testing
 struct RecordedHistoryTests {
     static let histories = "/" + #filePath.split(separator: "/").dropLast(2).joined(separator: "/") + "/Histories"
 
+    static let recorder =
+        "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/") + "/tools/record-history"
+
     static var names: [String] {
         Files.list(histories).filter { Files.isDirectory(histories + "/" + $0) }.sorted()
     }
@@ -36,6 +39,24 @@ struct RecordedHistoryTests {
         let bureau = BusProcess(directory: work.path, data: work.file("data"))
         let check = try await bureau.run(["log", "verify"])
         #expect(check.code == 0, "\(name): log verify: \(check.out) \(check.err)")
+        // Every read model at every position tools/record-history folds at: a file missing fails
+        // here, naming it, rather than leaving that model or position unchecked.
+        let stats = try await bureau.run(["log", "stats", "--json"])
+        let last = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(stats.out.utf8)) as? [String: Any])?["last"] as? Int,
+            "\(name): log stats --json gave no last position: \(stats.out) \(stats.err)")
+        let positions = [last / 4, last / 2, 3 * last / 4, last]
+        let recorder = try #require(Files.read(Self.recorder), "\(Self.recorder) cannot be read")
+        let recordedModels = try #require(
+            recorder.split(separator: "\n").first { $0.contains("for model in") }.map { line in
+                line.split(separator: " ").drop { $0 != "in" }.dropFirst().prefix { $0 != "do" }.map {
+                    String($0.trimmingCharacters(in: CharacterSet(charactersIn: ";")))
+                }
+            }, "\(Self.recorder) has no `for model in …` line")
+        try #require(!recordedModels.isEmpty, "\(Self.recorder): its `for model in …` line names no model")
+        let missing = recordedModels.flatMap { model in positions.map { "\(model)@\($0).json" } }
+            .filter { !models.contains($0) }
+        #expect(missing.isEmpty, "\(name): \(expected) lacks \(missing.joined(separator: ", "))")
         for file in models {
             let parts = file.dropLast(".json".count).split(separator: "@")
             try #require(parts.count == 2 && UInt64(parts[1]) != nil, "\(expected)/\(file): not MODEL@POSITION.json")
@@ -53,5 +74,34 @@ struct RecordedHistoryTests {
         let replayed = try await bureau.run(["replay", "--verify"])
         #expect(replayed.code == 0, "\(name): replay --verify: \(replayed.out) \(replayed.err)")
         #expect(replayed.out == verified, "\(name): replay --verify says something else now:\n\(replayed.out)")
+    }
+
+    /// `log show` shows an old event as this build reads it and says it was upcast; `--raw` shows
+    /// it as stored. The history from before commissions holds reservations in the old shape.
+    @Test func logShowSaysAnOldEventWasUpcastAndRawShowsItAsStored() async throws {
+        let work = try TemporaryDirectory("history-show")
+        try FileManager.default.copyItem(
+            atPath: Self.histories + "/2026-11-before-commission/log", toPath: work.file("data/log"))
+        let bureau = BusProcess(directory: work.path, data: work.file("data"))
+        let read = try await bureau.run(["log", "show", "--type", "bureau.reservations.ReservationAccepted"])
+        let raw = try await bureau.run(["log", "show", "--raw", "--type", "bureau.reservations.ReservationAccepted"])
+        let json = try await bureau.run(["log", "show", "--json", "--type", "bureau.reservations.ReservationAccepted"])
+        #expect(read.code == 0 && raw.code == 0 && json.code == 0, "\(read.err) \(raw.err) \(json.err)")
+        let readLines = read.out.split(separator: "\n")
+        let rawLines = raw.out.split(separator: "\n")
+        try #require(!readLines.isEmpty && readLines.count == rawLines.count, "\(read.out)\n\(raw.out)")
+        for (shown, stored) in zip(readLines, rawLines) {
+            #expect(
+                shown.contains("bureau.reservations.ReservationAcceptedV2 {")
+                    && shown.contains("\"commissionBasis\":\"BEFORE_COMMISSIONS\""))
+            #expect(shown.hasSuffix("(upcast from bureau.reservations.ReservationAccepted)"), "\(shown)")
+            #expect(stored.contains("bureau.reservations.ReservationAccepted {") && stored.contains("\"quoteAmount\""))
+            #expect(!stored.contains("upcast"), "\(stored)")
+        }
+        #expect(
+            json.out.split(separator: "\n").allSatisfy {
+                $0.contains("\"upcastFrom\":\"bureau.reservations.ReservationAccepted\"")
+            },
+            "\(json.out)")
     }
 }
