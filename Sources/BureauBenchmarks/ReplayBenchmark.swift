@@ -92,7 +92,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
                     {
                         // `bureau replay` as it reads: every event through the upcasters.
                         let (rate, count, _) = try timeReplay { apply in
-                            try timing.timeScan(location) { apply(upcasting.upcast($0)) }
+                            try timing.timeScan(location) { upcasting.reading($0, apply) }
                         }
                         return (rate, count)
                     },

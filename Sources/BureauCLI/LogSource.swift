@@ -74,10 +74,10 @@ struct LogSource {
             try LogFiles.scanEvents(directory: location.logDirectory, from: from, to: to, warn: printWarning, body)
         case .files(let location):
             try LogFiles.scanEvents(directory: location.logDirectory, from: from, to: to, warn: printWarning) {
-                try body(upcasting.upcast($0))
+                try upcasting.reading($0, body)
             }
         case .bus, .store:
-            try await scan(from: from, to: to) { event, _ in try body(upcasting.upcast(event)) }
+            try await scan(from: from, to: to) { event, _ in try upcasting.reading(event, body) }
         }
     }
 

@@ -62,7 +62,7 @@ public final class EventSubscription: AsyncSequence, Sendable {
         /// The next item; an event is read through the subscription's upcasters.
         public mutating func next() async throws -> SubscriptionEvent? {
             guard let item = try await nextWithEnvelope()?.item else { return nil }
-            if case .event(let event) = item, !subscription.upcasting.isEmpty {
+            if case .event(let event) = item, subscription.upcasting.upcasts(event.type) {
                 return .event(subscription.upcasting.upcast(event))
             }
             return item
