@@ -112,4 +112,26 @@ struct EventUpcastingTests {
         #expect("\(failure)".contains("Refusing failed: no base"))
         #expect(read.line.contains("Refusing could not read it as bureau.watchlist.PairAdded: no base"))
     }
+
+    @Test func aRenamedTypeReadsAsItsNewNameWithTheSameBytes() throws {
+        // Given events once stored as "bureau.old.PairWanted", a name no schema has any more
+        let upcasting = try EventUpcasting(
+            [RenamedEvent(from: "bureau.old.PairWanted", to: V1.self)], readTypes: [V1.protoMessageName])
+        var wanted = V1()
+        wanted.base = "EUR"
+        wanted.quote = "GBP"
+        var event = try Self.stored(wanted)
+        event.type = "bureau.old.PairWanted"
+        // When one is read
+        let read = upcasting.reading(event) { $0 }
+        // Then it is today's type, payload unchanged, and says what it was stored as
+        #expect(read.type == V1.protoMessageName)
+        #expect(try read.payload(as: V1.self) == wanted)
+        #expect(read.upcast == .upcast(storedType: "bureau.old.PairWanted", steps: 1))
+        #expect(upcasting.readAs.map(\.change) == ["bureau.old.PairWanted is now called \(V1.protoMessageName)"])
+        // And an event of any other type is handed on as it is
+        #expect(upcasting.upcasts("bureau.old.PairWanted") && !upcasting.upcasts(V1.protoMessageName))
+        let current = try Self.stored(wanted)
+        #expect(upcasting.reading(current) { $0 } == current)
+    }
 }
