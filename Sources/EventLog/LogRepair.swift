@@ -100,17 +100,53 @@ public enum LogRepair {
         }
         let stamp = timestamp()
         let damagedDirectory = directory + "/damaged-" + stamp
-        var readme: [String] = ["Moved here by a repair of \(directory) at \(stamp) (UTC). What was wrong:"]
-        readme += before.problems.map { "- \($0)" }
+        let rewrite = try Self.rewrite(
+            segments, problems: before.problems, acknowledged: acknowledged, damagedDirectory: damagedDirectory,
+            directory: directory, fileSystem: fileSystem, dryRun: dryRun, indexInterval: indexInterval,
+            placeholder: placeholder)
+        report.lost = rewrite.lost
+        report.kept = rewrite.kept
+        report.head = rewrite.next - 1
+        report.rewritten = rewrite.segments.map { $0.original.name }
+        report.rebuiltIndexes = rewrite.indexes.map { SegmentFile.baseName($0.0.firstPosition) + ".idx" }
+        guard report.changed else { return report }
+        if !rewrite.segments.isEmpty { report.damagedDirectory = damagedDirectory }
+        guard !dryRun else { return report }
+        let readme =
+            ["Moved here by a repair of \(directory) at \(stamp) (UTC). What was wrong:"]
+            + before.problems.map { "- \($0)" }
+        try install(
+            rewrite, in: directory, damagedDirectory: damagedDirectory, readme: readme, head: report.head,
+            fileSystem: fileSystem)
+        return report
+    }
+
+    /// What a repair writes: the damaged segments' repaired copies, written aside (each with
+    /// the path of its copy), the indexes to write, and what was kept and lost.
+    private struct Rewrite {
+        var segments: [(original: SegmentFile, repaired: String)] = []
+        var indexes: [(SegmentFile, [SparseIndex.Entry])] = []
+        var lost: [ClosedRange<UInt64>] = []
+        var kept: UInt64 = 0
+        /// The position after the last one written.
+        var next: UInt64 = 1
+    }
+
+    /// Reads every segment and writes, aside, a repaired copy of each damaged one: every valid
+    /// record kept, a placeholder at every position that could have been acknowledged and is
+    /// lost (``SegmentScanner/lastPositionLost(at:fileSize:nextSegment:acknowledged:)``), and a
+    /// segment of placeholders for positions no segment holds. Nothing in `directory` changes.
+    private static func rewrite(
+        _ segments: [SegmentFile], problems: [LogVerifier.Problem], acknowledged: UInt64, damagedDirectory: String,
+        directory: String, fileSystem: any FileSystem, dryRun: Bool, indexInterval: Int64, placeholder: Placeholder
+    ) throws -> Rewrite {
+        var rewrite = Rewrite()
         var previous: LogRecord?
         var expected: UInt64 = 1
         var previousFirst: UInt64 = 0
-        var rewrittenSegments: [(original: SegmentFile, repaired: String)] = []
-        var indexes: [(SegmentFile, [SparseIndex.Entry])] = []
-
         for (number, segment) in segments.enumerated() {
             let next = number + 1 < segments.count ? segments[number + 1] : nil
-            let problems = before.problems.filter { $0.segment == segment.path }
+            let segmentProblems = problems.filter { $0.segment == segment.path }
             // Positions no segment holds come first: a segment of placeholders stands for them.
             if segment.firstPosition > expected {
                 let missing = expected...(segment.firstPosition - 1)
@@ -125,14 +161,14 @@ public enum LogRepair {
                     writer.append(record)
                     previous = record
                 }
-                report.lost.append(missing)
-                rewrittenSegments.append((filler, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
-                indexes.append((filler, writer.index))
+                rewrite.lost.append(missing)
+                rewrite.segments.append((filler, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
+                rewrite.indexes.append((filler, writer.index))
                 previousFirst = filler.firstPosition
             }
             let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
             let scanner = SegmentScanner(segment: segment, file: file)
-            let needsRewrite = !problems.isEmpty
+            let needsRewrite = !segmentProblems.isEmpty
             var writer = SegmentWriter(segment: segment, previous: previousFirst, indexInterval: indexInterval)
             var from = Int64(SegmentFile.headerSize)
             var position = segment.firstPosition
@@ -140,7 +176,7 @@ public enum LogRepair {
                 let scan = try scanner.scan(from: from, expecting: position) { record, _ in
                     writer.append(record)
                     previous = record
-                    report.kept += 1
+                    rewrite.kept += 1
                 }
                 guard let bad = scan.bad else { break }
                 let fileSize = try file.size
@@ -158,7 +194,7 @@ public enum LogRepair {
                         writer.append(record)
                         previous = record
                     }
-                    report.lost.append(bad.position...last)
+                    rewrite.lost.append(bad.position...last)
                 }
                 guard let resume = bad.resumesAt else { break }
                 from = resume.offset
@@ -166,22 +202,28 @@ public enum LogRepair {
             }
             expected = writer.nextPosition
             if needsRewrite {
-                rewrittenSegments.append((segment, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
-                indexes.append((segment, writer.index))
+                rewrite.segments.append((segment, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
+                rewrite.indexes.append((segment, writer.index))
             } else if try !SparseIndex.matches(
                 SparseIndex.read(segment.indexPath, fileSystem: fileSystem), segment: segment, file: file)
             {
-                indexes.append((segment, writer.index))
+                rewrite.indexes.append((segment, writer.index))
             }
             previousFirst = segment.firstPosition
         }
-        report.head = expected - 1
-        report.rewritten = rewrittenSegments.map { $0.original.name }
-        report.rebuiltIndexes = indexes.map { SegmentFile.baseName($0.0.firstPosition) + ".idx" }
-        guard report.changed else { return report }
-        if !rewrittenSegments.isEmpty { report.damagedDirectory = damagedDirectory }
-        guard !dryRun else { return report }
+        rewrite.next = expected
+        return rewrite
+    }
 
+    /// Puts a repair in place: the damaged segments and their indexes moved into
+    /// `damagedDirectory` with a README saying why, the repaired copies renamed in, the indexes
+    /// written, and the recovery point set to `head`; each step durable before the next.
+    private static func install(
+        _ rewrite: Rewrite, in directory: String, damagedDirectory: String, readme: [String], head: UInt64,
+        fileSystem: any FileSystem
+    ) throws {
+        let rewrittenSegments = rewrite.segments
+        let indexes = rewrite.indexes
         if !rewrittenSegments.isEmpty {
             try OwnerOnly.makeDirectory(damagedDirectory, fileSystem: fileSystem)
             try Array((readme.joined(separator: "\n") + "\n").utf8).withUnsafeBytes {
@@ -208,11 +250,10 @@ public enum LogRepair {
         try PosixFile.syncDirectory(directory, fileSystem: fileSystem)
         if !rewrittenSegments.isEmpty { try PosixFile.syncDirectory(damagedDirectory, fileSystem: fileSystem) }
         let newest = try SegmentFile.list(in: directory, fileSystem: fileSystem).last
-        let point = RecoveryPoint(acknowledged: report.head, segment: newest?.firstPosition ?? 1)
+        let point = RecoveryPoint(acknowledged: head, segment: newest?.firstPosition ?? 1)
         try point.bytes.withUnsafeBytes {
             try PosixFile.replace(RecoveryPoint.path(in: directory), with: $0, fileSystem: fileSystem)
         }
-        return report
     }
 
     private static func move(_ from: String, to: String, fileSystem: any FileSystem) throws {

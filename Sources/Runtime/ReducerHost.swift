@@ -60,63 +60,28 @@ public final class ReducerHost<R: Reducer>: Service {
         }
     }
 
+    /// What one run of the host has come to: the state and how far it has read.
+    private struct Progress {
+        var state: R.State
+        /// The last input applied.
+        var applied: UInt64
+        /// Every event the subscription has passed, up to here, is accounted for: inputs applied,
+        /// own outputs seen. Snapshots record this, not the last input: after a restart, own
+        /// outputs published behind the last input need not be read again.
+        var seen: UInt64
+        var catchingUp = true
+        /// Outputs computed while catching up, until the log shows which it holds.
+        var held = HeldOutputs()
+        var schedule: SnapshotSchedule
+    }
+
     private func consume(outbox: Outbox) async throws {
-        let logger = self.logger
-        var state = reducer.initialState
-        var applied: UInt64 = 0
-        if let snapshot = snapshots.load(
-            R.State.self, module: reducer.module, stateVersion: reducer.stateVersion,
-            rejected: {
-                logger.warning(
-                    "ignoring a snapshot; rebuilding from the log", metadata: ["host.snapshot_problem": "\($0)"])
-            })
-        {
-            state = snapshot.state
-            applied = snapshot.position
-        }
+        let (state, applied) = loadSnapshot()
         logger.info("starting", metadata: ["host.from_position": "\(applied)"])
         statistics?.started(from: applied)
-
-        // Every event the subscription has passed, up to here, is accounted for: inputs applied,
-        // own outputs seen. Snapshots record this, not the last input: after a restart, own
-        // outputs published behind the last input need not be read again.
-        var seen = applied
-        var catchingUp = true
-        var held = HeldOutputs()
-        var sinceSnapshot = 0
-        // Saves that failed in a row, and when the next may be tried.
-        var failedSaves = 0
-        var retrySaveAt: ContinuousClock.Instant?
-
-        func saveSnapshot() async throws {
-            try await outbox.drain()
-            do {
-                try snapshots.save(
-                    Snapshot(module: reducer.module, stateVersion: reducer.stateVersion, position: seen, state: state))
-            } catch {
-                failedSaves += 1
-                let delay = options.snapshotRetry.delay(attempt: failedSaves)
-                retrySaveAt = .now + delay
-                statistics?.snapshotFailed()
-                logger.error(
-                    "could not save the snapshot; going on, and trying again later",
-                    metadata: [
-                        "host.position": "\(seen)", "host.error": "\(error)", "host.attempt": "\(failedSaves)",
-                        "host.retry_in_ms": "\(delay.inMilliseconds)",
-                    ])
-                return
-            }
-            if failedSaves > 0 {
-                logger.notice(
-                    "the snapshot is saved again",
-                    metadata: ["host.position": "\(seen)", "host.failed": "\(failedSaves)"])
-            }
-            failedSaves = 0
-            retrySaveAt = nil
-            sinceSnapshot = 0
-            statistics?.snapshotted(at: seen)
-            metrics?.snapshotted()
-        }
+        var progress = Progress(
+            state: state, applied: applied, seen: applied,
+            schedule: SnapshotSchedule(every: options.snapshotEvery, retry: options.snapshotRetry))
 
         let subscription = client.subscribe(reducer.subscriptionFilter, after: applied)
         metrics?.follow(subscription)
@@ -126,58 +91,9 @@ public final class ReducerHost<R: Reducer>: Service {
             for try await item in subscription {
                 switch item {
                 case .event(let event):
-                    seen = event.position
-                    statistics?.saw(event.position)
-                    if reducer.isOwnOutput(event) {
-                        if catchingUp { held.markPublished(event.id) }
-                        continue
-                    }
-                    let began = catchingUp ? nil : Self.tracedStepBegins(for: event)
-                    let step = reducer.step(event, state: &state)
-                    switch step {
-                    case .notAnInput: continue
-                    case .applied: metrics?.inputApplied()
-                    case .malformed(_, let reason):
-                        metrics?.inputMalformed()
-                        // An input that does not decode is passed over, and said so, once.
-                        logger.error(
-                            "passing over an input",
-                            metadata: ["host.position": "\(event.position)", "host.error": "\(reason)"])
-                    }
-                    var outputs = step.outputs
-                    applied = event.position
-                    statistics?.applied(event.position)
-                    if catchingUp {
-                        held.hold(outputs)
-                    } else {
-                        let span = began.flatMap {
-                            Self.stepSpan(
-                                for: event, module: reducer.module, began: $0, step: step.kind, outputs: &outputs)
-                        }
-                        try await outbox.enqueue(outputs)
-                        metrics?.published(outputs.count)
-                        span?.end()
-                        sinceSnapshot += 1
-                        if sinceSnapshot >= options.snapshotEvery, retrySaveAt.map({ $0 <= .now }) ?? true {
-                            try await saveSnapshot()
-                        }
-                    }
+                    try await apply(event, to: &progress, outbox: outbox)
                 case .caughtUp(let head):
-                    seen = max(seen, head)
-                    guard catchingUp else { continue }
-                    catchingUp = false
-                    let missing = held.missing
-                    logger.info(
-                        "caught up",
-                        metadata: [
-                            "host.head": "\(head)", "host.applied": "\(applied)",
-                            "host.republished": "\(missing.count)",
-                        ])
-                    try await outbox.enqueue(missing)
-                    metrics?.published(missing.count)
-                    held = HeldOutputs()
-                    try await saveSnapshot()
-                    statistics?.caughtUp(head: head, republished: missing.count)
+                    try await caughtUp(at: head, with: &progress, outbox: outbox)
                 case .connection(let connected):
                     logger.log(level: connected ? .info : .warning, connected ? "the bus is back" : "the bus is silent")
                 }
@@ -187,7 +103,104 @@ public final class ReducerHost<R: Reducer>: Service {
         }
         // Graceful shutdown: everything applied is published, then remembered. A cancelled
         // task (its process is going down hard) writes nothing more.
-        if !catchingUp && !Task.isCancelled { try await saveSnapshot() }
-        logger.info("stopped", metadata: ["host.applied": "\(applied)"])
+        if !progress.catchingUp && !Task.isCancelled { try await saveSnapshot(of: &progress, outbox: outbox) }
+        logger.info("stopped", metadata: ["host.applied": "\(progress.applied)"])
+    }
+
+    /// The newest usable snapshot's state and position, or the initial state at 0.
+    private func loadSnapshot() -> (R.State, UInt64) {
+        let logger = self.logger
+        let snapshot = snapshots.load(
+            R.State.self, module: reducer.module, stateVersion: reducer.stateVersion,
+            rejected: {
+                logger.warning(
+                    "ignoring a snapshot; rebuilding from the log", metadata: ["host.snapshot_problem": "\($0)"])
+            })
+        return snapshot.map { ($0.state, $0.position) } ?? (reducer.initialState, 0)
+    }
+
+    /// One event of the subscription: an own output seen, or an input stepped, its outputs held
+    /// (catching up) or published (live).
+    private func apply(_ event: StoredEvent, to progress: inout Progress, outbox: Outbox) async throws {
+        progress.seen = event.position
+        statistics?.saw(event.position)
+        if reducer.isOwnOutput(event) {
+            if progress.catchingUp { progress.held.markPublished(event.id) }
+            return
+        }
+        let began = progress.catchingUp ? nil : Self.tracedStepBegins(for: event)
+        let step = reducer.step(event, state: &progress.state)
+        switch step {
+        case .notAnInput: return
+        case .applied: metrics?.inputApplied()
+        case .malformed(_, let reason):
+            metrics?.inputMalformed()
+            // An input that does not decode is passed over, and said so, once.
+            logger.error(
+                "passing over an input", metadata: ["host.position": "\(event.position)", "host.error": "\(reason)"])
+        }
+        var outputs = step.outputs
+        progress.applied = event.position
+        statistics?.applied(event.position)
+        guard !progress.catchingUp else {
+            progress.held.hold(outputs)
+            return
+        }
+        let span = began.flatMap {
+            Self.stepSpan(for: event, module: reducer.module, began: $0, step: step.kind, outputs: &outputs)
+        }
+        try await outbox.enqueue(outputs)
+        metrics?.published(outputs.count)
+        span?.end()
+        progress.schedule.applied()
+        if progress.schedule.isDue(at: .now) { try await saveSnapshot(of: &progress, outbox: outbox) }
+    }
+
+    /// The subscription reached the head for the first time: the held outputs the log does not
+    /// hold are published, and the state remembered.
+    private func caughtUp(at head: UInt64, with progress: inout Progress, outbox: Outbox) async throws {
+        progress.seen = max(progress.seen, head)
+        guard progress.catchingUp else { return }
+        progress.catchingUp = false
+        let missing = progress.held.missing
+        logger.info(
+            "caught up",
+            metadata: [
+                "host.head": "\(head)", "host.applied": "\(progress.applied)", "host.republished": "\(missing.count)",
+            ])
+        try await outbox.enqueue(missing)
+        metrics?.published(missing.count)
+        progress.held = HeldOutputs()
+        try await saveSnapshot(of: &progress, outbox: outbox)
+        statistics?.caughtUp(head: head, republished: missing.count)
+    }
+
+    /// Saves the state once every output so far is acknowledged; a save that fails is logged
+    /// and tried again later (``SnapshotSchedule``), never fatal.
+    private func saveSnapshot(of progress: inout Progress, outbox: Outbox) async throws {
+        try await outbox.drain()
+        let seen = progress.seen
+        do {
+            try snapshots.save(
+                Snapshot(
+                    module: reducer.module, stateVersion: reducer.stateVersion, position: seen, state: progress.state))
+        } catch {
+            let delay = progress.schedule.failed(at: .now)
+            statistics?.snapshotFailed()
+            logger.error(
+                "could not save the snapshot; going on, and trying again later",
+                metadata: [
+                    "host.position": "\(seen)", "host.error": "\(error)",
+                    "host.attempt": "\(progress.schedule.failedSaves)", "host.retry_in_ms": "\(delay.inMilliseconds)",
+                ])
+            return
+        }
+        let failedBefore = progress.schedule.saved()
+        if failedBefore > 0 {
+            logger.notice(
+                "the snapshot is saved again", metadata: ["host.position": "\(seen)", "host.failed": "\(failedBefore)"])
+        }
+        statistics?.snapshotted(at: seen)
+        metrics?.snapshotted()
     }
 }

@@ -359,10 +359,7 @@ final class IngressLoop {
         // positions that were never written.
         let before = sequencer
         let time = CommitTime.now
-        // The daemon's own reports go first, as a request nobody waits for the answer to.
-        var requests = withReports(self.reports, received)
-        var batch = sequencer.sequence(
-            requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos), reusing: takeRecordBuffer())
+        var (requests, batch) = sequenced(received, at: time, before: before)
         // Kept, emptied, for the next batch; a buffer a burst made large is given back
         // (RecordBatch.removeAll), so that an idle daemon holds little.
         defer {
@@ -371,48 +368,14 @@ final class IngressLoop {
             records.removeAll()
             recordBuffer = records
         }
-        if diskFull, batch.records.count > self.reports.count {
-            // A producer's events would be stored: the report that the full disk has passed
-            // goes in the same batch, so it is committed exactly when accepting resumes.
-            sequencer = before
-            let passed = reporter.event(code: "disk-full", message: diskFullReport())
-            requests = withReports(self.reports + [passed], received)
-            batch = sequencer.sequence(requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos))
-        }
-        var results = batch.results
         if batch.records.isEmpty { self.reports = [] }
         var held = WrittenBatch(head: log.head, packageHeads: [:], events: 0, answers: [])
         if !batch.records.isEmpty {
             do {
                 try log.append(batch.records)
             } catch let error as EventLogError where error.isRefusal {
-                // Nothing of this batch is in the log, and the log is as it was: say so to
-                // every producer, who may retry, and go on.
                 sequencer = before
-                refusedWhileFull += received.count
-                state.metrics.storeError("refused")
-                if !diskFull {
-                    diskFull = true
-                    diskFullSince = .now
-                    logger.error(
-                        "refusing publishes: the log cannot store them", metadata: ["bus.error": "\(error)"])
-                }
-                let reason = "not stored: \(error)"
-                let head = log.head
-                // A repeat of an id within the batch was answered DUPLICATE of a position that
-                // is not written either.
-                results = results.map { list in
-                    list.map { result in
-                        result.status == .committed || (result.status == .duplicate && result.position > head)
-                            ? .rejected(reason) : result
-                    }
-                }
-                // Answered after what is written before it is durable: a duplicate's position
-                // may be in a batch whose commit is under way.
-                hold(
-                    WrittenBatch(
-                        head: head, packageHeads: sequencer.packageHeads, events: 0, received: arrived,
-                        answers: acknowledgements(of: requests, results, head: head, remembering: true)))
+                refused(batch, of: requests, received: received.count, arrived: arrived, because: error)
                 return
             }
             // Any other failure leaves the log refusing everything: the loop stops, without
@@ -423,27 +386,96 @@ final class IngressLoop {
                 logger.notice("the log stores publishes again", metadata: ["bus.report": "\(diskFullReport())"])
                 refusedWhileFull = 0
             }
-            // Built now, while the buffer holds the batch, and sent once it is durable: copied
-            // into one buffer, so that the batcher's own stays its own, to be reused.
-            held.frames.reserveCapacity(batch.records.bodies.count + batch.records.count * 32)
-            let keep: (Data, [UInt8]) -> Void = { topic, frame in
-                let start = held.frames.count
-                held.frames.append(contentsOf: frame)
-                held.messages.append((topic, start..<held.frames.count))
-            }
-            batch.records.bodies.withUnsafeBytes { bodies in
-                for publication in batch.publications {
-                    publications.add(
-                        type: publication.type, position: publication.position,
-                        previousInPackage: publication.previousInPackage,
-                        body: UnsafeRawBufferPointer(rebasing: bodies[publication.body]), send: keep)
-                }
-            }
-            publications.flush(send: keep)
+            frame(batch, into: &held)
             if BusTracing.isOn { held.spans = Self.commitSpans(of: batch, since: time) }
         }
+        count(batch, requests: received.count)
+        held.received = arrived
+        held.head = log.head
+        held.packageHeads = sequencer.packageHeads
+        held.events = batch.records.count
+        held.answers = acknowledgements(of: requests, batch.results, head: log.head)
+        hold(held)
+    }
+
+    /// The batch of `received` (after the daemon's own reports, as a request nobody waits for
+    /// the answer to) as the sequencer makes it, and the requests it was made of. While the disk
+    /// was full, a batch that stores a producer's events also carries the report that the full
+    /// disk has passed, so that it is committed exactly when accepting resumes.
+    private func sequenced(
+        _ received: [Request], at time: CommitTime, before: Sequencer
+    ) -> (requests: [Request], batch: Sequencer.Batch) {
+        var requests = withReports(self.reports, received)
+        let batch = sequencer.sequence(
+            requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos), reusing: takeRecordBuffer())
+        guard diskFull, batch.records.count > self.reports.count else { return (requests, batch) }
+        sequencer = before
+        let passed = reporter.event(code: "disk-full", message: diskFullReport())
+        requests = withReports(self.reports + [passed], received)
+        return (requests, sequencer.sequence(requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos)))
+    }
+
+    /// The log refused `batch` (a full disk) and is as it was: every producer is told its
+    /// events were not stored, and may retry; the loop goes on.
+    private func refused(
+        _ batch: Sequencer.Batch, of requests: [Request], received: Int, arrived: ContinuousClock.Instant,
+        because error: EventLogError
+    ) {
+        refusedWhileFull += received
+        state.metrics.storeError("refused")
+        if !diskFull {
+            diskFull = true
+            diskFullSince = .now
+            logger.error("refusing publishes: the log cannot store them", metadata: ["bus.error": "\(error)"])
+        }
+        let reason = "not stored: \(error)"
+        let head = log.head
+        // A repeat of an id within the batch was answered DUPLICATE of a position that is not
+        // written either.
+        let results = batch.results.map { list in
+            list.map { result in
+                result.status == .committed || (result.status == .duplicate && result.position > head)
+                    ? .rejected(reason) : result
+            }
+        }
+        // Answered after what is written before it is durable: a duplicate's position may be in
+        // a batch whose commit is under way.
+        hold(
+            WrittenBatch(
+                head: head, packageHeads: sequencer.packageHeads, events: 0, received: arrived,
+                answers: acknowledgements(of: requests, results, head: head, remembering: true)))
+    }
+
+    /// The publication messages of `batch`, built now, while the buffer holds the batch, and
+    /// sent once it is durable: copied into one buffer, so that the batcher's own stays its own,
+    /// to be reused.
+    private func frame(_ batch: Sequencer.Batch, into held: inout WrittenBatch) {
+        held.frames.reserveCapacity(batch.records.bodies.count + batch.records.count * 32)
+        var frames: [UInt8] = []
+        var messages: [(topic: Data, frame: Range<Int>)] = []
+        swap(&frames, &held.frames)
+        let keep: (Data, [UInt8]) -> Void = { topic, frame in
+            let start = frames.count
+            frames.append(contentsOf: frame)
+            messages.append((topic, start..<frames.count))
+        }
+        batch.records.bodies.withUnsafeBytes { bodies in
+            for publication in batch.publications {
+                publications.add(
+                    type: publication.type, position: publication.position,
+                    previousInPackage: publication.previousInPackage,
+                    body: UnsafeRawBufferPointer(rebasing: bodies[publication.body]), send: keep)
+            }
+        }
+        publications.flush(send: keep)
+        held.frames = frames
+        held.messages = messages
+    }
+
+    /// The metrics of a batch written: requests, events committed, duplicates and rejections.
+    private func count(_ batch: Sequencer.Batch, requests: Int) {
         var duplicates = 0
-        for list in results {
+        for list in batch.results {
             for result in list {
                 switch result.status {
                 case .rejected:
@@ -454,14 +486,8 @@ final class IngressLoop {
                 }
             }
         }
-        state.metrics.requests.increment(by: received.count)
+        state.metrics.requests.increment(by: requests)
         state.metrics.batchWritten(committed: batch.records.count, duplicates: duplicates)
-        held.received = arrived
-        held.head = log.head
-        held.packageHeads = sequencer.packageHeads
-        held.events = batch.records.count
-        held.answers = acknowledgements(of: requests, results, head: log.head)
-        hold(held)
     }
 
     /// The requests that may be appended now (``RecentRequests``); the others are answered

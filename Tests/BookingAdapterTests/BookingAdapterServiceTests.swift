@@ -1,4 +1,3 @@
-import BookingAdapter
 import BureauSchemas
 import Bus
 import BusTesting
@@ -11,6 +10,8 @@ import ServiceLifecycle
 import TestSupport
 import Testing
 import ZeroMQBus
+
+@testable import BookingAdapter
 
 /// The booking adapter on a real in-process bus, with the in-memory booking service.
 @Suite(.timeLimit(.minutes(2)))
@@ -322,5 +323,38 @@ struct BookingAdapterServiceTests {
                 Bureau_Booking_ReservationConfirmed.protoMessageName,
             ])
         #expect(try all.last?.payload(as: Bureau_Booking_ReservationConfirmed.self)?.confirmationCode == "MEM-1")
+    }
+
+    @Test func checkpointSavesThatFailWhileTheStoreIsAwayStopNothingAndALaterOneCoversThem() async throws {
+        // Given a checkpoint store that fails its next two saves, as a store failing over does
+        let bus = try TestBus()
+        let service = InMemoryBookingService()
+        let store = InMemorySnapshotStore()
+        store.failSaves(2)
+        // When three reservations are accepted, one after the other
+        var last: UInt64 = 0
+        try await Self.withAdapter(service: service, bus: bus, snapshots: store) { observer, statistics in
+            for (index, id) in ["r-1", "r-2", "r-3"].enumerated() {
+                let sent = try await observer.publish(
+                    try Self.accepted(id).outgoing(id: .random(), module: "reservations"))
+                last = try #require(sent.position)
+                await statistics.waitUntilCompleted(index + 1)
+            }
+        }
+        // Then every one was booked once, though the first two checkpoints could not be saved,
+        // and the checkpoint saved after them covers the last
+        #expect(await service.bookings.count == 3)
+        let checkpoint = try #require(
+            store.load(
+                BookingAdapterService.Checkpoint.self, module: BookingAdapterService.module, stateVersion: 1
+            ) { _ in })
+        #expect(checkpoint.position >= last)
+        // And a restart on that checkpoint books nothing again
+        let owed = try await Self.withAdapter(service: service, bus: bus, snapshots: store) { _, statistics in
+            await statistics.waitUntilCaughtUp()
+            return statistics.owedAtStart
+        }
+        #expect(owed == 0)
+        #expect(await service.calls == 3)
     }
 }

@@ -4,7 +4,6 @@ import BusTesting
 import EventLog
 import Foundation
 import Guards
-import RatesAdapter
 import RatesServer
 import Runtime
 import ServiceLifecycle
@@ -12,6 +11,8 @@ import TestServers
 import TestSupport
 import Testing
 import ZeroMQBus
+
+@testable import RatesAdapter
 
 @Suite(.timeLimit(.minutes(2)))
 struct RatesAdapterServiceTests {
@@ -286,5 +287,63 @@ struct RatesAdapterServiceTests {
         let recovered = try #require(try events.last?.payload(as: Bureau_Rates_RatesPublished.self))
         #expect(recovered.asOf == "2026-10-30")
         #expect(recovered.rates.first { $0.currency == "USD" }?.rate == "1.1172")
+    }
+
+    /// A store that fails its first `failing` saves, as a store failing over does, and tells
+    /// each attempt as it happens.
+    final class FailingOverStore: SnapshotStore {
+        let stored = InMemorySnapshotStore()
+        let attempts: AsyncStream<Bool>
+        private let attempted: AsyncStream<Bool>.Continuation
+
+        init(failing: Int) {
+            (attempts, attempted) = AsyncStream.makeStream()
+            stored.failSaves(failing)
+        }
+
+        func load<State: Codable & Sendable>(
+            _ type: State.Type, module: String, stateVersion: Int, rejected: (String) -> Void
+        ) -> Snapshot<State>? {
+            stored.load(type, module: module, stateVersion: stateVersion, rejected: rejected)
+        }
+
+        func save<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws {
+            do {
+                try stored.save(snapshot)
+                attempted.yield(true)
+            } catch {
+                attempted.yield(false)
+                throw error
+            }
+        }
+    }
+
+    @Test func snapshotSavesThatFailWhileTheStoreIsAwayAreOwedAndMadeOnceItIsBack() async throws {
+        // Given a store that fails the adapter's next two saves
+        let bus = try TestBus()
+        let store = FailingOverStore(failing: 2)
+        let source = ScriptedRatesSource(
+            name: "s",
+            steps: [
+                .document(Self.document("2026-10-29", usd: "1.11")),
+                .document(Self.document("2026-10-30", usd: "1.12")),
+            ])
+        // When it publishes two fixings, then polls the second again
+        let outcomes = try await Self.withAdapter(source: source, bus: bus, snapshots: store) { observer in
+            let published = try await observer.collect(.types([Bureau_Rates_RatesPublished.protoMessageName]), count: 2)
+            #expect(published.count == 2)
+            var outcomes: [Bool] = []
+            for await outcome in store.attempts {
+                outcomes.append(outcome)
+                if outcome { break }
+            }
+            return outcomes
+        }
+        // Then both failed saves were logged and gone past, the adapter went on publishing, and
+        // the save owed was made at the next poll: the snapshot holds the last fixing
+        #expect(outcomes == [false, false, true])
+        let saved = try #require(
+            store.load(RatesAdapterService.State.self, module: RatesAdapterService.module, stateVersion: 1) { _ in })
+        #expect(saved.state.asOf == "2026-10-30")
     }
 }

@@ -20,6 +20,7 @@ public final class BookingAdapterStatistics: Sendable {
 
     private let state = Mutex(State())
     private let completedMark = Watermark()
+    private let caughtUpMark = Watermark()
 
     public init() {}
 
@@ -32,7 +33,10 @@ public final class BookingAdapterStatistics: Sendable {
     /// Resolves asked again because the service could not answer one.
     public var resolveRetries: Int { state.withLock { $0.resolveRetries } }
 
-    func caughtUp(owed: Int) { state.withLock { $0.owed = owed } }
+    func caughtUp(owed: Int) {
+        state.withLock { $0.owed = owed }
+        caughtUpMark.add(1)
+    }
     func retried() { state.withLock { $0.retries += 1 } }
     func outcomeUnknown() { state.withLock { $0.unknown += 1 } }
     func resolveRetried() { state.withLock { $0.resolveRetries += 1 } }
@@ -40,6 +44,11 @@ public final class BookingAdapterStatistics: Sendable {
     func completed(_ type: String) {
         state.withLock { $0.completed.append(type) }
         completedMark.add(1)
+    }
+
+    /// Returns once the adapter has read the log up to the head and knows what it owes.
+    public func waitUntilCaughtUp() async {
+        await caughtUpMark.wait(until: 1)
     }
 
     /// Returns once `count` outcomes have been published since start.
