@@ -57,9 +57,10 @@ public enum RendererBenchmark {
         )
     }
 
-    /// The measurement as a Markdown table, for BENCHMARKS.md.
-    public static func run() -> String {
-        let (diff, full) = measure()
+    /// The measurement as a Markdown table, for BENCHMARKS.md; `frames` (the benchmark's count
+    /// by default) only for a test of the report, which needs few.
+    public static func run(frames: Int? = nil) -> String {
+        let (diff, full) = frames.map { measure(frames: $0) } ?? measure()
         func row(_ name: String, _ measurement: Measurement) -> String {
             "| \(name) | \(measurement.frames) | \(Int(measurement.bytesPerFrame.rounded())) | "
                 + "\(Int(measurement.microsecondsPerFrame.rounded())) |"

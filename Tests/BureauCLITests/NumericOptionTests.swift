@@ -1,10 +1,13 @@
 import ArgumentParser
+import TestSupport
 import Testing
 
 @testable import BureauCLI
 
 /// Every numeric option of every subcommand, given every kind of bad value, through the same
 /// parsing `bureau` does: a clear error naming the option and the value, never a trap.
+// Parses every subcommand many times over: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct NumericOptionTests {
     /// The message `bureau` prints for `arguments`, or nil if they parse.
     static func refusal(_ arguments: [String]) -> String? {

@@ -9,7 +9,8 @@ import Testing
 /// `init(payloadBytes:)` must be `init(serializedBytes:)` but faster: the same value or the
 /// same error for any bytes, and the fast decoder itself (no hand-over to swift-protobuf) for
 /// every message Bureau's schemas encode.
-@Suite struct PayloadDecoderTests {
+// Decodes many thousands of payloads: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads) struct PayloadDecoderTests {
     /// Every message type of the schemas.
     static let types = SchemaRegistry.generatedMessageTypes
 

@@ -1,10 +1,12 @@
 import Foundation
 import SwiftProtobuf
+import TestSupport
 import Testing
 
 @testable import BureauSchemas
 
-@Suite struct SchemaRegistryTests {
+// Decodes many thousands of payloads: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads) struct SchemaRegistryTests {
     @Test func theLiteralNamesAreEveryTypesName() {
         let names = SchemaRegistry.generatedMessageTypes.map { $0.protoMessageName }.sorted()
         #expect(SchemaRegistry.generatedTypeNames == names)

@@ -7,6 +7,8 @@ import Testing
 
 /// The behaviour every ``EventLog`` must have, run against the file log, its in-memory twin and
 /// the PostgreSQL store (where a server can be started: ``PostgresStoreTests`` says when not).
+// Writes, syncs and reads files without end: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct EventLogContractTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case file, memory, postgres

@@ -7,6 +7,8 @@ import Testing
 
 /// The file log's commits under way: with `always`, ``FileEventLog/beginCommit(whenFinished:)``
 /// runs the fdatasync on the log's sync thread while the writer goes on.
+// Writes, syncs and reads files without end: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct FileEventLogCommitTests {
     /// The position the log's recovery point says was acknowledged.
     static func acknowledged(in directory: String) throws -> UInt64 {

@@ -9,6 +9,8 @@ import Testing
 #endif
 
 /// How the file log behaves when a write, a sync or a segment roll fails.
+// Writes, syncs and reads files without end: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct FileEventLogFaultTests {
     static func options(_ fileSystem: any FileSystem) -> FileEventLog.Options {
         var options = FileEventLogTests.smallSegments()

@@ -4,6 +4,8 @@ import Guards
 import TestSupport
 import Testing
 
+// Writes, syncs and reads files without end: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct FileEventLogTests {
     static func records(_ positions: ClosedRange<UInt64>, size: Int = 40) -> [LogRecord] {
         positions.map { position in

@@ -4,6 +4,8 @@ import TestSupport
 import Testing
 
 /// `bureau log repair`'s core: damage moved aside, positions kept contiguous, nothing deleted.
+// Writes, syncs and reads files without end: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct LogRepairTests {
     /// A placeholder whose body says which position it stands for, with the lost event's id
     /// when the damaged record still names it.

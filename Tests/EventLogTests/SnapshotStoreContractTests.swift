@@ -7,6 +7,8 @@ import Testing
 
 /// What every ``SnapshotStore`` must do, run against the file store, its in-memory twin and the
 /// PostgreSQL store (where a server can be started).
+// Writes, syncs and reads files without end: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct SnapshotStoreContractTests {
     struct Counter: Codable, Equatable, Sendable {
         var count: Int

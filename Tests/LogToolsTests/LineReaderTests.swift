@@ -4,6 +4,8 @@ import TestSupport
 import Testing
 
 /// Reading an export line by line, whatever its size, with a bound on one line.
+// Reads files of many megabytes: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct LineReaderTests {
     static func reader(
         _ text: String, in directory: TemporaryDirectory, maxLineBytes: Int = 1 << 20

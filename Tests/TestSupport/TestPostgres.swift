@@ -1,5 +1,6 @@
 import BusTesting
 import Foundation
+import Guards
 import TestServers
 
 #if canImport(Glibc)
@@ -14,6 +15,23 @@ public enum TestPostgres {
         if let reason = PostgresServer.unavailable { return reason }
         if case .failure(let error) = shared { return "PostgreSQL did not start: \(error)" }
         return nil
+    }
+
+    /// ``unavailable``, found on a thread of its own (the first call starts the server and waits
+    /// for `initdb` and `pg_ctl`, which must not hold a thread of the cooperative pool), and said
+    /// on standard error when there is a reason: for a suite's condition trait, whose comment
+    /// cannot carry it.
+    public static func unavailableOffThePool() async -> String? {
+        let reason: String?
+        do {
+            reason = try await OwnThread.run(name: "test-postgres") { unavailable }
+        } catch {
+            reason = "\(error)"
+        }
+        if let reason {
+            FileHandle.standardError.write(Data("PostgreSQL tests skipped: \(reason)\n".utf8))
+        }
+        return reason
     }
 
     static let shared: Result<PostgresServer, TestServerError> = {
