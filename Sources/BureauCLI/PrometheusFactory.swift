@@ -21,7 +21,7 @@ final class PrometheusFactory: MetricsFactory {
     /// it run"), gathered from the types that record them.
     static let help: [String: String] = [
         BusDaemon.metricHelp, ConsumerMetrics.help, RatesAdapterMetrics.help, BookingAdapterMetrics.help,
-        SupervisorMetrics.help, MetricsEndpoint.help,
+        SupervisorMetrics.help, MetricsEndpoint.help, TraceExportHealth.help,
     ].reduce(into: [:]) { all, part in all.merge(part) { first, _ in first } }
 
     /// Timers' buckets: fdatasyncs and acknowledgements take microseconds to tens of

@@ -18,6 +18,12 @@ final class TraceExportHealth: Sendable {
     private let endpoint: String
     private let failures = Counter(label: "bureau_trace_exports_failed_total")
 
+    /// Its metric's help text, for the exporter and README's reference.
+    static let help: [String: String] = [
+        "bureau_trace_exports_failed_total":
+            "Batches of spans the OTLP exporter could not deliver to its collector; the process goes on."
+    ]
+
     init(endpoint: String, logger: Logger) {
         self.endpoint = endpoint
         self.logger = logger

@@ -19,6 +19,26 @@ struct MetricReferenceTests {
         }
     }
 
+    /// A metric made without help text would reach Prometheus without it (`promtool check
+    /// metrics` refuses that) and be missing from README's reference: every label given to a
+    /// swift-metrics type in `Sources/` must have its help text.
+    @Test func everyMetricMadeInTheSourcesHasItsHelpText() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        let made = try files.flatMap { file in
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            return text.matches(of: /(?:Counter|Timer|Gauge|Recorder|Meter)\(label: "(bureau_[a-z0-9_]+)"/).map {
+                (String($0.1), file)
+            }
+        }
+        #expect(!made.isEmpty, "no metric found in \(sources.path)")
+        for (name, file) in made {
+            #expect(PrometheusFactory.help[name] != nil, "\(name), made in \(file), has no help text")
+        }
+    }
+
     @Test func everyMetricNameFollowsPrometheusConventions() {
         for name in PrometheusFactory.help.keys {
             #expect(name.hasPrefix("bureau_"), "\(name)")
