@@ -33,6 +33,7 @@ struct PrometheusTests {
         defer { up.signal(SIGKILL) }
         try await up.waitUntilReady(timeout: .seconds(120))
         let location = BusLocation(dataDirectory: data)
+        let cli = BusProcess(directory: directory.path, data: data)
 
         // bureau up lists every process's /metrics for Prometheus' file-based discovery.
         let targetsFile = data + "/prometheus-targets.json"
@@ -90,6 +91,14 @@ struct PrometheusTests {
             try await PrometheusServer.until(timeout: .seconds(30), what: "\(age) to grow past \(frozenAge + 2)") {
                 try await prometheus.query(age).first.map { $0.value > frozenAge + 2 } ?? false
             }
+            // `bureau status`, the health check for scripts, says so too, and fails.
+            let status = try await cli.run(["status", "--json", "--max-lag-s", "1"])
+            #expect(status.code == 1, "bureau status with a frozen host: \(status.out) \(status.err)")
+            let report = try JSONSerialization.jsonObject(with: Data(status.out.utf8)) as? [String: Any]
+            #expect(report?["healthy"] as? Bool == false, "\(status.out)")
+            #expect(
+                (report?["problems"] as? [String])?.contains { $0.contains("watchlist") } == true,
+                "the frozen host is named among the problems: \(status.out)")
         } catch {
             kill(host, SIGCONT)
             throw error
@@ -101,6 +110,9 @@ struct PrometheusTests {
             try await prometheus.query(lag).first.map { $0.value == 0 } ?? false
         }
         #expect(try await prometheus.query(age).first.map { $0.value < 5 } ?? false, "reporting again")
+        let healthy = try await cli.run(["status", "--max-lag-s", "30"])
+        #expect(healthy.code == 0, "bureau status once the host caught up: \(healthy.out) \(healthy.err)")
+        #expect(healthy.out.contains("watchlist"), "\(healthy.out)")
 
         await prometheus.stop()
         up.signal(SIGTERM)
