@@ -34,6 +34,11 @@ public final class DirectoryLock {
         }
     }
 
+    // A lock dropped without release() (a writer dropped as a crash leaves it) is released the
+    // same way: closing alone leaves it held while a child forked meanwhile, between its fork
+    // and its exec, shares the descriptor. Unlocking any descriptor of the file releases it.
+    deinit { release() }
+
     /// Releases the lock.
     public func release() {
         // Unlocked before closing: a child forked meanwhile shares the descriptor until it execs,

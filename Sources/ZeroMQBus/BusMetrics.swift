@@ -188,7 +188,13 @@ final class BusMetrics: Sendable {
                     }()
                 handles.position.record(Double(status.position))
                 handles.lagEvents.record(Double(status.lagEvents))
-                // Unknown stays unknown: absent until first known, then its last value, never 0.
+                // Unknown is absent, never 0 and never a stale value: made when first known, and
+                // taken away again when the bus can no longer tell (ARCHITECTURE.md, "Lag").
+                if !status.lagTimeKnown, let stale = handles.lagSeconds {
+                    stale.destroy()
+                    handles.lagSeconds = nil
+                    gauges[key] = handles
+                }
                 if status.lagTimeKnown {
                     if handles.lagSeconds == nil {
                         handles.lagSeconds = Gauge(
