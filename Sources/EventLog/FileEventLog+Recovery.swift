@@ -102,7 +102,10 @@ extension FileEventLog {
             if bad.position <= acknowledged {
                 throw damage("position \(bad.position) was acknowledged (the recovery point is \(acknowledged))")
             }
-            if !bad.looksTorn { throw damage("the bytes are not a torn write (no zeros, and the record is complete)") }
+            if !bad.looksTorn {
+                throw damage(
+                    "the bytes are not a torn write (the record is whole, and written bytes follow any zeros in it)")
+            }
             if bad.resumesAt != nil { throw damage("valid records follow it") }
             try file.truncate(to: scan.validEnd)
             try file.dataSync()

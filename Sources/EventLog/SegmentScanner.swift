@@ -16,8 +16,8 @@ struct SegmentScanner {
         var position: UInt64
         var reason: String
         /// Whether it looks like a write that never completed (the bytes run past the end of
-        /// the file, or part of them is zeros, as unwritten blocks read after a crash) rather
-        /// than bytes changed after they were written.
+        /// the file, or the file ends in zeros from a sector inside it, as unwritten blocks read
+        /// after a power cut) rather than bytes changed after they were written.
         var looksTorn: Bool
         /// The next valid record after it in the same segment, if any: where reading can go on.
         var resumesAt: (offset: Int64, position: UInt64)?
@@ -126,11 +126,15 @@ struct SegmentScanner {
     }
 
     /// Whether the bad record at `offset` looks like a write that never completed: it runs
-    /// past the end of the file, or its bytes (as far as its length says, or to the end of the
-    /// file) are all zeros or include a whole 512-byte sector of zeros.
+    /// past the end of the file, or the file ends in zeros from a sector boundary inside it (or
+    /// from its first byte): the blocks of the last append that never reached the disk, as a
+    /// power cut leaves them.
     ///
-    /// A record that runs past the end of the file only because its length was damaged is not
-    /// torn: the rest of the file, taken as its body, makes its checksum hold.
+    /// Nothing else is taken for torn: a record whose length was damaged (the rest of the file,
+    /// taken as its body, makes its checksum hold), nor one with zeros followed by written bytes,
+    /// which an acknowledged record that later went bad can hold as well (its payload may hold
+    /// a sector of zeros; a disk may lose one). Only the last append, never acknowledged, may be
+    /// cut, and only bytes that no later write reached can tell it.
     func looksTorn(at offset: Int64, fileSize: Int64) throws -> Bool {
         let header = try file.read(count: RecordFormat.headerSize, at: offset)
         guard header.count == RecordFormat.headerSize else { return true }
@@ -142,16 +146,25 @@ struct SegmentScanner {
         } else {
             end = min(fileSize, offset + Int64(RecordFormat.headerSize + RecordFormat.maxBodySize))
         }
-        let bytes = try file.read(count: Int(end - offset), at: offset)
-        if bytes.allSatisfy({ $0 == 0 }) { return true }
+        let zeros = try zeroTailStart(from: offset, fileSize: fileSize)
+        if zeros <= offset { return true }
         let sector: Int64 = 512
-        var sectorStart = (offset + sector - 1) / sector * sector
-        while sectorStart + sector <= end {
-            let from = Int(sectorStart - offset)
-            if bytes[from..<from + Int(sector)].allSatisfy({ $0 == 0 }) { return true }
-            sectorStart += sector
+        let boundary = (zeros + sector - 1) / sector * sector
+        return boundary < end
+    }
+
+    /// Where the run of zeros that ends the file starts, looking no further back than `offset`
+    /// (`offset` itself when every byte from it on is zero; `fileSize` when the last byte is not).
+    private func zeroTailStart(from offset: Int64, fileSize: Int64) throws -> Int64 {
+        let chunkSize: Int64 = 1 << 20
+        var chunkEnd = fileSize
+        while chunkEnd > offset {
+            let chunkStart = max(offset, chunkEnd - chunkSize)
+            let bytes = try file.read(count: Int(chunkEnd - chunkStart), at: chunkStart)
+            if let last = bytes.lastIndex(where: { $0 != 0 }) { return chunkStart + Int64(last) + 1 }
+            chunkEnd = chunkStart
         }
-        return false
+        return offset
     }
 
     /// Whether the record at `offset`, with its length field replaced by what the rest of the

@@ -178,6 +178,39 @@ struct FileEventLogTests {
         try log.close()
     }
 
+    /// Record 11, past the recovery point and the last of the file, 4,032 bytes from offset
+    /// 40,360 (a 40-byte header, then ten records of 4,032).
+    static let lastRecordOffset: Int64 = 40 + 10 * 4032
+
+    @Test func zerosFollowedByWrittenBytesInTheLastRecordAreDamageNotATornWrite() throws {
+        let (directory, _) = try Self.crashedLog(acknowledged: 10, more: 1, size: 4000)
+        let path = directory.file("00000000000000000001.seg")
+        // A sector in its middle reads as zeros, its end as written: a disk that lost a sector
+        // of a record that may have been acknowledged (the recovery point can be stale), not an
+        // append that never finished.
+        try Files.overwrite(path, at: 41_472, with: [UInt8](repeating: 0, count: 512))
+        let size = Files.size(path)
+        #expect {
+            _ = try FileEventLog(directory: directory.path, options: Self.oneSegment())
+        } throws: { error in
+            guard case EventLogError.damaged(let damage) = error else { return false }
+            return damage.firstPosition == 11 && damage.offset == Self.lastRecordOffset
+        }
+        #expect(Files.size(path) == size, "nothing was cut")
+    }
+
+    @Test func theFileEndingInZerosFromASectorInsideTheLastRecordIsATornWriteAndIsCut() throws {
+        let (directory, _) = try Self.crashedLog(acknowledged: 10, more: 1, size: 4000)
+        let path = directory.file("00000000000000000001.seg")
+        let end = Files.size(path)
+        // The append's last blocks never reached the disk.
+        try Files.overwrite(path, at: 41_472, with: [UInt8](repeating: 0, count: Int(end - 41_472)))
+        let log = try FileEventLog(directory: directory.path, options: Self.oneSegment())
+        #expect(log.head == 10)
+        #expect(log.recovery.droppedBytes == end - Self.lastRecordOffset)
+        try log.close()
+    }
+
     @Test func openingChecksOnlyTheNewestSegmentWhateverTheLogsSize() throws {
         let directory = try TemporaryDirectory("log")
         var options = FileEventLog.Options()

@@ -44,16 +44,38 @@ struct RepairFaultTests {
         throw TestSupportError("no record of \(id) at \(position) in \(directory)")
     }
 
+    /// How the damaged record went bad.
+    enum Harm: String, CustomTestStringConvertible {
+        /// A byte of its envelope changed: the record is whole, its checksum fails.
+        case flippedByte
+        /// A sector in its middle reads as zeros and its end as written: what a disk that lost a
+        /// sector leaves, and not a torn write, which leaves the file ending in zeros.
+        case zeroedSector
+        var testDescription: String { rawValue }
+    }
+
     @Test(arguments: RecoveryPointState.allCases, Damage.allCases)
     func repairKeepsEveryAcknowledgedEventWhateverTheRecoveryPointSays(
         state: RecoveryPointState, damage: Damage
     ) async throws {
+        try await exercise(state: state, damage: damage, harm: .flippedByte)
+    }
+
+    /// An acknowledged record past a stale or lost recovery point, the last of the log, with a
+    /// sector of zeros in it: zeros are not taken for a torn write when written bytes follow them.
+    @Test(arguments: RecoveryPointState.allCases)
+    func aSectorOfZerosInTheLastAcknowledgedRecordIsNotCutAsATornWrite(state: RecoveryPointState) async throws {
+        try await exercise(state: state, damage: .lastRecord, harm: .zeroedSector)
+    }
+
+    func exercise(state: RecoveryPointState, damage: Damage, harm: Harm) async throws {
         let run = try FaultRun(plan: nil)
         run.start(plan: nil)
         defer { run.stop() }
         let client = try run.client()
         defer { client.close() }
-        let workload = FaultWorkload.make(seed: 31)
+        // Events of 3,000 bytes hold whole sectors.
+        let workload = harm == .zeroedSector ? FaultWorkload.make(bytes: 3000, seed: 31) : FaultWorkload.make(seed: 31)
         let recoveryPoint = run.location.logDirectory + "/recovery-point"
         var answers: [EventID: [FaultRun.Answer]] = [:]
         var envelopes: [EventID: Data] = [:]
@@ -91,8 +113,14 @@ struct RepairFaultTests {
             }
         let id = try #require(acknowledged.first { $0.value == position }?.key)
         let (segment, offset) = try Self.locate(position, id: id, in: run.location.logDirectory)
-        // A byte of the envelope changed: the record is whole, its checksum fails.
-        try Files.overwrite(segment, at: offset + 32 + 24, with: [0xA5])
+        switch harm {
+        case .flippedByte:
+            try Files.overwrite(segment, at: offset + 32 + 24, with: [0xA5])
+        case .zeroedSector:
+            let sector = (offset + 32 + 511) / 512 * 512
+            try #require(sector + 512 + 64 < offset + 3000, "the record holds a whole sector and bytes after it")
+            try Files.overwrite(segment, at: sector, with: [UInt8](repeating: 0, count: 512))
+        }
 
         // The daemon refuses to start rather than cut it.
         let failedStarts = run.startFailures.count
@@ -109,7 +137,7 @@ struct RepairFaultTests {
         var summary = FaultRun.Summary()
         failures += try await LogPromises.check(
             location: run.location, answers: answers, envelopes: envelopes, client: client, summary: &summary)
-        for failure in failures { Issue.record("\(state), \(damage): \(failure)") }
+        for failure in failures { Issue.record("\(state), \(damage), \(harm): \(failure)") }
         var lost: [StoredEvent] = []
         try LogFiles.forEach(directory: run.location.logDirectory) { event in
             if event.type == Bureau_System_RecordLost.protoMessageName { lost.append(event) }
@@ -120,7 +148,7 @@ struct RepairFaultTests {
         let next = try await client.publish(OutgoingEvent(type: FaultWorkload.type, payload: Data("after".utf8)))
         #expect(next == .committed(head + 1))
         print(
-            "repair fault: recovery point \(state), damage at \(damage) (position \(position) of \(head), "
+            "repair fault: recovery point \(state), \(harm) at \(damage) (position \(position) of \(head), "
                 + "recovery point \(point)): refused at start, repaired with one RecordLost; \(summary.acknowledged) "
                 + "acknowledged events checked: lost 0, doubled 0, positions reused 0; every retry DUPLICATE")
     }
