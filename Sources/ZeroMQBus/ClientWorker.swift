@@ -306,13 +306,39 @@ final class ClientWorker {
                 // A daemon from before batched replies: a frame per envelope.
                 bodies = Array(frames.dropFirst(4))
             }
+            // An envelope that does not scan has no position to deliver it at: taken as position
+            // 0 it would pass as already delivered, and the event be lost unsaid. The reply is
+            // read again instead, as one that is not a batch.
+            var positions: [UInt64] = []
+            positions.reserveCapacity(bodies.count)
+            var unreadable: (index: Int, error: String)?
+            for (index, body) in bodies.enumerated() {
+                do {
+                    guard let position = try EnvelopeScanner.scan(body).position else {
+                        unreadable = (index, "it has no position")
+                        break
+                    }
+                    positions.append(position)
+                } catch {
+                    unreadable = (index, "\(error)")
+                    break
+                }
+            }
+            if let unreadable {
+                perform(timers.readRefused(for: subscriptionID, now: clock.now))
+                logger.warning(
+                    "an envelope of a catch-up read's reply cannot be read; reading again",
+                    metadata: [
+                        "bus.reply.index": "\(unreadable.index)", "bus.reply.error": "\(unreadable.error)",
+                    ])
+                continue
+            }
             perform(timers.readAnswered(for: subscriptionID, now: clock.now))
             // A daemon from before `ahead-of-log` answers such a read with nothing, and its head.
             if subscription.tracker.isAhead(ofHead: header.head) {
                 end(subscriptionID, aheadOf: header.head, epoch: 0)
                 continue
             }
-            let positions = bodies.map { body in (try? EnvelopeScanner.scan(body))?.position ?? 0 }
             let (deliver, caughtUp) = subscription.tracker.readReply(
                 positions: positions, scannedTo: header.scannedTo, head: header.head)
             var items: [SubscriptionChannel.Item] = []
