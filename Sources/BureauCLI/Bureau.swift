@@ -44,6 +44,7 @@ public struct Bureau: AsyncParsableCommand {
     /// supervisor's (see ``Lifeline``).
     public static func main() async {
         Lifeline.watchIfInherited()
+        TerminalSafeLogHandler.bootstrap()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

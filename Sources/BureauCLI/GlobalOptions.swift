@@ -17,9 +17,10 @@ struct GlobalOptions: ParsableArguments {
 
     var location: BusLocation { BusLocation.resolve(data: data) }
 
-    /// Sends log lines to stderr at the chosen level. Called once per process.
+    /// Makes the chosen level that of every logger made from now on (each goes to stderr through
+    /// ``TerminalSafeLogHandler``, which ``Bureau/main()`` installed).
     func bootstrapLogging() {
-        TerminalSafeLogHandler.bootstrap(level: logLevel)
+        TerminalSafeLogHandler.setLevel(logLevel)
     }
 
     func logger(_ label: String) -> Logger {

@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 func bootstrapServerLogging(_ level: Logger.Level, label: String) -> Logger {
-    TerminalSafeLogHandler.bootstrap(level: level)
+    TerminalSafeLogHandler.setLevel(level)
     var logger = Logger(label: label)
     logger.logLevel = level
     return logger

@@ -1,5 +1,6 @@
 import Guards
 import Logging
+import Synchronization
 
 /// The log handler of every `bureau` process: lines to standard error as swift-log's
 /// `StreamLogHandler` writes them, with every control character of the message and of each
@@ -13,6 +14,9 @@ struct TerminalSafeLogHandler: LogHandler {
         stream = StreamLogHandler.standardError(label: label)
         stream.logLevel = level
     }
+
+    /// The level a logger made from now on starts at: `--log-level`, once the command has read it.
+    private static let processLevel = Mutex(Logger.Level.info)
 
     var logLevel: Logger.Level {
         get { stream.logLevel }
@@ -50,8 +54,17 @@ struct TerminalSafeLogHandler: LogHandler {
         }
     }
 
-    /// Makes it the handler of every logger of this process, at `level`. Called once, at start.
-    static func bootstrap(level: Logger.Level) {
-        LoggingSystem.bootstrap { label in TerminalSafeLogHandler(label: label, level: level) }
+    /// Makes it the handler of every logger of this process. Called once, by ``Bureau/main()``
+    /// before any command runs, so that no command logs through another handler: every command
+    /// may log what a peer, a file or a payload said (a daemon's refusal, a store's error).
+    static func bootstrap() {
+        LoggingSystem.bootstrap { label in
+            TerminalSafeLogHandler(label: label, level: processLevel.withLock { $0 })
+        }
+    }
+
+    /// The level of every logger made from now on (`--log-level`); the command sets it as it starts.
+    static func setLevel(_ level: Logger.Level) {
+        processLevel.withLock { $0 = level }
     }
 }

@@ -77,11 +77,34 @@ struct PeerBytesTests {
         let shown = try await bus.run(["log", "show"])
         #expect(shown.code == 0, "\(shown.err)")
         #expect(Self.raw(shown.out).isEmpty, "log show printed raw controls: \(Self.raw(shown.out))")
+        #expect(!shown.out.contains("\n2026-01-01T00:00:00Z critical forged"), "a payload forged a line of log show")
 
         #expect(await bus.stop() == 0)
         let log = daemon.standardError
         #expect(log.contains("\\u{1B}]0;owned\\u{7}"), "the daemon logged what the peers sent, escaped: \(log)")
         #expect(Self.raw(log).isEmpty, "the daemon's log holds raw controls: \(Self.raw(log))")
         #expect(!log.contains("\n2026-01-01T00:00:00Z critical forged"), "a peer forged a line of the log")
+    }
+
+    /// A client command logs what a daemon said (a refusal's code and message) through the
+    /// handler every `bureau` process has, as the daemon logs what peers say: escaped. Played by
+    /// the test, as no daemon of ours refuses with such words.
+    @Test func aDaemonsWordsReachAClientCommandsLogOnlyEscaped() async throws {
+        let directory = try TemporaryDirectory("peer-bytes-client")
+        let server = try ScriptedReadServer(location: BusLocation(dataDirectory: directory.path))
+        defer { server.close() }
+        let tail = try ChildProcess(
+            BureauExecutable.path, ["log", "tail", "--after", "0", "--data", directory.path], directory: directory.path,
+            name: "tail")
+        defer { tail.signal(SIGKILL) }
+        let read = try await server.nextRequest(verb: WireProtocol.read)
+        try server.refuse(read, code: "code" + Self.hostile, message: "message" + Self.hostile)
+        try await tail.waitForOutput("a catch-up read failed")
+        tail.signal(SIGKILL)
+        _ = await tail.exitStatus()
+        let log = tail.standardError
+        #expect(log.contains("message\\u{1B}]0;owned\\u{7}"), "the client logged what the daemon said, escaped: \(log)")
+        #expect(Self.raw(log).isEmpty, "the client's log holds raw controls: \(Self.raw(log))")
+        #expect(!log.contains("\n2026-01-01T00:00:00Z critical forged"), "a daemon forged a line of the client's log")
     }
 }
