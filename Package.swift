@@ -161,6 +161,18 @@ let package = Package(
             path: "Sources/Features/System",
             swiftSettings: strict
         ),
+        // What the adapters' HTTP calls share: a client that fails a connection at once, and
+        // how a refused connection is told.
+        .target(
+            name: "HTTPCalls",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/Adapters/HTTPCalls",
+            swiftSettings: strict
+        ),
         .target(
             name: "RatesAdapter",
             dependencies: [
@@ -170,7 +182,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                "Runtime", "Money", "Bus", "BureauSchemas", "EventLog", "Guards",
+                "Runtime", "Money", "Bus", "BureauSchemas", "EventLog", "Guards", "HTTPCalls",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -187,7 +199,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                "Runtime", "Bus", "BureauSchemas", "EventLog", "Guards",
+                "Runtime", "Bus", "BureauSchemas", "EventLog", "Guards", "HTTPCalls",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Guards
+import HTTPCalls
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -13,8 +14,8 @@ import Tracing
 
 /// Calls the booking API over HTTP with AsyncHTTPClient.
 ///
-/// A call that fails before its request could be sent (no connection) is
-/// ``BookingError/transient(_:)``; one that times out, loses its connection, or gets an answer
+/// A call that fails before its request could be sent (no connection: a refused one is said
+/// so, at once) is ``BookingError/transient(_:)``; one that times out, loses its connection, or gets an answer
 /// it cannot read (over ``maxAnswerBytes``, or not the JSON the API answers) is
 /// ``BookingError/unknown(_:)``: the service may have done it.
 public struct HTTPBookingService: BookingService {
@@ -25,7 +26,7 @@ public struct HTTPBookingService: BookingService {
     /// The largest answer read: a larger one leaves the call's outcome unknown.
     public static let maxAnswerBytes = 1 << 20
 
-    public init(baseURL: String, timeout: Duration = .seconds(5), client: HTTPClient = .shared) {
+    public init(baseURL: String, timeout: Duration = .seconds(5), client: HTTPClient = HTTPCalls.client) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
         self.client = client
@@ -119,6 +120,10 @@ public struct HTTPBookingService: BookingService {
 
     /// Whether a call that threw was never sent (safe to send again) or may have been done.
     func classify(_ error: any Error) -> BookingError {
+        // Told at once (the client does not try the connection again until the deadline).
+        if let address = HTTPCalls.refusedAddress(error, url: baseURL) {
+            return .transient("connection refused: nothing listens at \(address)")
+        }
         switch error {
         case let error as HTTPClientError where error == .connectTimeout:
             return .transient("unreachable: \(error)")

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Guards
+import HTTPCalls
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -8,7 +9,7 @@ import NIOPosix
 
 /// Fetches a URL with AsyncHTTPClient, with a timeout and a body size limit.
 ///
-/// A connection that fails fails the fetch at once (``defaultClient``): a refused one is
+/// A connection that fails fails the fetch at once (`HTTPCalls.client`): a refused one is
 /// ``FetchError/refused(_:)``, told at once rather than as a timeout once the whole timeout
 /// has passed; the adapter's backoff decides when to try again.
 public struct HTTPRatesSource: RatesSource {
@@ -19,7 +20,7 @@ public struct HTTPRatesSource: RatesSource {
 
     public init(
         url: String, timeout: Duration = .seconds(5), bodyLimit: Int = ECBRatesParser.defaultLimit,
-        client: HTTPClient = HTTPRatesSource.defaultClient
+        client: HTTPClient = HTTPCalls.client
     ) {
         self.url = url
         self.timeout = timeout
@@ -55,37 +56,8 @@ public struct HTTPRatesSource: RatesSource {
         } catch let error as HTTPClientError where error == .cancelled {
             throw .cancelled
         } catch {
-            if let address = refusedAddress(error) { throw .refused(address) }
+            if let address = HTTPCalls.refusedAddress(error, url: url) { throw .refused(address) }
             throw .unreachable("\(error)")
         }
-    }
-
-    /// The client every source uses unless given another: AsyncHTTPClient's shared
-    /// configuration, except that a connection that cannot be made fails the request at once.
-    /// By default AsyncHTTPClient tries again, with backoff, until the request's deadline, so
-    /// that a refused connection would come out as a timeout after the whole timeout.
-    public static let defaultClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration.singletonConfiguration
-        configuration.connectionPool.retryConnectionEstablishment = false
-        // Lives as long as the process, as HTTPClient.shared does: never shut down.
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
-
-    /// `host:port` when `error` says the connection was refused at every address tried
-    /// (ECONNREFUSED): nothing listens there.
-    func refusedAddress(_ error: any Error) -> String? {
-        if let failure = error as? NIOConnectionError, !failure.connectionErrors.isEmpty,
-            failure.connectionErrors.allSatisfy({ Self.isRefusal($0.error) })
-        {
-            return "\(failure.host):\(failure.port)"
-        }
-        guard Self.isRefusal(error) else { return nil }
-        let parsed = URL(string: url)
-        let port = parsed?.port ?? (parsed?.scheme == "https" ? 443 : 80)
-        return "\(parsed?.host ?? url):\(port)"
-    }
-
-    private static func isRefusal(_ error: any Error) -> Bool {
-        (error as? IOError)?.errnoCode == ECONNREFUSED
     }
 }
