@@ -57,6 +57,12 @@ struct BusCommand: AsyncParsableCommand {
     var publishHwm: Int32 = 1000
 
     @Option(
+        help:
+            "Memory (anonymous resident, MiB) past which the daemon drops every connection, and the messages libzmq was still receiving with them: a peer's message of frames without end is held whole until it ends. 64 to 1048576. (default: \(BusDaemon.defaultMaxMemoryMiB))",
+        transform: BoundedNumber.integers(in: 64...1_048_576))
+    var maxMemoryMib: Int = BusDaemon.defaultMaxMemoryMiB
+
+    @Option(
         help: ArgumentHelp(
             "Also listen on TCP: HOST:PORT for ingress, PORT+1 for reads, PORT+2 for events.", valueName: "host:port"))
     var listen: String?
@@ -130,6 +136,7 @@ struct BusCommand: AsyncParsableCommand {
         configuration.heartbeatInterval = .milliseconds(heartbeatMs)
         configuration.segmentSize = Int64(segmentMib) << 20
         configuration.publishHighWaterMark = publishHwm
+        configuration.maxMemoryBytes = maxMemoryMib << 20
         configuration.tcp = try tcpListener()
         if let url = try store.url() {
             var options = PostgresEventLog.Options()

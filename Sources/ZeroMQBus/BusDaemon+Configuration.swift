@@ -5,6 +5,10 @@ import Metrics
 import ZeroMQ
 
 extension BusDaemon {
+    /// The default of ``Configuration/maxMemoryBytes``, in MiB: above what the daemon holds at its
+    /// busiest with the limits of README's "Limits", below the bound README states.
+    public static let defaultMaxMemoryMiB = 160
+
     /// How a bus daemon runs; the defaults are those of `bureau bus`.
     public struct Configuration: Sendable {
         public var location: BusLocation
@@ -18,6 +22,12 @@ extension BusDaemon {
         /// per subscriber before the PUB socket drops (subscribers then read the log).
         public var publishHighWaterMark: Int32 = 1000
         public var maxEnvelopeBytes = BusLimits.maxEnvelopeBytes
+        /// Anonymous resident memory past which the daemon drops every connection, and with it
+        /// whatever messages libzmq was still receiving (``MemoryGuard``); README, "Limits".
+        /// Nil for none: only a daemon in a process of its own can tell its memory from other
+        /// work's (`bureau bus` sets ``BusDaemon/defaultMaxMemoryMiB``; tests and benchmarks
+        /// that run a daemon in their own process leave it nil).
+        public var maxMemoryBytes: Int?
         /// Also listen on TCP, for processes on other machines.
         public var tcp: TCPListener?
         /// Every file system call of the log goes through it: tests inject faults here.

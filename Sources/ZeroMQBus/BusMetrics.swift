@@ -24,6 +24,7 @@ final class BusMetrics: Sendable {
     let progressReports: Counter
     let storeReopens: Counter
     let repliesUnsent: Counter
+    let memoryDrops: Counter
     let active: Gauge
     private let committed: Counter
     private let duplicates: Counter
@@ -70,6 +71,8 @@ final class BusMetrics: Sendable {
         "bureau_bus_store_reopens_total": "Times the daemon reopened its store after it failed (PostgreSQL).",
         "bureau_bus_replies_unsent_total":
             "Answers the bus could not hand to a client's socket (the client gone, or not reading); the client asks again or its request times out.",
+        "bureau_bus_memory_drops_total":
+            "Times the daemon dropped every connection because its memory went over --max-memory-mib (a peer sending a message of frames without end; README, Limits).",
         "bureau_bus_active": "1 while this daemon holds the log and serves, 0 while it waits as a standby.",
         "bureau_consumer_lag_events":
             "Events between the head and the consumer's last reported position, as the bus sees it: it grows while the consumer is stopped.",
@@ -98,6 +101,7 @@ final class BusMetrics: Sendable {
         progressReports = Counter(label: "bureau_bus_progress_reports_total", factory: factory)
         storeReopens = Counter(label: "bureau_bus_store_reopens_total", factory: factory)
         repliesUnsent = Counter(label: "bureau_bus_replies_unsent_total", factory: factory)
+        memoryDrops = Counter(label: "bureau_bus_memory_drops_total", factory: factory)
         active = Gauge(label: "bureau_bus_active", factory: factory)
         committed = Counter(
             label: "bureau_bus_publish_outcomes_total", dimensions: [("outcome", "committed"), ("reason", "")],

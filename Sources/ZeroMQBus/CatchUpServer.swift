@@ -23,6 +23,8 @@ final class CatchUpServer {
     private let reader: any EventLogReader
     private let state: DaemonState
     private let stop: WakeSignal
+    /// Rung by the memory watch: drop every connection of the read sockets.
+    private let renewal: SocketRenewal?
     private let logger: Logger
     private var badInput: BadInputLog
     /// The log's directory, whose files' size it reports; nil for a log kept elsewhere.
@@ -32,8 +34,9 @@ final class CatchUpServer {
 
     init(
         sockets: [ZMQSocket], reader: any EventLogReader, state: DaemonState, stop: WakeSignal,
-        logDirectory: String? = nil, logger: Logger
+        renewal: SocketRenewal? = nil, logDirectory: String? = nil, logger: Logger
     ) {
+        self.renewal = renewal
         self.sockets = sockets
         self.reader = reader
         self.state = state
@@ -50,6 +53,7 @@ final class CatchUpServer {
         var poller = ZMQPoller()
         let items = sockets.map { poller.add($0) }
         let stopItem = poller.add(fileDescriptor: stop.fileDescriptor)
+        let renewItem = renewal.map { poller.add(fileDescriptor: $0.signal.fileDescriptor) }
         while true {
             do {
                 // Woken at least once a second, for the figures that change with time alone
@@ -57,6 +61,7 @@ final class CatchUpServer {
                 let wait = max(0, (nextRefresh - .now).inMilliseconds) + 1
                 try poller.poll(timeout: Int(clamping: wait))
                 if poller.isReadable(stopItem) { return }
+                if let renewal, let renewItem, poller.isReadable(renewItem) { renewal.perform(logger: logger) }
                 if ContinuousClock.now >= nextRefresh { refresh() }
                 for (index, item) in items.enumerated() where poller.isReadable(item) {
                     // Serve a few requests per socket per turn so that one busy client cannot starve the rest.

@@ -18,6 +18,10 @@ final class DaemonSockets: @unchecked Sendable {
     let events: [ZMQSocket]
     /// The TCP endpoints as bound (a port of 0 resolved to the ports the system chose).
     let tcpEndpoints: BusEndpoints?
+    /// The endpoint each socket of ``ingress``, ``read`` and ``events`` is bound to, in order.
+    private let ingressEndpoints: [String]
+    private let readEndpoints: [String]
+    private let eventsEndpoints: [String]
 
     init(context: ZMQContext, configuration: BusDaemon.Configuration) throws {
         let ipc = configuration.location.ipcEndpoints
@@ -57,6 +61,10 @@ final class DaemonSockets: @unchecked Sendable {
         } else {
             tcpEndpoints = nil
         }
+        let bound = [ipc] + (tcpEndpoints.map { [$0] } ?? [])
+        ingressEndpoints = bound.map(\.ingress)
+        readEndpoints = bound.map(\.read)
+        eventsEndpoints = bound.map(\.events)
         self.ingress = ingress
         self.read = read
         self.events = events
@@ -117,6 +125,19 @@ final class DaemonSockets: @unchecked Sendable {
 
     /// What CURVE adds to the largest message a subscriber sends its PUB socket.
     static let curveAllowance = 1024
+
+    /// What drops every connection of the ingress and events sockets (the ingress loop's), when
+    /// `signal` rings.
+    func ingressRenewal(_ signal: WakeSignal) -> SocketRenewal {
+        SocketRenewal(
+            signal: signal,
+            bound: Array(zip(ingress, ingressEndpoints)) + Array(zip(events, eventsEndpoints)))
+    }
+
+    /// What drops every connection of the read sockets (the catch-up server's), when `signal` rings.
+    func readRenewal(_ signal: WakeSignal) -> SocketRenewal {
+        SocketRenewal(signal: signal, bound: Array(zip(read, readEndpoints)))
+    }
 
     func closeAll() {
         for socket in ingress + read + events { socket.close() }

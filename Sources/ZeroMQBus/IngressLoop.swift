@@ -36,6 +36,8 @@ final class IngressLoop {
     private var sequencer: Sequencer
     private let state: DaemonState
     private let stop: WakeSignal
+    /// Rung by the memory watch: drop every connection of the ingress and events sockets.
+    private let renewal: SocketRenewal?
     private let heartbeatInterval: Duration
     private let durability: Durability
     private var logger: Logger
@@ -118,9 +120,10 @@ final class IngressLoop {
 
     init(
         ingress: [ZMQSocket], events: [ZMQSocket], log: any EventLog, sequencer: Sequencer, state: DaemonState,
-        stop: WakeSignal, commitFinished: WakeSignal, configuration: BusDaemon.Configuration,
-        reports: [OutgoingEvent] = [], logger: Logger
+        stop: WakeSignal, commitFinished: WakeSignal, renewal: SocketRenewal? = nil,
+        configuration: BusDaemon.Configuration, reports: [OutgoingEvent] = [], logger: Logger
     ) {
+        self.renewal = renewal
         self.commitFinished = commitFinished
         publishedHead = log.head
         self.reports = reports
@@ -163,6 +166,7 @@ final class IngressLoop {
         let ingressItems = ingress.map { poller.add($0) }
         let stopItem = poller.add(fileDescriptor: stop.fileDescriptor)
         let commitItem = poller.add(fileDescriptor: commitFinished.fileDescriptor)
+        let renewItem = renewal.map { poller.add(fileDescriptor: $0.signal.fileDescriptor) }
         let clock = ContinuousClock()
         var nextHeartbeat = clock.now
         var pending: [Request] = []
@@ -179,6 +183,7 @@ final class IngressLoop {
             // Finished first, then this wake-up's requests are written, then the next commit
             // begins: it covers them too.
             if poller.isReadable(commitItem) { try finishCommit() }
+            if let renewal, let renewItem, poller.isReadable(renewItem) { renewal.perform(logger: logger) }
             var budget = Budget(events: maxEventsPerBatch, bytes: maxBytesPerBatch)
             for (index, item) in ingressItems.enumerated() where taking && poller.isReadable(item) {
                 try drain(socket: index, into: &pending, budget: &budget)
@@ -646,7 +651,7 @@ final class IngressLoop {
     private func trimMemoryIfDue() {
         guard ContinuousClock.now - lastTrim >= .seconds(5) else { return }
         lastTrim = .now
-        _ = releaseFreedHeapMemory(0)
+        HeapMemory.releaseFreed()
     }
 
     /// `received`, after a request of the daemon's own `reports` if there are any.
@@ -747,15 +752,6 @@ extension DaemonState {
     }
 }
 
-/// glibc's `malloc_trim(3)`, which `<malloc.h>` declares and the Glibc module does not export:
-/// returns the free pages of every arena to the system.
-@_silgen_name("malloc_trim")
-private func releaseFreedHeapMemory(_ pad: Int) -> Int32
-
-/// glibc's `mallopt(3)`, which the Glibc module does not export either.
-@_silgen_name("mallopt")
-private func setMallocOption(_ parameter: Int32, _ value: Int32) -> Int32
-
 extension IngressLoop {
     /// Allocations of a megabyte or more (libzmq's frames of large requests) are mapped on their
     /// own and unmapped when freed, whatever came before: glibc otherwise raises that threshold
@@ -770,7 +766,7 @@ extension IngressLoop {
     static let largeAllocationsAreUnmappedWhenFreed: Void = {
         let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD, <malloc.h>
         let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
-        _ = setMallocOption(mmapThreshold, 1 << 20)
-        _ = setMallocOption(trimThreshold, 4 << 20)
+        HeapMemory.setOption(mmapThreshold, 1 << 20)
+        HeapMemory.setOption(trimThreshold, 4 << 20)
     }()
 }

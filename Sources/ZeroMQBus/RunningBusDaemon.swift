@@ -66,6 +66,12 @@ public final class RunningBusDaemon: Sendable {
         let stopSignal = try WakeSignal()
         self.stopSignal = stopSignal
         let commitFinished = try WakeSignal()
+        let renewIngress = try WakeSignal()
+        let renewReads = try WakeSignal()
+        let memoryWatch = configuration.maxMemoryBytes.map {
+            MemoryWatch(
+                limit: $0, renewals: [renewIngress, renewReads], stop: stopSignal, metrics: metrics, logger: logger)
+        }
 
         info = BusInfo(
             pid: getpid(), epoch: epoch, startedAt: Date().formatted(.iso8601), version: BusDaemon.version,
@@ -90,15 +96,18 @@ public final class RunningBusDaemon: Sendable {
         let catchUp = UncheckedBox(
             CatchUpServer(
                 sockets: sockets.read, reader: reader, state: state, stop: stopSignal,
+                renewal: memoryWatch.map { _ in sockets.readRenewal(renewReads) },
                 logDirectory: configuration.store == nil ? configuration.location.logDirectory : nil, logger: logger))
         let ingress = UncheckedBox(
             IngressLoop(
                 ingress: sockets.ingress, events: sockets.events, log: log, sequencer: sequencer, state: state,
-                stop: stopSignal, commitFinished: commitFinished, configuration: configuration,
+                stop: stopSignal, commitFinished: commitFinished,
+                renewal: memoryWatch.map { _ in sockets.ingressRenewal(renewIngress) },
+                configuration: configuration,
                 reports: Self.reports(of: recovery), logger: logger))
         let logBox = UncheckedBox(log)
         let loopLogger = logger
-        threads = [
+        var started = [
             try OwnThread(name: "bureau-ingress") {
                 var failure: (any Error)?
                 do {
@@ -119,6 +128,8 @@ public final class RunningBusDaemon: Sendable {
             },
             try OwnThread(name: "bureau-catchup") { catchUp.value.run() },
         ]
+        if let memoryWatch { started.append(try OwnThread(name: "bureau-memory") { memoryWatch.run() }) }
+        threads = started
         logger.info(
             "the bus is up",
             metadata: [

@@ -41,6 +41,7 @@ struct BureauFaults {
         }
         guard let data = options["--data"] else { throw UsageError(description: "--data DIR is required") }
         var configuration = BusDaemon.Configuration(location: BusLocation(dataDirectory: data))
+        configuration.maxMemoryBytes = BusDaemon.defaultMaxMemoryMiB << 20
         if let text = options["--segment-mib"] {
             guard let mib = Int64(text), (1...4096).contains(mib) else {
                 throw UsageError(description: "--segment-mib '\(text)': give 1 to 4096")

@@ -1,7 +1,9 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import Foundation
+import Guards
 import Synchronization
 import TestSupport
 import Testing
@@ -211,6 +213,78 @@ extension MemoryBoundTests {
         )
         #expect(answered == producers * requests, "every request is answered")
         #expect(still.head == 0)
+        #expect(peak < Self.boundMiB)
+    }
+}
+
+extension MemoryBoundTests {
+    /// Several peers, on the ingress and the read socket, each sending one message of frames
+    /// without end, every frame within its socket's cap: libzmq holds a message until its last
+    /// frame and counts no frames, so they would be held whole (920 MiB here). Past its memory
+    /// limit the daemon drops every connection, and with them what libzmq was receiving: it stays
+    /// under the bound, and serves on.
+    @Test func severalPeersSendingMessagesOfFramesWithoutEndStayUnderTheBound() async throws {
+        let directory = try TemporaryDirectory("memory")
+        let bus = BusProcess(directory: directory.path)
+        let daemon = try await bus.start()
+        let baseline = try #require(Self.residentMiB(daemon.pid))
+        let gauge = Gauge(baseline)
+        let pid = daemon.pid
+        let sampler = Task.detached {
+            for _ in 0..<30_000 where gauge.sampling.load(ordering: .relaxed) {
+                if let now = Self.residentMiB(pid) { gauge.peak.max(now, ordering: .relaxed) }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let endpoints = bus.location.ipcEndpoints
+        // Two on the ingress socket, frames of 8 MiB; one on the read socket, frames of 60 KiB:
+        // each would be 400 or 120 MiB held whole.
+        let plan: [(endpoint: String, frame: Data, count: Int)] = [
+            (endpoints.ingress, Data(repeating: 0x41, count: BusLimits.maxRequestBytes), 50),
+            (endpoints.ingress, Data(repeating: 0x42, count: BusLimits.maxRequestBytes), 50),
+            (endpoints.read, Data(repeating: 0x43, count: 60 << 10), 2000),
+        ]
+        let peers = try plan.map { try RawZMTPPeer(ipc: $0.endpoint) }
+        let sending = Task.detached {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (peer, step) in zip(peers, plan) {
+                    group.addTask {
+                        try await OwnThread.run(name: "test-endless") {
+                            guard peer.send(frame: Data(WireProtocol.version.utf8), more: true) else { return }
+                            // Never the last frame: the message does not end, until the daemon drops it.
+                            for _ in 0..<step.count {
+                                guard peer.send(frame: step.frame, more: true) else { return }
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let sent = plan.reduce(0) { $0 + $1.frame.count * $1.count } >> 20
+        try await daemon.waitForOutput("every connection is dropped", timeout: .seconds(60))
+        try await sending.value
+        for peer in peers { peer.close() }
+
+        // It serves on: a producer's event is committed, a reader reads it.
+        let client = try ZeroMQBusClient(
+            location: bus.location, options: ZeroMQBusClient.Options(process: "after"),
+            logger: TestLogging.logger("after"))
+        let outcome = try await client.publish(OutgoingEvent(type: "bureau.test.After", payload: Data("after".utf8)))
+        let read = try await client.collect(EventFilter(prefixes: ["bureau.test."]), count: 1)
+        gauge.sampling.store(false, ordering: .relaxed)
+        _ = await sampler.value
+        client.close()
+        #expect(await bus.stop() == 0)
+        let drops = daemon.standardError.components(separatedBy: "every connection is dropped").count - 1
+        let peak = gauge.peak.load(ordering: .relaxed)
+        print(
+            "memory: 3 peers sent messages of frames without end (\(sent) MiB); the daemon dropped every connection "
+                + "\(drops) time(s); its RSS was \(baseline) MiB at start and peaked at \(peak) MiB (bound \(Self.boundMiB) MiB)"
+        )
+        #expect(outcome == .committed(1))
+        #expect(read.map(\.position) == [1])
+        #expect(drops >= 1)
         #expect(peak < Self.boundMiB)
     }
 }

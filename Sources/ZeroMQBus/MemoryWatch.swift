@@ -1,0 +1,130 @@
+import Guards
+import Logging
+import Synchronization
+import ZeroMQ
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Samples the daemon's anonymous resident memory every few milliseconds on a thread of its own
+/// and, when ``MemoryGuard`` says so, asks the loops that own the sockets to drop every
+/// connection (``SocketRenewal``). It reads `/proc/self/statm` (one `pread` a sample).
+final class MemoryWatch: @unchecked Sendable {
+    /// How often memory is sampled: a peer sending as fast as one of libzmq's I/O threads can
+    /// receive (a few gigabytes a second over ipc) adds some ten megabytes between two samples.
+    static let period: Duration = .milliseconds(5)
+
+    private let statm: Int32
+    private let pageSize: Int
+    private let renewals: [WakeSignal]
+    private let stop: WakeSignal
+    private let metrics: BusMetrics
+    private let logger: Logger
+    private var policy: MemoryGuard
+
+    /// Watches memory against `limit` bytes; rings each of `renewals` when connections are to be
+    /// dropped; stops when `stop` rings (it is never drained here: other loops hear it too).
+    init(limit: Int, renewals: [WakeSignal], stop: WakeSignal, metrics: BusMetrics, logger: Logger) {
+        // -1 if it cannot be opened: ``run()`` says so.
+        statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+        pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        self.renewals = renewals
+        self.stop = stop
+        self.metrics = metrics
+        self.logger = logger
+        policy = MemoryGuard(limit: limit)
+    }
+
+    deinit {
+        if statm >= 0 { close(statm) }
+    }
+
+    /// Anonymous resident memory in bytes: `resident - shared` of `/proc/self/statm` (pages
+    /// backed by files, the binary and its libraries, are shared); nil if it cannot be read.
+    func anonymousResident() -> Int? {
+        guard statm >= 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = buffer.withUnsafeMutableBytes { pread(statm, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        let fields = buffer[0..<count].split(separator: UInt8(ascii: " ")).prefix(3).map {
+            Int(String(decoding: $0, as: UTF8.self))
+        }
+        guard fields.count == 3, let resident = fields[1], let shared = fields[2] else { return nil }
+        return max(0, resident - shared) * pageSize
+    }
+
+    /// Samples until the stop signal rings.
+    func run() {
+        var poller = ZMQPoller()
+        let stopItem = poller.add(fileDescriptor: stop.fileDescriptor)
+        let clock = ContinuousClock()
+        var unreadable = false
+        while true {
+            do {
+                try poller.poll(timeout: Int(Self.period.inMilliseconds))
+            } catch {
+                logger.error("the memory watch stops: it cannot wait", metadata: ["bus.error": "\(error)"])
+                return
+            }
+            if poller.isReadable(stopItem) { return }
+            guard let resident = anonymousResident() else {
+                if !unreadable {
+                    unreadable = true
+                    logger.error("the memory watch cannot read /proc/self/statm: memory is not bounded")
+                }
+                continue
+            }
+            guard policy.sample(resident: resident, at: clock.now) == .dropConnections else { continue }
+            metrics.memoryDrops.increment()
+            logger.error(
+                "the daemon's memory is over its limit: every connection is dropped, with what libzmq was receiving",
+                metadata: [
+                    "bus.memory_mib": "\(resident >> 20)", "bus.memory_limit_mib": "\(policy.limit >> 20)",
+                    "bus.memory_drops": "\(policy.drops)",
+                ])
+            for renewal in renewals { renewal.ring() }
+        }
+    }
+}
+
+/// Drops every connection of some sockets by unbinding and binding each endpoint again: libzmq
+/// ends the connections a listener accepted with it, and the messages they were still receiving.
+/// Run by the thread that owns the sockets, when ``signal`` rings.
+struct SocketRenewal {
+    let signal: WakeSignal
+    /// Each socket with an endpoint it is bound to, as bound (a TCP port resolved).
+    let bound: [(ZMQSocket, String)]
+
+    /// Drops the connections, then hands what their messages held back to the system.
+    func perform(logger: Logger) {
+        signal.drain()
+        for (socket, endpoint) in bound {
+            do {
+                try socket.unbind(endpoint)
+                try Self.bind(socket, endpoint)
+            } catch {
+                logger.critical(
+                    "an endpoint could not be bound again after its connections were dropped",
+                    metadata: ["bus.endpoint": "\(endpoint)", "bus.error": "\(error)"])
+            }
+        }
+        // libzmq's I/O thread frees the messages as the connections end, a moment later.
+        usleep(20_000)
+        HeapMemory.releaseFreed()
+    }
+
+    /// Binds `endpoint`, trying again for up to a second while the listener just closed still
+    /// holds a TCP port (libzmq closes it on its I/O thread, a moment after the unbind).
+    private static func bind(_ socket: ZMQSocket, _ endpoint: String) throws {
+        for attempt in 1...100 {
+            do {
+                try socket.bind(endpoint)
+                if endpoint.hasPrefix("ipc://") { chmod(String(endpoint.dropFirst("ipc://".count)), 0o600) }
+                return
+            } catch let error as ZMQError where error.code == EADDRINUSE && attempt < 100 {
+                usleep(10_000)
+            }
+        }
+    }
+}
