@@ -236,6 +236,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -537,6 +538,7 @@ let package = Package(
             dependencies: [
                 "Guards",
                 "TestServers", "FaultInjection", "EventLog", "PostgresStore", "BureauSchemas", "TestSupport", "CZlib",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         .testTarget(
