@@ -498,6 +498,7 @@ let package = Package(
                 "TestServers",
                 "ZeroMQBus", "Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport", "YAMLFile", "Guards",
                 "BusTesting",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         .testTarget(
