@@ -464,6 +464,8 @@ let package = Package(
                 "ConverterFeature",
                 "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore", "Guards", "LogTools",
                 "OTLPTestSupport",
+                // A booking service of a test's own, which keeps the headers it was sent.
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),
         .testTarget(
