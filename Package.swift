@@ -248,6 +248,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -475,6 +476,8 @@ let package = Package(
                 "ConverterFeature",
                 "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore", "Guards", "LogTools",
                 "OTLPTestSupport",
+                // A booking service of a test's own, which keeps the headers it was sent.
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),
         .testTarget(
@@ -509,6 +512,7 @@ let package = Package(
                 "TestServers",
                 "ZeroMQBus", "Supervisor", "Bus", "EventLog", "BureauSchemas", "TestSupport", "YAMLFile", "Guards",
                 "BusTesting",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         .testTarget(
@@ -549,6 +553,7 @@ let package = Package(
             dependencies: [
                 "Guards",
                 "TestServers", "FaultInjection", "EventLog", "PostgresStore", "BureauSchemas", "TestSupport", "CZlib",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         .testTarget(

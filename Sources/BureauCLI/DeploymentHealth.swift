@@ -20,26 +20,43 @@ struct DeploymentHealth: Encodable, Equatable {
         var uptimeSeconds: Double?
         var lastExit: String?
         var lastError: String?
+        /// The consumers it runs, from its command line (`run MODULES`, `tui`): each must have
+        /// reported to the bus, or its progress is unknown. Empty when nothing tells them.
+        var expectedConsumers: [String] = []
     }
 
-    /// One consumer as the bus sees it.
+    /// One consumer as the bus sees it, or one its process runs that the bus has no report of.
     struct Consumer: Encodable, Equatable {
         var consumer: String
         var process: String
+        /// false: its process runs it, but the bus has no report from it (the consumer is
+        /// stopped or cut off, and the bus restarted or failed over since it last heard from
+        /// it): nothing of its progress is known, and each figure below is nil.
+        var reported: Bool
         var pid: UInt32
-        var position: UInt64
-        var live: Bool
-        var lagEvents: UInt64
-        /// nil: unknown (the oldest event not handled could not be read).
+        var position: UInt64?
+        var live: Bool?
+        var lagEvents: UInt64?
+        /// nil: unknown (not reported, or the oldest event not handled could not be read).
         var lagSeconds: Double?
-        var progressAgeSeconds: Double
+        var progressAgeSeconds: Double?
+        /// nil: unknown (not reported, only one report yet, or the last one is stale).
         var inPerSecond: Double?
         var outPerSecond: Double?
         var snapshotAgeSeconds: Double?
 
+        /// A consumer `process` runs that has not reported to the bus.
+        init(unreported name: String, of process: Process) {
+            consumer = name
+            self.process = process.name
+            reported = false
+            pid = UInt32(bitPattern: process.pid)
+        }
+
         init(_ status: Bureau_Bus_ConsumerStatus) {
             consumer = status.consumer
             process = status.process
+            reported = true
             pid = status.pid
             position = status.position
             live = status.live
@@ -110,16 +127,24 @@ struct DeploymentHealth: Encodable, Equatable {
     var bus: Bus?
     /// Why the bus could not be asked, when it could not.
     var busProblem: String?
+    /// Why the processes shown may not be all there are, or not as they are (the log's system
+    /// events could not be read to the end), when so.
+    var processesProblem: String?
     var rows: [Row]
     var maxLagSeconds: Double
-    var healthy: Bool { busProblem == nil && rows.allSatisfy(\.problems.isEmpty) }
+    var healthy: Bool { busProblem == nil && processesProblem == nil && rows.allSatisfy(\.problems.isEmpty) }
 
     /// - Parameters:
     ///   - processes: the deployment's processes; empty when nothing tells them.
+    ///   - processesProblem: why `processes` may be incomplete, if it may.
     ///   - maxLagSeconds: a consumer further behind than this, or silent for longer, is in trouble.
-    init(stats: Bureau_Bus_BusStats?, busProblem: String?, processes: [Process], maxLagSeconds: Double) {
+    init(
+        stats: Bureau_Bus_BusStats?, busProblem: String?, processes: [Process], processesProblem: String? = nil,
+        maxLagSeconds: Double
+    ) {
         self.maxLagSeconds = maxLagSeconds
         self.busProblem = busProblem
+        self.processesProblem = processesProblem
         bus = stats.map(Bus.init)
         let consumers = (stats?.consumers ?? []).map(Consumer.init)
         var rows: [Row] = []
@@ -130,11 +155,18 @@ struct DeploymentHealth: Encodable, Equatable {
                 process.pid > 0 && consumers[$0].pid == UInt32(bitPattern: process.pid)
             }
             matched.formUnion(own)
-            if own.isEmpty {
-                rows.append(Row(process: process, consumer: nil, problems: []))
-            } else {
-                for index in own { rows.append(Row(process: process, consumer: consumers[index], problems: [])) }
+            var processRows = own.map { Row(process: process, consumer: consumers[$0], problems: []) }
+            // One it runs that the bus has no report of is unknown, not a process that consumes
+            // nothing (a bus restarted while the consumer was frozen has never heard from it).
+            // A process that is not up is trouble already, and runs nothing.
+            if process.up {
+                let reported = Set(own.map { consumers[$0].consumer })
+                for name in process.expectedConsumers where !reported.contains(name) {
+                    processRows.append(
+                        Row(process: process, consumer: Consumer(unreported: name, of: process), problems: []))
+                }
             }
+            rows += processRows.isEmpty ? [Row(process: process, consumer: nil, problems: [])] : processRows
         }
         for index in consumers.indices where !matched.contains(index) {
             rows.append(Row(process: nil, consumer: consumers[index], problems: []))
@@ -149,17 +181,23 @@ struct DeploymentHealth: Encodable, Equatable {
             problems.append("\(process.name) is \(process.state)")
         }
         if let consumer = row.consumer {
-            if consumer.progressAgeSeconds > maxLag {
+            guard consumer.reported else {
                 problems.append(
-                    "\(consumer.consumer) has not reported for \(Self.seconds(consumer.progressAgeSeconds)): "
-                        + "it is stopped or cut off")
+                    "\(consumer.consumer)'s progress is unknown: \(consumer.process) runs it, and the bus has no "
+                        + "report from it (it is stopped or cut off, and the bus restarted since it last heard)")
+                return problems
             }
+            if let age = consumer.progressAgeSeconds, age > maxLag {
+                problems.append(
+                    "\(consumer.consumer) has not reported for \(Self.seconds(age)): it is stopped or cut off")
+            }
+            let events = consumer.lagEvents ?? 0
             if let lag = consumer.lagSeconds, lag > maxLag {
                 problems.append(
-                    "\(consumer.consumer) is \(Self.seconds(lag)) behind (\(consumer.lagEvents) events), over \(Self.seconds(maxLag))"
+                    "\(consumer.consumer) is \(Self.seconds(lag)) behind (\(events) events), over \(Self.seconds(maxLag))"
                 )
             } else if consumer.lagSeconds == nil {
-                problems.append("\(consumer.consumer)'s lag is unknown (\(consumer.lagEvents) events behind)")
+                problems.append("\(consumer.consumer)'s lag is unknown (\(events) events behind)")
             }
         }
         return problems
@@ -184,7 +222,7 @@ struct DeploymentHealth: Encodable, Equatable {
 
     /// Every problem, for a health check's message.
     var problems: [String] {
-        (busProblem.map { [$0] } ?? []) + rows.flatMap(\.problems)
+        [busProblem, processesProblem].compactMap { $0 } + rows.flatMap(\.problems)
     }
 
     // MARK: Text
@@ -215,22 +253,23 @@ struct DeploymentHealth: Encodable, Equatable {
         for row in rows {
             let process = row.process
             let consumer = row.consumer
-            let lagSeconds: String =
-                if let consumer {
-                    consumer.lagSeconds.map { String(format: "%.1f", $0) } ?? "?"
-                } else {
-                    "-"
-                }
+            // "-": nothing to show (no consumer); "?": a consumer's figure nobody knows, never 0.
+            func known(_ figure: (Consumer) -> String?) -> String {
+                guard let consumer else { return "-" }
+                return figure(consumer) ?? "?"
+            }
             table.append([
                 process?.name ?? consumer?.process ?? "?",
                 process?.state ?? "?",
                 process.map { $0.restarts.map(String.init) ?? "?" } ?? "?",
                 consumer?.consumer ?? "-",
-                consumer.map { Self.rate($0.inPerSecond) } ?? "-",
-                consumer.map { Self.rate($0.outPerSecond) } ?? "-",
-                consumer.map { "\($0.lagEvents)" } ?? "-",
-                lagSeconds,
-                consumer.map { Self.seconds($0.progressAgeSeconds) + " ago" } ?? "-",
+                known { consumer in consumer.inPerSecond.map { Self.rate($0) } },
+                known { consumer in consumer.outPerSecond.map { Self.rate($0) } },
+                known { $0.lagEvents.map(String.init) },
+                known { $0.lagSeconds.map { String(format: "%.1f", $0) } },
+                known { consumer in
+                    consumer.reported ? consumer.progressAgeSeconds.map { Self.seconds($0) + " ago" } : "no report"
+                },
                 Self.cut(process?.lastError ?? "-", to: 48),
             ])
         }

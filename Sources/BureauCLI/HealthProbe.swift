@@ -29,10 +29,16 @@ final class HealthProbe: Sendable {
         var processes: [String: DeploymentHealth.Process] = [:]
         var order: [String] = []
         var lastErrors: [String: String] = [:]
+        /// The last position read; following again goes on from there.
+        var position: UInt64 = 0
+        /// Whether they were read up to the head once: until then, processes and their errors
+        /// may be missing.
+        var complete = false
 
         /// Folds `event`; one of these types that cannot be read becomes its producer's last
         /// error, where `status` and `top` show it, rather than being passed over.
         mutating func apply(_ event: StoredEvent) {
+            position = max(position, event.position)
             do {
                 try fold(event)
             } catch {
@@ -45,7 +51,8 @@ final class HealthProbe: Sendable {
                 if processes[started.process] == nil { order.append(started.process) }
                 processes[started.process] = DeploymentHealth.Process(
                     name: started.process, pid: started.pid, state: "running", up: true,
-                    restarts: Int(started.restarts), uptimeSeconds: nil, lastExit: nil, lastError: nil)
+                    restarts: Int(started.restarts), uptimeSeconds: nil, lastExit: nil, lastError: nil,
+                    expectedConsumers: HealthProbe.consumers(runBy: started.arguments))
             } else if let exited = try event.payload(as: Bureau_System_ProcessExited.self) {
                 guard var process = processes[exited.process] else { return }
                 process.state = "stopped"
@@ -59,18 +66,34 @@ final class HealthProbe: Sendable {
         }
     }
 
-    /// Follows the log's system events from the start, folding them; returns when the
-    /// subscription ends (cancelled, or the bus gone for good), or, `untilCaughtUp`, once it has
-    /// read up to the head (true).
+    /// The consumers a process started with `arguments` (`bureau ARGUMENTS`) runs and reports
+    /// to the bus: the modules of `run` whose hosts report their progress, and `tui`'s own.
+    /// Empty for a command line this build cannot read, or one that consumes nothing.
+    static func consumers(runBy arguments: [String]) -> [String] {
+        guard let command = try? Bureau.parseAsRoot(arguments) else { return [] }
+        if let run = command as? RunCommand {
+            let registry = Composition.registry()
+            return run.modules.filter { registry.module(named: $0)?.reportsProgress == true }
+        }
+        if let tui = command as? TuiCommand, !tui.replay { return ["tui"] }
+        return []
+    }
+
+    /// Follows the log's system events from where it last read (the start, at first), folding
+    /// them; returns when the subscription ends (cancelled, or the bus gone for good), or,
+    /// `untilCaughtUp`, once it has read up to the head (true).
     @discardableResult
     func followSystemEvents(untilCaughtUp: Bool = false) async -> Bool {
-        let subscription = client.subscribe(EventFilter(prefixes: ["bureau.system."]), after: 0)
+        let subscription = client.subscribe(
+            EventFilter(prefixes: ["bureau.system."]), after: system.withLock { $0.position })
         defer { subscription.cancel() }
         do {
             for try await item in subscription {
                 switch item {
                 case .event(let event): system.withLock { $0.apply(event) }
-                case .caughtUp: if untilCaughtUp { return true }
+                case .caughtUp:
+                    system.withLock { $0.complete = true }
+                    if untilCaughtUp { return true }
                 case .connection: continue
                 }
             }
@@ -106,7 +129,11 @@ final class HealthProbe: Sendable {
         // No supervisor to answer (none runs here, or it is stopping): the log's process events
         // tell the processes instead.
         if local, let rows = try? ControlClient.processes(location: location) {
-            processes = rows.map { DeploymentHealth.Process($0, lastError: lastError($0.name, pid: $0.pid)) }
+            processes = rows.map { row in
+                var process = DeploymentHealth.Process(row, lastError: lastError(row.name, pid: row.pid))
+                process.expectedConsumers = system.processes[row.name]?.expectedConsumers ?? []
+                return process
+            }
         } else {
             processes = system.order.compactMap { name in
                 guard var process = system.processes[name] else { return nil }
@@ -114,7 +141,14 @@ final class HealthProbe: Sendable {
                 return process
             }
         }
+        // Without them the processes (remote), their errors and what each consumes may be missing.
+        let processesProblem =
+            system.complete
+            ? nil
+            : "the process list is incomplete: the log's system events (each process's start, exit and "
+                + "errors) could not be read up to the head"
         return DeploymentHealth(
-            stats: stats, busProblem: busProblem, processes: processes, maxLagSeconds: maxLagSeconds)
+            stats: stats, busProblem: busProblem, processes: processes, processesProblem: processesProblem,
+            maxLagSeconds: maxLagSeconds)
     }
 }

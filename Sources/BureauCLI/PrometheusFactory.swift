@@ -1,6 +1,7 @@
 import BookingAdapter
 import Bus
 import CoreMetrics
+import PostgresStore
 import Prometheus
 import RatesAdapter
 import Supervisor
@@ -21,7 +22,7 @@ final class PrometheusFactory: MetricsFactory {
     /// it run"), gathered from the types that record them.
     static let help: [String: String] = [
         BusDaemon.metricHelp, ConsumerMetrics.help, RatesAdapterMetrics.help, BookingAdapterMetrics.help,
-        SupervisorMetrics.help, MetricsEndpoint.help, TraceExportHealth.help,
+        SupervisorMetrics.help, MetricsEndpoint.help, TraceExportHealth.help, PostgresStoreMetrics.help,
     ].reduce(into: [:]) { all, part in all.merge(part) { first, _ in first } }
 
     /// Timers' buckets: fdatasyncs and acknowledgements take microseconds to tens of

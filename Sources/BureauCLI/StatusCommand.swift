@@ -18,9 +18,15 @@ struct StatusCommand: AsyncParsableCommand {
             each process raised. Lag is the bus's view: a consumer that stopped keeps falling
             behind there, and one whose lag cannot be known is shown as `?`, never as 0.
 
-            Exits 1 when the bus does not answer, a process is not ready, or a consumer is more
-            than --max-lag-s behind, has not reported for longer, or has an unknown lag: a
-            health check for scripts.
+            A consumer a process runs (the modules of `run`, from the command line its
+            `ProcessStarted` event gives) that the bus has no report from is shown with `?` and
+            `no report`: its progress is unknown, as it is after the bus restarted or failed over
+            while that consumer was stopped.
+
+            Exits 1 when the bus does not answer, the log's system events cannot be read to the
+            end within 5 s (the process list is incomplete), a process is not ready, or a
+            consumer is more than --max-lag-s behind, has not reported for longer, has an unknown
+            lag, or has no report at all: a health check for scripts.
             """)
     )
 
@@ -37,7 +43,8 @@ struct StatusCommand: AsyncParsableCommand {
         let client = try connection.client(process: "status", global: global, upcasting: try Composition.upcasting())
         defer { client.close() }
         let probe = HealthProbe(client: client, location: global.location, local: try connection.remote() == nil)
-        // The log's system events: each process's last error (and its state, without a supervisor).
+        // The log's system events: each process's last error, what it consumes (and its state,
+        // without a supervisor). Not read to the end, the health says the list is incomplete.
         _ = await probe.readSystemEvents(timeout: .seconds(5))
         let health = await probe.health(maxLagSeconds: Double(maxLagS))
         if json {

@@ -9,10 +9,13 @@ struct TopCommand: AsyncParsableCommand {
         abstract: "Watch every process and consumer live, trouble on top, refreshed every second.",
         discussion: HelpText.prose(
             """
-            The screen of `bureau status`, drawn again every second until Ctrl-C: the bus's
-            figures, then a row per process and consumer, sorted so that a process down, a
-            consumer behind or silent, and a process with a recent error come first. Works
-            against a bus on another machine with --bus and its keys, as other commands do.
+            The screen of `bureau status`, drawn again every second until Ctrl-C (or, with
+            --iterations N, N times, then it exits): the bus's figures, then a row per process
+            and consumer, sorted so that a process down, a consumer behind, silent or of unknown
+            progress, and a process with a recent error come first. Not on a terminal (piped,
+            or --iterations 1 in a script), the screens are printed one after another, each
+            followed by an empty line. Works against a bus on another machine with --bus and its
+            keys, as other commands do.
             """)
     )
 
@@ -32,6 +35,9 @@ struct TopCommand: AsyncParsableCommand {
         let client = try connection.client(process: "top", global: global, upcasting: try Composition.upcasting())
         defer { client.close() }
         let probe = HealthProbe(client: client, location: global.location, local: try connection.remote() == nil)
+        // The first screen shows every process the log names (or says the list is incomplete);
+        // the follower then goes on from where this read stopped.
+        _ = await probe.readSystemEvents(timeout: .seconds(5))
         let follower = Task { await probe.followSystemEvents() }
         defer { follower.cancel() }
         let interactive = isatty(STDOUT_FILENO) == 1

@@ -35,6 +35,10 @@ package struct ConsumerTable: Sendable {
 
     /// How far back the rates look.
     package static let rateWindow: Duration = .seconds(5)
+    /// How long after its last report a consumer's rates are still told. A consumer reports about
+    /// once a second; one silent for longer (stopped, cut off) has rates nobody knows, and its
+    /// last ones, shown on, would make a stopped consumer look busy.
+    package static let ratesStaleAfter: Duration = .seconds(3)
     /// The most consumers remembered, so that a peer inventing names cannot grow it without end.
     package static let capacity = 1024
 
@@ -121,7 +125,10 @@ package struct ConsumerTable: Sendable {
         status.inputsApplied = report.inputsApplied
         status.inputsMalformed = report.inputsMalformed
         status.outputs = report.outputs
-        if let first = entry.history.first, let last = entry.history.last {
+        // Unknown (a window of 0) once the last report is stale, not the last rates shown on.
+        if now - entry.heardAt <= Self.ratesStaleAfter, let first = entry.history.first,
+            let last = entry.history.last
+        {
             status.recentWindowMs = UInt64(max(0, (last.at - first.at).inMilliseconds))
             status.recentApplied = last.applied &- first.applied
             status.recentOutputs = last.outputs &- first.outputs

@@ -1,5 +1,6 @@
 import EventLog
 import Logging
+import Metrics
 import NIOCore
 import PostgresNIO
 
@@ -22,8 +23,15 @@ public final class PostgresLogReader: EventLogReader, @unchecked Sendable {
     ///   - wait: how long to keep trying a server that does not answer at first.
     ///   - reconnectWait: how long a read keeps trying, once connected, a store that cannot be
     ///     reached (a promotion under way). Zero for a caller that recovers by itself (the daemon).
-    public init(url: PostgresStoreURL, wait: Duration = .zero, reconnectWait: Duration = .zero, logger: Logger) throws {
-        session = try ReconnectingSession(url, wait: wait, logger: logger)
+    ///   - metricsFactory: where its reconnections are counted; swift-metrics' bootstrapped
+    ///     factory unless a test gives its own.
+    public init(
+        url: PostgresStoreURL, wait: Duration = .zero, reconnectWait: Duration = .zero,
+        metricsFactory: (any MetricsFactory)? = nil, logger: Logger
+    ) throws {
+        session = try ReconnectingSession(
+            url, wait: wait, reconnects: PostgresStoreMetrics.reconnects("log-reader", factory: metricsFactory),
+            logger: logger)
         self.reconnectWait = reconnectWait
     }
 

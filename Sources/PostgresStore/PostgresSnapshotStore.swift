@@ -1,5 +1,6 @@
 import EventLog
 import Logging
+import Metrics
 import NIOCore
 import PostgresNIO
 
@@ -24,8 +25,16 @@ public final class PostgresSnapshotStore: SnapshotStore, @unchecked Sendable {
     private let session: ReconnectingSession
 
     /// Connects (retrying a server that does not answer for `wait`) and creates the tables if missing.
-    public init(url: PostgresStoreURL, wait: Duration = .seconds(30), logger: Logger) throws {
-        session = try ReconnectingSession(url, wait: wait, logger: logger)
+    ///
+    /// - Parameter metricsFactory: where its reconnections are counted; swift-metrics'
+    ///   bootstrapped factory unless a test gives its own.
+    public init(
+        url: PostgresStoreURL, wait: Duration = .seconds(30), metricsFactory: (any MetricsFactory)? = nil,
+        logger: Logger
+    ) throws {
+        session = try ReconnectingSession(
+            url, wait: wait, reconnects: PostgresStoreMetrics.reconnects("snapshots", factory: metricsFactory),
+            logger: logger)
         try session.run("preparing the schema") { try PostgresSchema.prepare($0) }
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import Guards
 import Logging
+import Metrics
 
 /// A connection to a store that is made again when it ends, for what may safely be done twice
 /// (reading, replacing a snapshot row): a reducer host's snapshots and the log's readers ride
@@ -13,7 +14,8 @@ import Logging
 /// host does, the call fails, and calls until the next attempt is due (the shared ``Backoff``,
 /// ``PostgresSession/retryBackoff``) fail at once without trying, so that a store that is away
 /// is neither hammered nor waited for by a caller that must go on; a caller that may wait
-/// passes `wait`. Each attempt and its outcome is logged.
+/// passes `wait`. Each attempt and its outcome is logged, and each connection made again is
+/// counted (`bureau_store_reconnects_total`, ``PostgresStoreMetrics``).
 ///
 /// The writer's own connection never reconnects: its lock is its fence (``PostgresEventLog``).
 final class ReconnectingSession: @unchecked Sendable {
@@ -21,6 +23,7 @@ final class ReconnectingSession: @unchecked Sendable {
     private let writable: Bool
     private let backoff: Backoff
     private let logger: Logger
+    private let reconnects: Counter
     /// Held for a whole statement: one at a time, so that no two callers connect at once.
     private let lock = NSLock()
     private var session: PostgresSession?
@@ -30,13 +33,16 @@ final class ReconnectingSession: @unchecked Sendable {
     private var lastFailure = ""
 
     /// Connects, retrying a server that does not answer for `wait` (as ``PostgresSession/connect``).
+    ///
+    /// - Parameter reconnects: counts each connection made again after one ended.
     init(
         _ url: PostgresStoreURL, writable: Bool = true, wait: Duration, backoff: Backoff = PostgresSession.retryBackoff,
-        logger: Logger
+        reconnects: Counter, logger: Logger
     ) throws {
         self.url = url
         self.writable = writable
         self.backoff = backoff
+        self.reconnects = reconnects
         self.logger = logger
         session = try PostgresSession.connect(url, writable: writable, wait: wait, backoff: backoff, logger: logger)
     }
@@ -106,6 +112,7 @@ final class ReconnectingSession: @unchecked Sendable {
             session = made
             failures = 0
             nextAttempt = nil
+            reconnects.increment()
             return made
         } catch {
             // A refusal (password, TLS) is spaced out too: every caller would otherwise try it again.

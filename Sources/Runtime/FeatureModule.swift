@@ -20,10 +20,16 @@ public struct FeatureModule: Sendable {
     /// The types the module's code reads besides its reducer's inputs and its projections'
     /// (an adapter's inputs): with those, what a chain of upcasters may end at.
     public let consumes: [String]
+    /// Whether its host reports its progress to the bus as a consumer named after the module
+    /// (``HostEnvironment/consumerMetrics(_:)``): a process that runs it and from which the bus
+    /// has no report is one whose progress is unknown (`bureau status`).
+    public let reportsProgress: Bool
 
+    /// - Parameter reportsProgress: whether the host `makeHost` builds reports its progress
+    ///   under the module's name.
     public init(
         name: String, summary: String, commands: [CommandSpec] = [], projections: [AnyProjection] = [],
-        upcasters: [any Upcaster] = [], consumes: [String] = [],
+        upcasters: [any Upcaster] = [], consumes: [String] = [], reportsProgress: Bool = false,
         makeHost: (@Sendable (HostEnvironment) throws -> any Service)? = nil
     ) {
         self.name = name
@@ -32,6 +38,7 @@ public struct FeatureModule: Sendable {
         self.projections = projections
         self.upcasters = upcasters
         self.consumes = consumes
+        self.reportsProgress = reportsProgress && makeHost != nil
         self.makeHost = makeHost
     }
 
@@ -42,7 +49,7 @@ public struct FeatureModule: Sendable {
     ) {
         self.init(
             name: reducer.module, summary: summary, commands: commands, projections: projections,
-            upcasters: upcasters,
+            upcasters: upcasters, reportsProgress: true,
             makeHost: { environment in
                 ReducerHost(
                     reducer: reducer, client: environment.client, snapshots: environment.snapshots,

@@ -60,14 +60,15 @@ final class BusMetrics: Sendable {
         "bureau_bus_head_position": "The last position the bus published.",
         "bureau_bus_log_bytes": "Bytes in the log's segment files (absent for a log kept in PostgreSQL).",
         "bureau_bus_log_segments": "Segment files of the log (absent for a log kept in PostgreSQL).",
-        "bureau_bus_subscribers": "Consumers following the live stream, as their last reports (at most 5 s old) say.",
+        "bureau_bus_subscribers":
+            "Consumers whose last progress report, at most 5 s old, says they follow the live stream; subscribers that report no progress (`bureau log tail`, `bureau top`, a client of its own) are not counted.",
         "bureau_bus_subscriber_gaps_total":
             "Times a subscriber was dropped from the live stream (publications lost at its high-water mark or in transit) and read the log to fill the gap.",
         "bureau_bus_catchup_reads_total": "Catch-up reads of the log the bus served.",
         "bureau_bus_catchup_events_total": "Events the bus served in catch-up reads.",
         "bureau_bus_progress_reports_total": "Progress reports consumers sent the bus.",
         "bureau_bus_store_errors_total":
-            "Failures of the log's store: refused (a full disk; publishes refused, the log intact) or failed (the daemon stops or reopens it).",
+            "Failures of the log's store: refused (a full disk; publishes refused, the log intact), failed (the daemon stops or reopens it) or read (a catch-up read failed; the reader is answered read-failed and asks again).",
         "bureau_bus_store_reopens_total": "Times the daemon reopened its store after it failed (PostgreSQL).",
         "bureau_bus_replies_unsent_total":
             "Answers the bus could not hand to a client's socket (the client gone, or not reading); the client asks again or its request times out.",
@@ -132,7 +133,7 @@ final class BusMetrics: Sendable {
             .increment()
     }
 
-    /// The store failed: `refused` (a full disk, the log intact) or `failed`.
+    /// The store failed: `refused` (a full disk, the log intact), `failed`, or `read` (a catch-up read).
     func storeError(_ kind: String) {
         counter("bureau_bus_store_errors_total", [("kind", kind)]).increment()
     }

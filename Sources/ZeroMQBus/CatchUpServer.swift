@@ -130,6 +130,7 @@ final class CatchUpServer {
                         on: socket, request.identity, WireProtocol.events, request.requestID,
                         [try header.serializedData()] + (read.batched ? [WireProtocol.batch(bodies)] : bodies))
                 } catch {
+                    state.metrics.storeError("read")
                     logger.error("could not read the log", metadata: ["bus.error": "\(error)"])
                     send(
                         on: socket, request.identity, WireProtocol.error, request.requestID,

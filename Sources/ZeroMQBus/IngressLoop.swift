@@ -428,6 +428,7 @@ final class IngressLoop {
     ) {
         refusedWhileFull += received
         state.metrics.storeError("refused")
+        state.metrics.requests.increment(by: received)
         if !diskFull {
             diskFull = true
             diskFullSince = .now
@@ -441,6 +442,16 @@ final class IngressLoop {
             list.map { result in
                 result.status == .committed || (result.status == .duplicate && result.position > head)
                     ? .rejected(reason) : result
+            }
+        }
+        // Counted as the answers say: not stored (by reason), or as the sequencer judged them.
+        for list in results {
+            for result in list {
+                switch result.status {
+                case .rejected: state.metrics.rejected(result.reason)
+                case .duplicate: state.metrics.batchWritten(committed: 0, duplicates: 1)
+                default: break
+                }
             }
         }
         // Answered after what is written before it is durable: a duplicate's position may be in

@@ -52,7 +52,7 @@ struct BookingAdapterServiceTests {
     @discardableResult
     static func withFixture<T: Sendable>(
         service: any BookingService, maxAttempts: Int = 8, logger: Logger = TestLogging.logger("booking"),
-        _ body: (BusFixture, BookingAdapterStatistics) async throws -> T
+        consumer: ConsumerMetrics? = nil, _ body: (BusFixture, BookingAdapterStatistics) async throws -> T
     ) async throws -> T {
         let statistics = BookingAdapterStatistics()
         let deployment = try await TestDeployment.inProcess(
@@ -61,7 +61,7 @@ struct BookingAdapterServiceTests {
                     BookingAdapterService(
                         service: service, client: client, snapshots: InMemorySnapshotStore(),
                         configuration: configuration(maxAttempts: maxAttempts), logger: logger,
-                        statistics: statistics)
+                        statistics: statistics, consumer: consumer)
                 }
             ], logger: TestLogging.logger("deployment"))
         return try await deployment.run { deployment in
@@ -106,11 +106,14 @@ struct BookingAdapterServiceTests {
     }
 
     /// An accepted reservation whose payload does not decode cannot be booked; the adapter says
-    /// so at error level instead of taking it for another event, and books the next one.
+    /// so at error level instead of taking it for another event, counts it as malformed (what
+    /// `bureau_consumer_inputs_malformed_total` serves), and books the next one.
     @Test func anUnreadableAcceptedReservationIsSaidNotPassedOver() async throws {
         let service = InMemoryBookingService()
         let captured = CapturedLog()
-        try await Self.withFixture(service: service, logger: captured.logger("booking")) { fixture, _ in
+        let consumer = ConsumerMetrics(consumer: "booking-adapter", process: "test")
+        try await Self.withFixture(service: service, logger: captured.logger("booking"), consumer: consumer) {
+            fixture, _ in
             // A truncated length-delimited field: not a ReservationAcceptedV2.
             let corrupt = OutgoingEvent(
                 type: Bureau_Reservations_ReservationAcceptedV2.protoMessageName, payload: Data([0x0A, 0xFF]))
@@ -121,6 +124,8 @@ struct BookingAdapterServiceTests {
         let errors = captured.lines.filter { $0.level == .error }.map(\.message)
         #expect(errors.contains { $0.contains("cannot be read; it is not booked") }, "\(errors)")
         #expect(await service.bookings.count == 1)
+        #expect(consumer.counts.malformed == 1, "the unreadable one")
+        #expect(consumer.counts.applied == 1, "the one booked")
     }
 
     @Test func transientFailuresAreRetriedThenTheOutcomeIsPublishedOnce() async throws {

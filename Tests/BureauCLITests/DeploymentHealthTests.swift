@@ -79,6 +79,63 @@ struct DeploymentHealthTests {
         #expect(health.problems.first?.contains("has not reported for") == true)
     }
 
+    /// A bus restarted while a host was frozen has no report from its consumers: they are
+    /// unknown, shown as `?`, and trouble, not a process that consumes nothing.
+    @Test func aConsumerItsProcessRunsThatTheBusHasNoReportOfIsUnknownAndTrouble() throws {
+        // Given reducers runs watchlist and alerts, and the bus has heard only from alerts
+        var reducers = Self.process("reducers", pid: 11)
+        reducers.expectedConsumers = ["watchlist", "alerts"]
+        let health = DeploymentHealth(
+            stats: Self.stats([Self.consumer("alerts", pid: 11)]), busProblem: nil,
+            processes: [Self.process("bus", pid: 10), reducers], maxLagSeconds: 30)
+        // Then the check fails, naming watchlist's progress as unknown
+        #expect(!health.healthy)
+        #expect(health.problems.count == 1)
+        #expect(health.problems.first?.hasPrefix("watchlist's progress is unknown: reducers runs it") == true)
+        // And its row comes first, every figure unknown: never 0, never `-`
+        let first = try #require(health.rows.first)
+        #expect(first.consumer?.consumer == "watchlist" && first.consumer?.reported == false)
+        #expect(first.consumer?.lagEvents == nil && first.consumer?.position == nil)
+        let line = try #require(health.render().split(separator: "\n").first { $0.contains("watchlist") })
+        #expect(
+            line.split(separator: " ", omittingEmptySubsequences: true).map(String.init) == [
+                "reducers", "ready", "0", "watchlist", "?", "?", "?", "?", "no", "report", "-",
+            ], "\(line)")
+    }
+
+    @Test func aProcessThatIsDownHasNoUnknownConsumersBesideItsOwnProblem() {
+        var reducers = Self.process("reducers", pid: 11, up: false)
+        reducers.expectedConsumers = ["watchlist"]
+        let health = DeploymentHealth(
+            stats: Self.stats([]), busProblem: nil, processes: [reducers], maxLagSeconds: 30)
+        #expect(health.problems == ["reducers is crash-looping"])
+    }
+
+    /// The log's system events not read to the end: processes may be missing, so the check fails.
+    @Test func anIncompleteProcessListFailsTheCheck() {
+        let health = DeploymentHealth(
+            stats: Self.stats([]), busProblem: nil, processes: [Self.process("bus", pid: 10)],
+            processesProblem: "the process list is incomplete: …", maxLagSeconds: 30)
+        #expect(!health.healthy)
+        #expect(health.problems == ["the process list is incomplete: …"])
+        #expect(health.render().hasSuffix("trouble: the process list is incomplete: …"))
+    }
+
+    /// A consumer whose rates the bus cannot tell (its last report stale) shows `?`, not `-`
+    /// (nothing to show) and not its old rates.
+    @Test func aConsumerOfUnknownRatesShowsAQuestionMark() throws {
+        var status = Self.consumer("watchlist", pid: 11)
+        status.recentWindowMs = 0
+        let health = DeploymentHealth(
+            stats: Self.stats([status]), busProblem: nil, processes: [Self.process("reducers", pid: 11)],
+            maxLagSeconds: 30)
+        let line = try #require(health.render().split(separator: "\n").first { $0.contains("watchlist") })
+        #expect(
+            line.split(separator: " ", omittingEmptySubsequences: true).prefix(6) == [
+                "reducers", "ready", "0", "watchlist", "?", "?",
+            ], "\(line)")
+    }
+
     @Test func aBusThatDoesNotAnswerFailsTheCheck() {
         let health = DeploymentHealth(
             stats: nil, busProblem: "the bus does not answer: no answer", processes: [], maxLagSeconds: 30)

@@ -13,6 +13,35 @@ struct HealthProbeTests {
             commitTime: CommitTime(seconds: 1_700_000_000, nanos: 0), producerProcess: "reducers", payload: payload)
     }
 
+    /// What a process consumes is read from the command line its `ProcessStarted` gives: the
+    /// modules of `run` whose hosts report progress (not the rates adapter, which follows no
+    /// subscription), the front-end's own; nothing for a server or a command this build cannot read.
+    @Test(arguments: [
+        (["run", "watchlist", "converter", "--snapshot-every", "100"], ["watchlist", "converter"]),
+        (["run", "rates-adapter", "booking-adapter", "--set", "booking-url=http://127.0.0.1:1"], ["booking-adapter"]),
+        (["tui"], ["tui"]),
+        (["serve", "rates", "--port", "0"], []),
+        (["bus", "--heartbeat-ms", "100"], []),
+        (["run", "no-such-module"], []),
+        (["frobnicate"], []),
+    ])
+    func theConsumersAProcessRunsComeFromItsCommandLine(arguments: [String], expected: [String]) {
+        #expect(HealthProbe.consumers(runBy: arguments) == expected)
+    }
+
+    @Test func aProcessStartedEventTellsWhatItConsumes() throws {
+        var system = HealthProbe.SystemEvents()
+        var started = Bureau_System_ProcessStarted()
+        started.process = "reducers"
+        started.pid = 11
+        started.arguments = ["run", "watchlist", "alerts"]
+        system.apply(
+            Self.event(4, Bureau_System_ProcessStarted.protoMessageName, payload: try started.serializedData()))
+        #expect(system.processes["reducers"]?.expectedConsumers == ["watchlist", "alerts"])
+        #expect(system.position == 4)
+        #expect(!system.complete, "complete only once read up to the head")
+    }
+
     @Test func anUnreadableSystemEventIsItsProducersLastErrorNotPassedOver() throws {
         var system = HealthProbe.SystemEvents()
         var raised = Bureau_System_ErrorRaised()

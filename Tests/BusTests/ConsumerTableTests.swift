@@ -87,6 +87,27 @@ struct ConsumerTableTests {
         #expect(status?.inputsApplied == 3)
     }
 
+    /// A consumer that stops reporting has no known rates: not the last ones it had, which
+    /// would make a frozen consumer look busy.
+    @Test func aStoppedConsumersRatesAreUnknownOnceItsLastReportIsStale() {
+        var table = ConsumerTable()
+        for second in 0...5 {
+            table.record(
+                Self.report(position: UInt64(second * 10), applied: UInt64(second * 100), outputs: UInt64(second * 50)),
+                at: start + .seconds(second))
+        }
+        // Given reports every second until second 5, then nothing
+        let fresh = table.statuses(head: 50, now: start + .seconds(6), wallNow: wall).first
+        #expect(fresh?.recentWindowMs == 5000 && fresh?.recentApplied == 500)
+        // When the last report is older than the staleness bound
+        let stale = table.statuses(
+            head: 90, now: start + .seconds(5) + ConsumerTable.ratesStaleAfter + .milliseconds(1), wallNow: wall
+        ).first
+        // Then its rates are unknown (a window of 0), while its lag is still told
+        #expect(stale?.recentWindowMs == 0 && stale?.recentApplied == 0 && stale?.recentOutputs == 0)
+        #expect(stale?.lagEvents == 40)
+    }
+
     @Test func theTableHoldsABoundedNumberOfConsumers() {
         var table = ConsumerTable()
         for index in 0..<(ConsumerTable.capacity + 10) {

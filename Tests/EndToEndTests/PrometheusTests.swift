@@ -8,7 +8,9 @@ import WatchlistFeature
 import ZeroMQBus
 
 /// A real Prometheus scraping a real deployment (`bureau up`): a reducer host frozen with
-/// SIGSTOP is seen falling behind, through the bus's lag metrics, and catching up after SIGCONT.
+/// SIGSTOP is seen falling behind, through the bus's lag metrics, and catching up after SIGCONT;
+/// `bureau status` and `bureau top` put it first as trouble, also once the bus restarted and
+/// has never heard from it; every process's /metrics passes `promtool check metrics`.
 @Suite(
     .timeLimit(.minutes(4)),
     .enabled(
@@ -23,9 +25,19 @@ struct PrometheusTests {
         processes:
           bus:
             command: [bus, --heartbeat-ms, "100"]
+          rates-server:
+            command: serve rates --port 0 --pace 0.2
+          booking-server:
+            command: serve booking --port 0
           reducers:
             command: run watchlist
             depends_on: [bus]
+          rates-adapter:
+            command: run rates-adapter --set rates-url=${rates-server.ready}/stats/eurofxref/eurofxref-daily.xml
+            depends_on: [bus, rates-server]
+          booking-adapter:
+            command: run booking-adapter --set booking-url=${booking-server.ready}
+            depends_on: [bus, booking-server]
         """.write(toFile: file, atomically: true, encoding: .utf8)
         let up = try ChildProcess(
             BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", data], directory: directory.path,
@@ -38,10 +50,13 @@ struct PrometheusTests {
         // bureau up lists every process's /metrics for Prometheus' file-based discovery.
         let targetsFile = data + "/prometheus-targets.json"
         var targets: [String: String] = [:]
-        try await PrometheusServer.until(timeout: .seconds(30), what: "bus, watchlist and supervisor in \(targetsFile)")
-        {
+        // Every kind of process that serves /metrics: the bus, a reducer host, both adapters
+        // and the supervisor (the front-end's is checked by
+        // theFrontEndsMetricsPassPromtool).
+        let kinds = ["bus", "watchlist", "rates-adapter", "booking-adapter", "supervisor"]
+        try await PrometheusServer.until(timeout: .seconds(30), what: "\(kinds) in \(targetsFile)") {
             targets = Self.targets(targetsFile)
-            return ["bus", "watchlist", "supervisor"].allSatisfy { targets[$0] != nil }
+            return kinds.allSatisfy { targets[$0] != nil }
         }
 
         let prometheus = try PrometheusServer(directory: directory.path, targetsFile: targetsFile)
@@ -50,13 +65,14 @@ struct PrometheusTests {
             let (status, body) = try await prometheus.get("http://\(address)/metrics")
             #expect(status == 200, "\(process)")
             let text = String(decoding: body, as: UTF8.self)
-            #expect(try PrometheusServer.checkMetrics(text) == nil, "\(process): \(text.prefix(4000))")
+            #expect(try await PrometheusServer.checkMetrics(text) == nil, "\(process): \(text.prefix(4000))")
             // Bounded labels only: never an id, a pair, an amount, a key or a URL.
             #expect(Self.labelNames(text).isSubset(of: Self.allowedLabels), "\(process): \(Self.labelNames(text))")
         }
         try await prometheus.waitUntilReady()
-        try await PrometheusServer.until(timeout: .seconds(30), what: "Prometheus to scrape the three targets") {
-            try await prometheus.query("up == 1").count >= 3
+        try await PrometheusServer.until(timeout: .seconds(30), what: "Prometheus to scrape the \(kinds.count) targets")
+        {
+            try await prometheus.query("up == 1").count >= kinds.count
         }
 
         let client = try ZeroMQBusClient(
@@ -99,6 +115,30 @@ struct PrometheusTests {
             #expect(
                 (report?["problems"] as? [String])?.contains { $0.contains("watchlist") } == true,
                 "the frozen host is named among the problems: \(status.out)")
+
+            // `bureau top`, one screen: the frozen consumer first, its rates unknown, not its last.
+            try await PrometheusServer.until(timeout: .seconds(30), what: "\(age) past 4 s") {
+                try await prometheus.query(age).first.map { $0.value > 4 } ?? false
+            }
+            let top = try await cli.run(["top", "--iterations", "1", "--max-lag-s", "1"])
+            #expect(top.code == 0, "\(top.err)")
+            try Self.expectTroubleFirst(top.out, consumer: "watchlist")
+
+            // The bus restarted while the host is frozen has never heard from it: its progress
+            // is unknown, and that is trouble, not a process that consumes nothing.
+            let busPid = try #require(Self.pid(of: "bus", in: location))
+            kill(busPid, SIGKILL)
+            var unknown: (code: Int32, out: String, err: String) = (0, "", "")
+            // Until the restarted bus is ready and the other consumers have reported to it again.
+            try await PrometheusServer.until(timeout: .seconds(60), what: "status to say watchlist is unknown") {
+                unknown = try await cli.run(["status", "--json", "--max-lag-s", "30"])
+                let report = try? JSONSerialization.jsonObject(with: Data(unknown.out.utf8)) as? [String: Any]
+                let problems = report?["problems"] as? [String] ?? []
+                return !problems.isEmpty && problems.allSatisfy { $0.hasPrefix("watchlist's progress is unknown") }
+            }
+            #expect(unknown.code == 1, "\(unknown.out)")
+            let afterRestart = try await cli.run(["top", "--iterations", "1", "--max-lag-s", "30"])
+            try Self.expectTroubleFirst(afterRestart.out, consumer: "watchlist", unreported: true)
         } catch {
             kill(host, SIGCONT)
             throw error
@@ -117,6 +157,70 @@ struct PrometheusTests {
         await prometheus.stop()
         up.signal(SIGTERM)
         #expect(await up.exitCode() == 0)
+    }
+
+    /// util-linux's `script`, which gives a command a pseudo-terminal: the front-end needs one.
+    static let script = ["/usr/bin/script", "/bin/script"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// The front-end (`bureau tui`, on a pseudo-terminal) serves /metrics as every process does,
+    /// and its output passes promtool's checks too.
+    @Test(.enabled(if: Self.script != nil, "util-linux's script is not installed: the front-end needs a terminal"))
+    func theFrontEndsMetricsPassPromtool() async throws {
+        let directory = try TemporaryDirectory("tui-metrics")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        let data = bus.location.dataDirectory
+        let tui = try ChildProcess(
+            try #require(Self.script),
+            ["-qfec", "'\(BureauExecutable.path)' tui --data '\(data)'", "/dev/null"], directory: directory.path,
+            name: "tui", environment: ["TERM": "xterm", "COLUMNS": "120", "LINES": "40"])
+        defer { tui.signal(SIGKILL) }
+        let record = bus.location.runDirectory + "/metrics/tui.json"
+        try await PrometheusServer.until(
+            timeout: .seconds(30), what: "the front-end's \(record): \(tui.standardOutput)"
+        ) {
+            Self.address(in: record) != nil
+        }
+        let address = try #require(Self.address(in: record))
+        // Its consumer's figures are there once it has reported (about a second after it starts).
+        var text = ""
+        try await PrometheusServer.until(timeout: .seconds(30), what: "the front-end's consumer metrics: \(text)") {
+            text = String(decoding: try await PrometheusServer.get("http://\(address)/metrics").body, as: UTF8.self)
+            return text.contains(#"bureau_consumer_position{module="tui""#)
+        }
+        #expect(try await PrometheusServer.checkMetrics(text) == nil, "tui: \(text.prefix(4000))")
+        #expect(Self.labelNames(text).isSubset(of: Self.allowedLabels), "tui: \(Self.labelNames(text))")
+        // Stopped by its pid, as recorded: the front-end, not the terminal around it.
+        let pid = try #require(Self.pid(of: "tui", in: bus.location))
+        kill(pid, SIGTERM)
+        #expect(await tui.exitCode(within: .seconds(20)) != nil, "the front-end stopped on SIGTERM")
+        #expect(await bus.stop() == 0)
+    }
+
+    /// The `/metrics` address a process recorded in `path`.
+    static func address(in path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path),
+            let record = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return record["address"] as? String
+    }
+
+    /// `top`'s screen: the bus's line, the header, then `consumer`'s row first, its rates `?`
+    /// (and, `unreported`, every figure `?` and `no report`); the verdict last.
+    static func expectTroubleFirst(_ screen: String, consumer: String, unreported: Bool = false) throws {
+        let lines = screen.split(separator: "\n").map(String.init)
+        try #require(lines.count >= 4, "\(screen)")
+        #expect(lines[0].hasPrefix("bus pid "), "\(screen)")
+        #expect(lines[1].hasPrefix("PROCESS "), "\(screen)")
+        let row = lines[2].split(separator: " ").map(String.init)
+        #expect(row.prefix(2) == ["reducers", "ready"] && row.count > 6 && row[3] == consumer, "\(screen)")
+        #expect(row.dropFirst(4).prefix(2) == ["?", "?"], "rates unknown: \(screen)")
+        if unreported {
+            #expect(row.dropFirst(6).prefix(4) == ["?", "?", "no", "report"], "\(screen)")
+        }
+        #expect(lines.contains { $0.hasPrefix("booking-adapter ") && $0.contains(" booking-adapter ") }, "\(screen)")
+        #expect(lines.contains { $0.hasPrefix("rates-adapter ") }, "\(screen)")
+        #expect(lines.last?.hasPrefix("trouble: ") == true && lines.last?.contains(consumer) == true, "\(screen)")
     }
 
     /// The label names a process's metrics may carry.

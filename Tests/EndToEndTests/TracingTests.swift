@@ -3,7 +3,9 @@ import BusTesting
 import EventLog
 import FeatureTestSupport
 import Foundation
+import Hummingbird
 import OTLPTestSupport
+import Synchronization
 import TestSupport
 import Testing
 import ZeroMQBus
@@ -95,6 +97,98 @@ struct TracingTests {
 
         host.signal(SIGTERM)
         #expect(await host.exitCode() == 0)
+        #expect(await bus.stop() == 0)
+        await receiver.stop()
+    }
+
+    /// A reservation from `bureau send` is one trace through the reservations host and the
+    /// booking adapter: the adapter's span is a child of the reducer step that accepted it, its
+    /// HTTP call a child of that, and the call carries the call's span in its `traceparent`
+    /// header (W3C trace context over HTTP); the outcome it publishes is the adapter span's child.
+    @Test func aReservationsTraceGoesThroughTheBookingAdaptersHTTPCallWithItsTraceparent() async throws {
+        let receiver = await OTLPReceiver()
+        let directory = try TemporaryDirectory("traces-booking")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start(environment: Self.environment(receiver.endpoint))
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "test"))
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1172"])))
+        client.close()
+        // A booking service of the test's own, keeping the traceparent header of each booking.
+        let headers = Mutex<[String?]>([])
+        let service = try await InProcessServer { onListening in
+            let router = Router()
+            router.post("/reservations") { request, _ -> Response in
+                let traceparent = request.headers.first { $0.name.canonicalName == "traceparent" }?.value
+                headers.withLock { $0.append(traceparent) }
+                return Response(
+                    status: .created, headers: [.contentType: "application/json"],
+                    body: ResponseBody(
+                        byteBuffer: ByteBuffer(string: #"{"confirmationCode":"T-1","status":"confirmed"}"#)))
+            }
+            return Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) })
+        }
+        var hosts: [ChildProcess] = []
+        for (name, arguments) in [
+            ("reservations", ["run", "reservations"]),
+            ("booking", ["run", "booking-adapter", "--set", "booking-url=http://127.0.0.1:\(service.port)"]),
+        ] {
+            let host = try ChildProcess(
+                BureauExecutable.path, arguments + ["--data", bus.location.dataDirectory], directory: directory.path,
+                name: name, environment: Self.environment(receiver.endpoint), readiness: true)
+            hosts.append(host)
+            try await host.waitUntilReady()
+        }
+        defer { for host in hosts { host.signal(SIGKILL) } }
+
+        let sent = try await bus.run([
+            "send", "bureau://reservations/reserve?base=EUR&quote=USD&amount=500.00&rate=1.1172", "--json",
+            "--otlp-endpoint", receiver.endpoint,
+        ])
+        #expect(sent.code == 0, "\(sent.out) \(sent.err)")
+        let answer = try #require(
+            try JSONSerialization.jsonObject(with: Data(sent.out.utf8)) as? [String: Any], "\(sent.out)")
+        let correlation = try #require((answer["correlation"] as? String).flatMap(EventID.init))
+        let traceID = TraceParent(traceID: correlation, spanID: 1).traceHex
+
+        let wanted: Set<String> = [
+            "reduce bureau.reservations.ReservationRequested", "book reservation", "POST",
+            "commit bureau.booking.ReservationConfirmed",
+        ]
+        let spans = await receiver.spans(within: .seconds(60)) { spans in
+            Set(spans.filter { $0.traceID == traceID }.map(\.name)).isSuperset(of: wanted)
+        }
+        let trace = spans.filter { $0.traceID == traceID }
+        func span(_ name: String) throws -> ReceivedSpan {
+            try #require(trace.first { $0.name == name }, "\(name) in \(trace)")
+        }
+        let root = try span("send reservations/reserve")
+        let step = try span("reduce bureau.reservations.ReservationRequested")
+        let adapter = try span("book reservation")
+        let call = try span("POST")
+        #expect(root.parentSpanID.isEmpty && trace.filter(\.parentSpanID.isEmpty) == [root], "one root")
+        #expect(step.parentSpanID == root.spanID && step.service == "reservations")
+        #expect(adapter.parentSpanID == step.spanID, "the adapter continues the step that accepted it")
+        #expect(adapter.service == "booking-adapter")
+        #expect(call.parentSpanID == adapter.spanID && call.service == "booking-adapter")
+        #expect(try span("commit bureau.booking.ReservationConfirmed").parentSpanID == adapter.spanID)
+        #expect(try span("commit bureau.booking.ReservationConfirmed").service == "bus")
+        #expect(trace.allSatisfy { $0.parentSpanID.isEmpty || trace.map(\.spanID).contains($0.parentSpanID) })
+        // What the service received names the call's span, in the action's trace.
+        #expect(headers.withLock { $0 } == ["00-\(traceID)-\(call.spanID)-01"])
+        // No payload in any span: not the pair, not the amount.
+        for span in trace {
+            for (key, value) in span.attributes {
+                #expect(!value.contains("EUR") && !value.contains("500.00"), "\(span.name): \(key)=\(value)")
+            }
+        }
+
+        for host in hosts {
+            host.signal(SIGTERM)
+            #expect(await host.exitCode() == 0)
+        }
+        await service.stop()
         #expect(await bus.stop() == 0)
         await receiver.stop()
     }

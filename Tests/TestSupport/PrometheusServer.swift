@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import BusTesting
 import Foundation
+import Guards
 import NIOCore
 
 /// A real Prometheus (Debian's `prometheus`, which `tools/setup` installs and never starts as a
@@ -127,11 +128,17 @@ public final class PrometheusServer: Sendable {
         throw TestSupportError("waited \(timeout) for \(what())")
     }
 
-    /// Runs `promtool check metrics` on `text`: nil if it passes, else what it said.
-    public static func checkMetrics(_ text: String) throws -> String? {
+    /// Runs `promtool check metrics` on `text`: nil if it passes, else what it said. The wait
+    /// for promtool is on a thread of its own, off the cooperative pool.
+    public static func checkMetrics(_ text: String) async throws -> String? {
         guard let promtool else {
             throw TestSupportError("promtool is not installed (tools/setup installs prometheus)")
         }
+        return try await OwnThread.run(name: "test-promtool") { try runPromtool(promtool, on: text) }
+    }
+
+    /// `promtool check metrics` on `text`, waited for on the caller's thread.
+    private static func runPromtool(_ promtool: String, on text: String) throws -> String? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: promtool)
         process.arguments = ["check", "metrics"]

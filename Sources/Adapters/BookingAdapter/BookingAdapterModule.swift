@@ -12,7 +12,7 @@ public enum BookingAdapterModule {
     public static func make() -> FeatureModule {
         FeatureModule(
             name: "booking-adapter", summary: "books accepted reservations with the booking service",
-            consumes: BookingAdapterService.inputTypes
+            consumes: BookingAdapterService.inputTypes, reportsProgress: true
         ) {
             environment in
             let settings = AdapterSettings(environment.settings)

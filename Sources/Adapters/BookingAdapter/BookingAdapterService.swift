@@ -178,6 +178,7 @@ public final class BookingAdapterService: Service {
                                     } catch {
                                         // Still to be resolved; only the reason is lost.
                                         work.unknown = "unknown"
+                                        consumer?.inputMalformed()
                                         logger.error(
                                             "an outcome-unknown marker cannot be read",
                                             metadata: [
@@ -194,6 +195,7 @@ public final class BookingAdapterService: Service {
                             found = try Self.work(from: event)
                         } catch {
                             // Not passed over silently: nothing will book or cancel it.
+                            consumer?.inputMalformed()
                             logger.error(
                                 "an accepted reservation or cancellation cannot be read; it is not booked",
                                 metadata: [
