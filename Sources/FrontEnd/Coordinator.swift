@@ -32,6 +32,9 @@ public struct Coordinator: Sendable {
         switch input {
         case .key(let key):
             return handle(key, in: &state)
+        case .dispatched(let url, let id):
+            // Recorded as pending, or as failed with the router's reason when it does not route.
+            return state.requests.start(url, router: router, id: id).map { [.publish($0)] } ?? []
         case .delivered(.event(let event)):
             state.receive(event)
             state.connection.delivered = event.position

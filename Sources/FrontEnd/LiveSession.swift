@@ -82,7 +82,20 @@ public struct LiveSession: Sendable {
                 case .quit:
                     return false
                 case .dispatch(let url):
-                    dispatch(url, state: &state, traces: &traces, sink: sink)
+                    // A traced request is published under its trace's id (CommandTrace).
+                    let trace = RequestTraces.start(url, router: router)
+                    let id = trace?.id ?? EventID.random()
+                    let next = coordinator.handle(.dispatched(url, id: id), in: &state)
+                    for case .publish(var outgoing) in next {
+                        if let trace {
+                            outgoing = trace.traced(outgoing)
+                            traces.sent(trace)
+                        }
+                        publish(outgoing, sink: sink)
+                    }
+                    if !next.contains(where: { if case .publish = $0 { true } else { false } }) { trace?.end() }
+                case .publish(let outgoing):
+                    publish(outgoing, sink: sink)
                 case .subscribe(let position, let delay):
                     subscription?.cancel()
                     subscription = Task { [client, logger, metrics] in
@@ -122,22 +135,10 @@ public struct LiveSession: Sendable {
         }
     }
 
-    /// Routes and publishes a command URL; the tracker shows it pending until its answer arrives.
-    private func dispatch(
-        _ url: String, state: inout AppState, traces: inout RequestTraces, sink: AsyncStream<Input>.Continuation
-    ) {
-        // A traced request is published under its trace's id (CommandTrace).
-        let trace = RequestTraces.start(url, router: router)
-        let id = trace?.id ?? EventID.random()
-        guard var outgoing = state.requests.start(url, router: router, id: id) else {
-            trace?.end()
-            return
-        }
-        if let trace {
-            outgoing = trace.traced(outgoing)
-            traces.sent(trace)
-        }
-        logger.info("dispatching", metadata: ["frontend.url": "\(url)", "frontend.id": "\(id)"])
+    /// Publishes a request the coordinator recorded; a refusal comes back as an input.
+    private func publish(_ outgoing: OutgoingEvent, sink: AsyncStream<Input>.Continuation) {
+        let id = outgoing.id
+        logger.info("dispatching", metadata: ["frontend.type": "\(outgoing.type)", "frontend.id": "\(id)"])
         let client = client
         let metrics = metrics
         Task {

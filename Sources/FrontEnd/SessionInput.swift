@@ -8,6 +8,9 @@ import TerminalUI
 /// or a bus.
 public enum SessionInput: Sendable {
     case key(Key)
+    /// A command URL to send, under the request id `id` the session chose for it
+    /// (``Effect/dispatch(_:)``).
+    case dispatched(String, id: EventID)
     /// An item of the subscription: an event, the read having caught up, the link coming or going.
     case delivered(SubscriptionEvent)
     /// The subscription failed (or ended); the front-end subscribes again after a backoff.

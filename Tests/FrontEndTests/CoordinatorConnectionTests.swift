@@ -24,6 +24,44 @@ struct CoordinatorConnectionTests {
         #expect(state.connection.failures == 0)
     }
 
+    @Test func aURLDispatchedUnderAnIDIsRecordedPendingAndPublishedUnderIt() throws {
+        // Given a front-end with no request sent
+        var state = AppState()
+        let id = EventID(high: 3, low: 5)
+        // When the session hands back a URL to send, under the id it chose
+        let effects = coordinator.handle(.dispatched("bureau://watchlist/add?base=EUR&quote=CHF", id: id), in: &state)
+        // Then the request is pending under that id, and the one effect publishes it under the same id
+        #expect(state.requests.latest?.id == id)
+        #expect(state.requests.latest?.status == .pending)
+        guard case .publish(let outgoing) = effects.first, effects.count == 1 else {
+            Issue.record("expected one publish effect, got \(effects)")
+            return
+        }
+        #expect(outgoing.id == id)
+        #expect(outgoing.type == "bureau.watchlist.PairAddRequested")
+    }
+
+    @Test func aURLThatDoesNotRouteIsRecordedAsFailedWithTheRoutersReasonAndNothingIsPublished() {
+        var state = AppState()
+        let effects = coordinator.handle(
+            .dispatched("bureau://watchlist/fly", id: EventID(high: 1, low: 1)), in: &state)
+        #expect(effects.isEmpty)
+        guard case .failed(let reason)? = state.requests.latest?.status else {
+            Issue.record("expected a failed request, got \(String(describing: state.requests.latest))")
+            return
+        }
+        #expect(reason.contains("fly"), "\(reason)")
+        #expect(state.requests.latest?.id == nil)
+    }
+
+    @Test func aPublishTheBusRefusedMarksItsRequestFailed() {
+        var state = AppState()
+        let id = EventID(high: 9, low: 9)
+        _ = coordinator.handle(.dispatched("bureau://watchlist/add?base=EUR&quote=CHF", id: id), in: &state)
+        _ = coordinator.handle(.publishFailed(id, reason: "the bus refused it: disk full"), in: &state)
+        #expect(state.requests.latest?.status == .failed("the bus refused it: disk full"))
+    }
+
     @Test func aSubscriptionThatEndsIsTriedAgainAfterTheLastEventWithAGrowingBackoff() {
         // Given a front-end that has shown everything through position 12
         var state = AppState(connection: Connection(isConnected: true, head: 12, caughtUp: true, delivered: 12))
