@@ -127,12 +127,41 @@ struct PostgresTLSTests {
         #expect(untrusted.code != 0)
         #expect(untrusted.err.contains("is not trusted"), "\(untrusted.err)")
 
+        // The daemon holds its writer connection over TLS, verified: it starts, commits, and its
+        // connection is encrypted; with another CA it does not start, and says why.
+        let bus = try ChildProcess(
+            BureauExecutable.path,
+            ["bus", "--store", base + "&sslrootcert=\(authority.certificate)", "--data", data, "--no-metrics"],
+            directory: directory.path, name: "bus-trusted", readiness: true)
+        defer { bus.signal(SIGKILL) }
+        _ = try await bus.waitUntilReady()
+        #expect(try Self.newestConnectionUsesTLS(server, database: database) == true)
+        let published = try await ChildProcess.bureau(
+            [
+                "publish", "--type", "bureau.watchlist.PairAddRequested", "--json", #"{"base":"EUR","quote":"USD"}"#,
+                "--data", data,
+            ],
+            in: directory.path, name: "publish-tls", timeout: .seconds(60))
+        #expect(published.code == 0, "\(published.err)")
+        bus.signal(SIGTERM)
+        #expect(await bus.exitCode(within: .seconds(30)) == 0, "\(bus.standardError)")
+        let refusedBus = try await ChildProcess.bureau(
+            ["bus", "--store", base + "&sslrootcert=\(stranger.certificate)", "--data", data, "--no-metrics"],
+            in: directory.path, name: "bus-untrusted", timeout: .seconds(60))
+        #expect(refusedBus.code != 0 && refusedBus.code != nil, "\(refusedBus.err)")
+        #expect(refusedBus.err.contains("is not trusted"), "\(refusedBus.err)")
+        // And what it committed is read back over TLS by the tools, trace among them.
+        let shown = try await ChildProcess.bureau(
+            ["log", "show", "--store", base + "&sslrootcert=\(authority.certificate)", "--data", data],
+            in: directory.path, name: "show-tls", timeout: .seconds(60))
+        #expect(shown.code == 0 && shown.out.contains("PairAddRequested"), "\(shown.out)\(shown.err)")
+
         // Every command parses the URL the same way: a CA file that cannot be read is said by each.
         let missing = base + "&sslrootcert=\(directory.file("missing.pem"))"
         let commands: [[String]] = [
             ["bus"], ["run", "watchlist"], ["show", "watchlist"], ["replay"], ["log", "show"], ["log", "stats"],
             ["log", "export"], ["log", "verify"], ["log", "import", directory.file("none.jsonl")],
-            ["tui", "--replay"],
+            ["tui", "--replay"], ["trace", "00000000-0000-0000-0000-000000000001"],
         ]
         for command in commands {
             let result = try await ChildProcess.bureau(
