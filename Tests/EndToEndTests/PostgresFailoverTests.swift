@@ -1,3 +1,4 @@
+import BureauSchemas
 import Bus
 import BusTesting
 import ConverterFeature
@@ -168,6 +169,108 @@ struct PostgresFailoverTests {
         for row in snapshots {
             #expect((UInt64(row[1]) ?? 0) >= lastRequest, "\(row): saved after the last request")
         }
+        #expect(await bus.stop() == 0)
+    }
+
+    /// The booking adapter keeps its checkpoint in the store too: across the promotion it books
+    /// on, in the same process, each accepted reservation confirmed once, and its checkpoint is
+    /// saved on the promoted server.
+    @Test func theBookingAdapterOnTheStoreRidesOutThePromotionAndConfirmsEachReservationOnce() async throws {
+        let primary = try PostgresServer.start(settings: PostgresServer.synchronousPrimarySettings)
+        defer { primary.stop() }
+        let standby = try primary.startStandby()
+        defer { standby.stop() }
+        let database = try primary.createDatabase(prefix: "adapterfailover")
+        let url =
+            "postgres://postgres:\(primary.password)@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
+            + "?connect_timeout=2&query_timeout=10"
+        let directory = try TemporaryDirectory("pgadapterfailover")
+        let bus = BusProcess(directory: directory.path)
+        let daemon = try await bus.start(["--store", url, "--store-wait-s", "60"])
+        defer { Task { await bus.stop(SIGKILL) } }
+        let server = try ChildProcess(
+            BureauExecutable.path, ["serve", "booking", "--port", "0"], directory: directory.path,
+            name: "booking-server", readiness: true)
+        defer { server.signal(SIGKILL) }
+        let bookingURL = try await server.waitUntilReady()
+        let adapter = try ChildProcess(
+            BureauExecutable.path,
+            [
+                "run", "booking-adapter", "--data", bus.location.dataDirectory, "--store", url, "--set",
+                "booking-url=\(bookingURL)",
+            ],
+            directory: directory.path, name: "adapter", readiness: true)
+        defer { adapter.signal(SIGKILL) }
+        _ = try await adapter.waitUntilReady()
+        var options = ZeroMQBusClient.Options(process: "reservations")
+        options.publishTimeout = .seconds(60)
+        let producer = try ZeroMQBusClient(location: bus.location, options: options)
+        defer { producer.close() }
+
+        var reservations: [String] = []
+        var lastAccepted: UInt64 = 0
+        func accept(_ tag: String) throws -> [(String, OutgoingEvent)] {
+            try (0..<3).map { index in
+                var accepted = Bureau_Reservations_ReservationAcceptedV2()
+                accepted.reservationID = "r-\(tag)-\(index)"
+                accepted.base = "EUR"
+                accepted.quote = "USD"
+                accepted.amount = "500.00"
+                accepted.rate = "1.0832"
+                accepted.grossAmount = "541.60"
+                accepted.netAmount = "541.60"
+                return (accepted.reservationID, try Emitted(accepted).outgoing(id: .random(), module: "reservations"))
+            }
+        }
+        func publish(_ events: [(String, OutgoingEvent)]) async throws {
+            let outcomes = try await producer.publish(events.map(\.1))
+            #expect(outcomes.allSatisfy { $0.position != nil }, "\(outcomes)")
+            lastAccepted = max(lastAccepted, outcomes.compactMap(\.position).max() ?? 0)
+            reservations += events.map(\.0)
+        }
+        let confirmations = EventFilter(prefixes: [Bureau_Booking_ReservationConfirmed.protoMessageName])
+
+        // Before: booked, the checkpoint in the primary.
+        try await publish(try accept("before"))
+        _ = try await producer.collect(confirmations, count: 3)
+        // During: the primary is lost while reservations come in.
+        primary.kill9()
+        let during = try accept("during")
+        let publishing = Task { try await producer.publish(during.map(\.1)) }
+        try standby.promote()
+        let duringOutcomes = try await publishing.value
+        #expect(duringOutcomes.allSatisfy { $0.position != nil }, "\(duringOutcomes)")
+        lastAccepted = max(lastAccepted, duringOutcomes.compactMap(\.position).max() ?? 0)
+        reservations += during.map(\.0)
+        // After.
+        try await publish(try accept("after"))
+        let confirmed = try await producer.collect(confirmations, count: reservations.count, timeout: .seconds(60))
+        let booked = try confirmed.compactMap {
+            try $0.payload(as: Bureau_Booking_ReservationConfirmed.self)?.reservationID
+        }
+        guard booked.count == reservations.count else {
+            let said = "the adapter said:\n\(adapter.standardError)\nthe daemon said:\n\(daemon.standardError)"
+            Issue.record("\(booked.count) of \(reservations.count) reservations confirmed\n\(said)")
+            return
+        }
+        #expect(Set(booked) == Set(reservations))
+
+        // The same process throughout: its checkpoint store followed the store to the promoted server.
+        #expect(adapter.isRunning, "the adapter should have ridden out the failover: \(adapter.standardError)")
+        #expect(adapter.standardError.contains("connected to the store again"), "\(adapter.standardError)")
+        adapter.signal(SIGTERM)
+        #expect(await adapter.exitCode(within: .seconds(30)) == 0, "\(adapter.standardError)")
+
+        // In the store: each reservation confirmed once; the checkpoint saved after the promotion.
+        let rows = try standby.sql(
+            "SELECT count(*) FROM bureau_events WHERE type = '\(Bureau_Booking_ReservationConfirmed.protoMessageName)'",
+            database: database
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(rows == "\(reservations.count)")
+        let checkpoint = try standby.sql(
+            "SELECT position FROM bureau_snapshots WHERE module = 'booking'", database: database
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect((UInt64(checkpoint) ?? 0) >= lastAccepted, "the checkpoint \(checkpoint) is after the last reservation")
         #expect(await bus.stop() == 0)
     }
 
