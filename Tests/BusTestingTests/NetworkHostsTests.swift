@@ -12,8 +12,9 @@ import Testing
 /// take this run's traffic. Real namespaces and bridges; skipped, saying why, where they cannot
 /// be made.
 @Suite(
-    .serialized,
-    .disabled(if: NetworkHosts.unavailable != nil, Comment(rawValue: NetworkHosts.unavailable ?? "")))
+    .serialized, .requiresNetworkHosts,
+    // Makes and removes namespaces and links with `ip`, waiting for each: off the cooperative pool.
+    .ownThreads)
 struct NetworkHostsTests {
     static let ip = "/usr/sbin/ip"
 
