@@ -69,7 +69,7 @@ public final class TestDeployment: Sendable {
         let location = BusLocation(dataDirectory: directory.file("data"))
         var configuration = BusDaemon.Configuration(location: location)
         configuration.heartbeatInterval = .milliseconds(100)
-        let daemon = try BusDaemon(configuration: configuration, logger: logger).start()
+        let daemon = try await BusDaemon(configuration: configuration, logger: logger).startOffThePool()
         let client: ZeroMQBusClient
         let hosted: (ServiceGroup, Task<Void, any Error>)
         do {
@@ -81,7 +81,7 @@ public final class TestDeployment: Sendable {
                 throw error
             }
         } catch {
-            daemon.stop()
+            await daemon.stopOffThePool()
             throw error
         }
         return TestDeployment(
@@ -212,17 +212,7 @@ public final class TestDeployment: Sendable {
             _ = try? await running?.value
         }
         client.close()
-        if let daemon {
-            // Stopping joins the daemon's threads and syncs the log to disk, which can take a
-            // while on a busy machine: do it on a thread of its own, not one of the few the
-            // concurrency runtime shares with every other test in the process.
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                Thread.detachNewThread {
-                    daemon.stop()
-                    done.resume()
-                }
-            }
-        }
+        await daemon?.stopOffThePool()
         if let directory { TemporaryDirectory.remove(directory.path) }
     }
 
@@ -232,7 +222,7 @@ public final class TestDeployment: Sendable {
         guard stopped.withLock({ !$0 }) else { return }
         client.close()
         if let group { Task { await group.triggerGracefulShutdown() } }
-        daemon?.stop()
+        daemon?.stopInTheBackground(keeping: directory)
     }
 
     /// The last lines each process wrote, indented under its name.

@@ -181,7 +181,7 @@ struct BookingAdapterServiceTests {
     }
 
     @Test func aRestartCompletesWhatWasAcceptedWithoutAnOutcomeAndNothingElse() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let service = InMemoryBookingService()
         let snapshots = InMemorySnapshotStore()
         // Two bookings done by a first run.
@@ -294,7 +294,7 @@ struct BookingAdapterServiceTests {
     }
 
     @Test func aRestartResolvesACallLeftUnknownInsteadOfCallingAgainAndPublishesOnce() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         // The answer is lost and the service cannot resolve: the first run stops while unknown.
         let service = InMemoryBookingService(
             faults: [.answerLost] + Array(repeating: .unavailable, count: 10_000))
@@ -327,7 +327,7 @@ struct BookingAdapterServiceTests {
 
     @Test func checkpointSavesThatFailWhileTheStoreIsAwayStopNothingAndALaterOneCoversThem() async throws {
         // Given a checkpoint store that fails its next two saves, as a store failing over does
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let service = InMemoryBookingService()
         let store = InMemorySnapshotStore()
         store.failSaves(2)

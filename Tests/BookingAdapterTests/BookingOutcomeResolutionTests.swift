@@ -35,7 +35,7 @@ struct BookingOutcomeResolutionTests {
             booking.application(logger: TestLogging.logger("booking"), onListening: onListening)
         }
         let service = HTTPBookingService(baseURL: "http://127.0.0.1:\(server.port)", timeout: .milliseconds(250))
-        let bus = try TestBus()
+        let bus = try await TestBus()
         // Seeded ids: the idempotency keys, and so the faults each call meets, are the same every run.
         var generator = SplitMix64(seed: 31)
         let ids = (0..<Self.reservations).map { _ in EventID.random(using: &generator) }

@@ -132,7 +132,7 @@ struct CrossRateTests {
         #expect(dates.count > 7000)
         // Ten days spread over the whole history, oldest to newest.
         let sample = (0..<10).map { dates[$0 * (dates.count - 1) / 9] }
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let projection = ConverterProjection()
         var compared = 0
         for (index, date) in sample.enumerated() {

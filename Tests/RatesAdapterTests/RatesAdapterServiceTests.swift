@@ -47,7 +47,7 @@ struct RatesAdapterServiceTests {
     }
 
     @Test func aChangedFixingIsPublishedOnceWithAnIDFromTheSourceAndDate() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let source = ScriptedRatesSource(
             name: "test-source",
             steps: [
@@ -69,7 +69,7 @@ struct RatesAdapterServiceTests {
     }
 
     @Test func aRestartDoesNotPublishTheSameFixingAgain() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let document = Self.document("2026-10-30", usd: "1.12")
         for _ in 0..<2 {
             // A fresh snapshot store each time: the adapter finds what it published in the log.
@@ -89,8 +89,8 @@ struct RatesAdapterServiceTests {
     /// Without a bus the adapter never finds where it left off; a graceful shutdown (SIGTERM)
     /// must still stop it, promptly.
     @Test func aShutdownStopsTheAdapterEvenBeforeTheBusAnswers() async throws {
-        let bus = try TestBus()
-        bus.stop()
+        let bus = try await TestBus()
+        await bus.stop()
         let client = try bus.client("rates")
         let service = RatesAdapterService(
             source: ScriptedRatesSource(steps: [.document(Self.document("2026-10-30", usd: "1"))]), client: client,
@@ -123,7 +123,7 @@ struct RatesAdapterServiceTests {
     ])
 
     @Test func aPollThatOutlivesItsTimeoutIsCancelledAndReported() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let source = ScriptedRatesSource(
             name: "slow",
             steps: [
@@ -147,7 +147,7 @@ struct RatesAdapterServiceTests {
     /// An answer slower than the interval but within the timeout is waited for: the next poll
     /// does not cancel it (a newer poll would only ask the same question).
     @Test func aSourceSlowerThanTheIntervalStillGetsThrough() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let source = ScriptedRatesSource(
             name: "slow", steps: [.slow(Self.document("2026-10-30", usd: "1"), .milliseconds(150))])
         let (published, cancelled) = try await Self.withAdapter(
@@ -164,7 +164,7 @@ struct RatesAdapterServiceTests {
     /// A real server on loopback that takes the connection and never answers: reported as a
     /// timeout, with ErrorRaised, once per timeout — never cancelled silently by the next poll.
     @Test func aSourceThatHangsIsReportedOncePerTimeout() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let hanging = try HangingServer()
         defer { hanging.stop() }
         let source = HTTPRatesSource(url: "http://127.0.0.1:\(hanging.port)/daily.xml", timeout: .milliseconds(300))
@@ -191,7 +191,7 @@ struct RatesAdapterServiceTests {
     /// the test's wait of 20 s, a refusal taken for a timeout (or told only at the timeout)
     /// could not show two attempts.
     @Test func aRefusedConnectionIsReportedAsRefusedAtEveryAttemptNotAsATimeout() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let port = try TCPPorts.free()
         let source = HTTPRatesSource(url: "http://127.0.0.1:\(port)/daily.xml", timeout: .seconds(60))
         let events = try await Self.withAdapter(
@@ -212,7 +212,7 @@ struct RatesAdapterServiceTests {
     /// What the bus refuses is not published: a source whose name makes RatesPublished larger
     /// than an envelope may be. The adapter reports it (with the name cut short) and tries again.
     @Test func aFixingTheBusRefusesIsReportedNotTakenAsPublished() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let name = "http://example.com/" + String(repeating: "x", count: (1 << 20) + 10)
         let source = ScriptedRatesSource(name: name, steps: [.document(Self.document("2026-10-30", usd: "1.1"))])
         let events = try await Self.withAdapter(source: source, bus: bus) { observer in
@@ -232,7 +232,7 @@ struct RatesAdapterServiceTests {
     }
 
     @Test func aMalformedDocumentIsAFailureThatNamesTheProblem() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let broken = Data(
             "<gesmes:Envelope><Cube><Cube time='2026-10-30'><Cube currency='USD'/></Cube></Cube></gesmes:Envelope>".utf8
         )
@@ -252,7 +252,7 @@ struct RatesAdapterServiceTests {
 
     /// Against the real embedded server on loopback: 500 for a while, then the rates.
     @Test func aServerFailingForAWhileShowsGrowingCappedBackoffThenRecovery() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         var configuration = RatesServer.Configuration()
         configuration.port = 0
         configuration.failFirst = 6
@@ -320,7 +320,7 @@ struct RatesAdapterServiceTests {
 
     @Test func snapshotSavesThatFailWhileTheStoreIsAwayAreOwedAndMadeOnceItIsBack() async throws {
         // Given a store that fails the adapter's next two saves
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let store = FailingOverStore(failing: 2)
         let source = ScriptedRatesSource(
             name: "s",

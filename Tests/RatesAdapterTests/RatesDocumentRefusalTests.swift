@@ -75,7 +75,7 @@ struct RatesDocumentRefusalTests {
     ])
     func aBadDocumentIsReportedAndNothingIsPublished(path: String, code: String, reason: String) async throws {
         let server = try await Self.server()
-        let bus = try TestBus()
+        let bus = try await TestBus()
         // Long timeouts: a loaded machine must not turn a refusal into a timeout.
         let source = HTTPRatesSource(url: "http://127.0.0.1:\(server.port)/\(path)", timeout: .seconds(30))
         let events = try await RatesAdapterServiceTests.withAdapter(
