@@ -1,6 +1,7 @@
 import AlertsFeature
 import BureauSchemas
 import Bus
+import BusTesting
 import ConverterFeature
 import EventLog
 import FeatureTestSupport
@@ -125,26 +126,13 @@ struct ExactlyOnceTests {
         #expect(saved.position >= replay.position, "\(reducer.module): the final snapshot covers every input")
     }
 
-    /// Counts requests answered (by correlation), until all are or `timeout` passes.
+    /// Counts requests answered (by correlation) by the request modules, until all are or
+    /// `timeout` passes.
     static func waitForAnswers(to ids: Set<EventID>, client: ZeroMQBusClient, timeout: Duration) async throws -> Int {
-        let deadline = ContinuousClock.now + timeout
-        return try await withThrowingTaskGroup(of: Int.self) { group in
-            group.addTask {
-                var answered = Set<EventID>()
-                for try await event in client.subscribe().events where ids.contains(event.correlation) {
-                    if modules.contains(event.producerModule) { answered.insert(event.correlation) }
-                    if answered.count == ids.count { break }
-                }
-                return answered.count
-            }
-            group.addTask {
-                try await Task.sleep(until: deadline)
-                return -1
-            }
-            let first = try await group.next() ?? -1
-            group.cancelAll()
-            return first
-        }
+        let answers = try await client.collect(
+            until: .now + timeout, where: { ids.contains($0.correlation) && modules.contains($0.producerModule) }
+        ) { Set($0.map(\.correlation)).count == ids.count }
+        return Set(answers.map(\.correlation)).count
     }
 }
 
