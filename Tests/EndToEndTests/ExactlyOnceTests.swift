@@ -6,6 +6,7 @@ import ConverterFeature
 import EventLog
 import FeatureTestSupport
 import Foundation
+import Guards
 import ReservationsFeature
 import Runtime
 import TestSupport
@@ -19,8 +20,7 @@ struct ExactlyOnceTests {
     /// Each request module's reducer and the answer types of its requests.
     static let modules = ["watchlist", "converter", "reservations", "alerts"]
 
-    static func requests(_ count: Int) throws -> [OutgoingEvent] {
-        var generator = SystemRandomNumberGenerator()
+    static func requests(_ count: Int, using generator: inout SplitMix64) throws -> [OutgoingEvent] {
         let currencies = ["USD", "JPY", "GBP", "CHF", "XYZ"]
         return try (0..<count).map { index -> OutgoingEvent in
             let quote = currencies[Int(generator.next() % UInt64(currencies.count))]
@@ -54,7 +54,8 @@ struct ExactlyOnceTests {
 
         let host = HostProcess(location: bus.location, directory: directory.path, modules: Self.modules)
         try host.start(["--snapshot-every", "25"])
-        let requests = try Self.requests(2_000)
+        var generator = TestSeed.generator(for: "exactly once: the requests and when to kill")
+        let requests = try Self.requests(2_000, using: &generator)
         let producing = StopFlag()
         let producer = Task {
             defer { producing.set() }
@@ -68,7 +69,7 @@ struct ExactlyOnceTests {
         // last request is published.
         var killsWhileStreaming = 0
         while !producing.isSet {
-            try await Task.sleep(for: .milliseconds(Int.random(in: 20...120)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...120, using: &generator)))
             await host.kill()
             if !producing.isSet { killsWhileStreaming += 1 }
             try host.start(["--snapshot-every", "25"])

@@ -41,7 +41,7 @@ struct PostgresStoreFaultTests {
         }
         let log = try PostgresEventLog(
             url: PostgresStoreURL(parsing: server.url(database: name)), logger: TestLogging.logger("bureau.log"))
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator(for: "full disk: the bodies")
         func batch(from first: UInt64) -> [LogRecord] {
             // Random bodies: PostgreSQL compresses repetitive ones to nothing.
             (first..<first + 50).map { position in
