@@ -8,6 +8,9 @@ import Testing
 /// segment rolls, fails in turn — with ENOSPC, EIO, a short write, a failed fdatasync, or a
 /// crash — and after each, and again after a kill and a restart, the log must not lie
 /// (RELIABILITY.md lists what is checked and what the last run found).
+// Starts, kills and stops daemons (their log opened and synced, their threads joined) again
+// and again: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct FaultSuiteTests {
     static let workload = FaultWorkload.make(seed: 13)
 
