@@ -502,7 +502,7 @@ let package = Package(
         .testTarget(
             name: "BusTestingTests",
             dependencies: [
-                "TestServers",
+                "TestServers", "Guards",
                 "FeatureTestSupport",
                 "BusTesting", "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature",
                 "AlertsFeature", "ConverterFeature", "ReservationsFeature",

@@ -19,7 +19,7 @@ struct EventLogContractTests {
     final class Subject {
         let log: any EventLog
         let directory: TemporaryDirectory?
-        init(_ kind: Kind) throws {
+        init(_ kind: Kind) async throws {
             switch kind {
             case .file:
                 let directory = try TemporaryDirectory("log")
@@ -30,7 +30,7 @@ struct EventLogContractTests {
                 log = InMemoryEventLog()
             case .postgres:
                 // Where there is no server, the case is a skip that says why.
-                try TestPostgres.skipIfUnavailable()
+                try await TestPostgres.skipIfUnavailable()
                 directory = nil
                 log = try PostgresEventLog(
                     url: PostgresStoreURL(parsing: try TestPostgres.database()),
@@ -44,16 +44,16 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func aNewLogIsEmpty(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func aNewLogIsEmpty(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         #expect(subject.log.head == 0)
         #expect(subject.log.lastRecord == nil)
         #expect(try subject.log.makeReader().read(after: 0, through: 100, limit: 10, maxBytes: 1000).isEmpty)
     }
 
     @Test(arguments: Kind.allCases)
-    func appendedRecordsAreReadBackInOrder(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func appendedRecordsAreReadBackInOrder(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let records = Self.records(1...50)
         try subject.log.append(Array(records[0..<20]))
         try subject.log.append(Array(records[20...]))
@@ -67,16 +67,16 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func readsStopAtTheByteBudget(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func readsStopAtTheByteBudget(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         try subject.log.append(Self.records(1...10))
         let read = try subject.log.makeReader().read(after: 0, through: 10, limit: 100, maxBytes: 1)
         #expect(read.count == 1)
     }
 
     @Test(arguments: Kind.allCases)
-    func anAppendThatDoesNotContinueThePositionsIsRefused(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func anAppendThatDoesNotContinueThePositionsIsRefused(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         try subject.log.append(Self.records(1...3))
         #expect(throws: EventLogError.positionOutOfOrder(expected: 4, got: 5)) {
             try subject.log.append(Self.records(5...5))
@@ -85,8 +85,8 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func recentIDsAreRememberedWithTheirPositions(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func recentIDsAreRememberedWithTheirPositions(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let records = Self.records(1...5)
         try subject.log.append(records)
         #expect(subject.log.position(of: records[3].id) == 4)
@@ -94,8 +94,8 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func aReaderSeesRecordsAppendedAfterItWasMade(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func aReaderSeesRecordsAppendedAfterItWasMade(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let reader = try subject.log.makeReader()
         try subject.log.append(Self.records(1...3))
         #expect(try reader.read(after: 0, through: 3, limit: 10, maxBytes: 1 << 20).map(\.position) == [1, 2, 3])
@@ -104,8 +104,8 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func anOversizedRecordIsRefused(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func anOversizedRecordIsRefused(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let big = LogRecord(position: 1, id: .random(), body: Data(count: (16 << 20) + 1))
         #expect(throws: EventLogError.self) { try subject.log.append([big]) }
         #expect(subject.log.head == 0)
@@ -119,8 +119,8 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func aBatchOfRecordsSharingOneBufferIsStoredAsTheSameRecordsAppendedOneByOne(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func aBatchOfRecordsSharingOneBufferIsStoredAsTheSameRecordsAppendedOneByOne(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let records = Self.records(1...30)
         try subject.log.append(Array(records[0..<10]))
         var batch = Self.batch(Array(records[10..<25]))
@@ -138,8 +138,8 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func aBatchThatDoesNotContinueThePositionsOrHoldsAnOversizedRecordIsRefusedWhole(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func aBatchThatDoesNotContinueThePositionsOrHoldsAnOversizedRecordIsRefusedWhole(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         try subject.log.append(Self.batch(Self.records(1...3)))
         let skipping = Self.records(4...6).map {
             LogRecord(position: $0.position + ($0.position == 6 ? 1 : 0), id: $0.id, body: $0.body)
@@ -157,8 +157,8 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func claimedPositionsNumberTheNewIDsAndAreForgottenWhenTheAppendIsRefused(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func claimedPositionsNumberTheNewIDsAndAreForgottenWhenTheAppendIsRefused(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let stored = Self.records(1...5)
         try subject.log.append(stored)
         let new = Self.records(6...8)
@@ -188,7 +188,7 @@ struct EventLogContractTests {
 
     @Test(arguments: Kind.allCases)
     func aCommitBegunCoversWhatCameBeforeItAndAppendsMayGoOnMeanwhile(kind: Kind) async throws {
-        let subject = try Subject(kind)
+        let subject = try await Subject(kind)
         let records = Self.records(1...8)
         try subject.log.append(Array(records[0..<5]))
         let finished = DispatchSemaphore(value: 0)

@@ -23,7 +23,7 @@ struct SnapshotStoreContractTests {
     final class Subject: @unchecked Sendable {
         let store: any SnapshotStore
         let directory: TemporaryDirectory?
-        init(_ kind: Kind) throws {
+        init(_ kind: Kind) async throws {
             switch kind {
             case .file:
                 let directory = try TemporaryDirectory("snap")
@@ -34,7 +34,7 @@ struct SnapshotStoreContractTests {
                 store = InMemorySnapshotStore()
             case .postgres:
                 // Where there is no server, the case is a skip that says why.
-                try TestPostgres.skipIfUnavailable()
+                try await TestPostgres.skipIfUnavailable()
                 directory = nil
                 let url = try TestPostgres.database()
                 self.url = url
@@ -60,8 +60,8 @@ struct SnapshotStoreContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func aSavedSnapshotLoadsBack(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func aSavedSnapshotLoadsBack(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in }) == nil)
         try subject.store.save(
             Snapshot(module: "m", stateVersion: 1, position: 42, state: Counter(count: 3, names: ["a"])))
@@ -73,8 +73,8 @@ struct SnapshotStoreContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func aSnapshotOfAnotherStateVersionIsIgnoredWithAReason(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func aSnapshotOfAnotherStateVersionIsIgnoredWithAReason(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 5, state: Counter(count: 1, names: [])))
         var reasons: [String] = []
         #expect(subject.store.load(Counter.self, module: "m", stateVersion: 2, rejected: { reasons.append($0) }) == nil)
@@ -82,8 +82,8 @@ struct SnapshotStoreContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func anUnreadableSnapshotIsIgnoredWithAReason(kind: Kind) throws {
-        let subject = try Subject(kind)
+    func anUnreadableSnapshotIsIgnoredWithAReason(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 5, state: Counter(count: 1, names: [])))
         try subject.corrupt("m")
         var reasons: [String] = []
@@ -92,17 +92,17 @@ struct SnapshotStoreContractTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func aStateThatNoLongerDecodesIsIgnored(kind: Kind) throws {
+    func aStateThatNoLongerDecodesIsIgnored(kind: Kind) async throws {
         struct Other: Codable, Sendable { var text: String }
-        let subject = try Subject(kind)
+        let subject = try await Subject(kind)
         try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 5, state: Other(text: "x")))
         var reasons: [String] = []
         #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { reasons.append($0) }) == nil)
         #expect(reasons.first?.contains("does not decode") == true)
     }
 
-    @Test func thePostgresStoreConnectsAgainWhenItsConnectionEnds() throws {
-        let subject = try Subject(.postgres)
+    @Test func thePostgresStoreConnectsAgainWhenItsConnectionEnds() async throws {
+        let subject = try await Subject(.postgres)
         let database = try #require(subject.url?.split(separator: "/").last.map(String.init))
         try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 1, state: Counter(count: 1, names: [])))
         // What a server restart or a failover does to the store's connection.

@@ -31,10 +31,10 @@ public enum TestPostgres {
     /// Ends the current test case as skipped, saying why, when there is no server: for the
     /// PostgreSQL case of a contract suite run against every store. Swift Testing 6.3's console
     /// calls a cancelled test case passed, without the reason, so the reason is also recorded as
-    /// a known issue, which it shows (at `sourceLocation`) without failing the run. Waits for the
-    /// server on first use, as ``unavailable`` does.
-    public static func skipIfUnavailable(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        guard let reason = unavailable else { return }
+    /// a known issue, which it shows (at `sourceLocation`) without failing the run. The first
+    /// call waits for the server to start, on a thread of its own.
+    public static func skipIfUnavailable(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        guard let reason = await unavailableOffThePool() else { return }
         let comment = Requirement.comment(missing: missing, reason: reason)
         withKnownIssue("the PostgreSQL case is skipped") {
             Issue.record(comment, sourceLocation: sourceLocation)
