@@ -460,7 +460,7 @@ let package = Package(
             dependencies: [
                 "FaultInjection",
                 "FeatureTestSupport",
-                "InMemoryBus", "ZeroMQBus", "PostgresStore", "Guards",
+                "InMemoryBus", "ZeroMQBus", "PostgresStore", "Guards", "BusTesting",
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -518,7 +518,7 @@ let package = Package(
         .testTarget(
             name: "BusTestingTests",
             dependencies: [
-                "TestServers",
+                "TestServers", "Guards",
                 "FeatureTestSupport",
                 "BusTesting", "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature",
                 "AlertsFeature", "ConverterFeature", "ReservationsFeature",
@@ -543,7 +543,7 @@ let package = Package(
                 "Guards",
                 "FaultInjection",
                 "ZeroMQBus",
-                "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport", "ZeroMQ",
+                "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport", "ZeroMQ", "BusTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
@@ -576,6 +576,7 @@ let package = Package(
             dependencies: [
                 "FaultInjection", "FeatureTestSupport",
                 "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "BureauSchemas", "ZeroMQ", "TestSupport", "Guards",
+                "BusTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

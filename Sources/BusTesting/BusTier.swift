@@ -25,4 +25,14 @@ public enum BusTier: String, Sendable, CaseIterable, CustomStringConvertible {
             try await TestDeployment.inProcess(modules: modules, settings: settings, services: services, logger: logger)
         }
     }
+
+    /// Runs `body` on a fresh deployment of this tier (see ``deployment(modules:settings:services:logger:)``),
+    /// then stops it, also when `body` throws.
+    public func withDeployment<T: Sendable>(
+        modules: [FeatureModule] = [], settings: [String: String] = [:],
+        services: [@Sendable (any EventBus) throws -> any Service] = [], logger: Logger,
+        _ body: (TestDeployment) async throws -> T
+    ) async throws -> T {
+        try await deployment(modules: modules, settings: settings, services: services, logger: logger).run(body)
+    }
 }

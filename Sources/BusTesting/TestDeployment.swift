@@ -28,13 +28,17 @@ public final class TestDeployment: Sendable {
     private let group: ServiceGroup?
     private let running: Task<Void, any Error>?
     private let stopped = Mutex(false)
+    /// Makes a new connection to the bus for a process of the given name.
+    private let connector: @Sendable (String) throws -> any EventBus
 
     private init(
-        location: BusLocation?, client: any EventBus, directory: TemporaryDirectory?, daemon: RunningBusDaemon?,
-        group: ServiceGroup?, running: Task<Void, any Error>?
+        location: BusLocation?, client: any EventBus, connector: @escaping @Sendable (String) throws -> any EventBus,
+        directory: TemporaryDirectory?, daemon: RunningBusDaemon?, group: ServiceGroup?,
+        running: Task<Void, any Error>?
     ) {
         self.location = location
         self.client = client
+        self.connector = connector
         self.directory = directory
         self.daemon = daemon
         self.group = group
@@ -54,7 +58,8 @@ public final class TestDeployment: Sendable {
         let (group, running) = try host(
             modules: modules, settings: settings, services: services, on: bus, logger: logger)
         return TestDeployment(
-            location: nil, client: bus, directory: nil, daemon: nil, group: group, running: running)
+            location: nil, client: bus, connector: { bus.connection(process: $0) }, directory: nil, daemon: nil,
+            group: group, running: running)
     }
 
     /// A bus daemon in this process on a fresh directory, with `modules` hosted beside it and
@@ -69,7 +74,7 @@ public final class TestDeployment: Sendable {
         let location = BusLocation(dataDirectory: directory.file("data"))
         var configuration = BusDaemon.Configuration(location: location)
         configuration.heartbeatInterval = .milliseconds(100)
-        let daemon = try BusDaemon(configuration: configuration, logger: logger).start()
+        let daemon = try await BusDaemon(configuration: configuration, logger: logger).startOffThePool()
         let client: ZeroMQBusClient
         let hosted: (ServiceGroup, Task<Void, any Error>)
         do {
@@ -81,12 +86,13 @@ public final class TestDeployment: Sendable {
                 throw error
             }
         } catch {
-            daemon.stop()
+            await daemon.stopOffThePool()
             throw error
         }
         return TestDeployment(
-            location: location, client: client, directory: directory, daemon: daemon, group: hosted.0,
-            running: hosted.1)
+            location: location, client: client,
+            connector: { try makeClient(location: location, process: $0, logger: logger) },
+            directory: directory, daemon: daemon, group: hosted.0, running: hosted.1)
     }
 
     /// Builds the hosts of `modules` and the `services` on `bus`, and runs them in a group.
@@ -159,26 +165,36 @@ public final class TestDeployment: Sendable {
             throw error
         }
         return TestDeployment(
-            location: location, client: client, directory: directory, daemon: nil, group: group, running: running)
+            location: location, client: client,
+            connector: { try makeClient(location: location, process: $0, logger: logger) },
+            directory: directory, daemon: nil, group: group, running: running)
     }
 
     /// A deployment something else runs (`bureau up`), found by its data directory; ``stop()`` leaves it running.
     public static func existing(dataDirectory: String, logger: Logger) throws -> TestDeployment {
         let location = BusLocation(dataDirectory: dataDirectory)
         return TestDeployment(
-            location: location, client: try makeClient(location: location, logger: logger), directory: nil,
+            location: location, client: try makeClient(location: location, logger: logger),
+            connector: { try makeClient(location: location, process: $0, logger: logger) }, directory: nil,
             daemon: nil, group: nil, running: nil)
     }
 
     /// A deployment already running whose bus is on another machine (`bureau test --bus`):
     /// reached over TCP, with CURVE when `remote` has keys.
     public static func existing(remote: RemoteBus, logger: Logger) throws -> TestDeployment {
-        var options = ZeroMQBusClient.Options(process: "bus-test")
-        options.publishTimeout = .seconds(20)
+        @Sendable func connect(_ process: String) throws -> ZeroMQBusClient {
+            try ZeroMQBusClient(remote: remote, options: options(process: process), logger: logger)
+        }
         return TestDeployment(
-            location: BusLocation(dataDirectory: BusLocation.defaultDataDirectory),
-            client: try ZeroMQBusClient(remote: remote, options: options, logger: logger), directory: nil, daemon: nil,
-            group: nil, running: nil)
+            location: BusLocation(dataDirectory: BusLocation.defaultDataDirectory), client: try connect("bus-test"),
+            connector: { try connect($0) }, directory: nil, daemon: nil, group: nil, running: nil)
+    }
+
+    /// A new connection to this deployment's bus, as another process named `process` would make
+    /// (on the in-memory tier, a connection to the same bus): for a service under test and an
+    /// observer beside it. The caller closes it.
+    public func connect(_ process: String) throws -> any EventBus {
+        try connector(process)
     }
 
     /// A fixture on this deployment's bus.
@@ -212,17 +228,7 @@ public final class TestDeployment: Sendable {
             _ = try? await running?.value
         }
         client.close()
-        if let daemon {
-            // Stopping joins the daemon's threads and syncs the log to disk, which can take a
-            // while on a busy machine: do it on a thread of its own, not one of the few the
-            // concurrency runtime shares with every other test in the process.
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                Thread.detachNewThread {
-                    daemon.stop()
-                    done.resume()
-                }
-            }
-        }
+        await daemon?.stopOffThePool()
         if let directory { TemporaryDirectory.remove(directory.path) }
     }
 
@@ -232,7 +238,7 @@ public final class TestDeployment: Sendable {
         guard stopped.withLock({ !$0 }) else { return }
         client.close()
         if let group { Task { await group.triggerGracefulShutdown() } }
-        daemon?.stop()
+        daemon?.stopInTheBackground(keeping: directory)
     }
 
     /// The last lines each process wrote, indented under its name.
@@ -248,9 +254,16 @@ public final class TestDeployment: Sendable {
         return text
     }
 
-    private static func makeClient(location: BusLocation, logger: Logger) throws -> ZeroMQBusClient {
-        var options = ZeroMQBusClient.Options(process: "bus-test")
+    private static func makeClient(
+        location: BusLocation, process: String = "bus-test", logger: Logger
+    ) throws -> ZeroMQBusClient {
+        try ZeroMQBusClient(location: location, options: options(process: process), logger: logger)
+    }
+
+    /// A client's options for a test: a publish may wait 20 s on a busy machine.
+    private static func options(process: String) -> ZeroMQBusClient.Options {
+        var options = ZeroMQBusClient.Options(process: process)
         options.publishTimeout = .seconds(20)
-        return try ZeroMQBusClient(location: location, options: options, logger: logger)
+        return options
     }
 }

@@ -13,17 +13,28 @@ import ZeroMQBus
 
 @testable import BookingAdapter
 
-/// The booking adapter on a real in-process bus, with the in-memory booking service.
+/// The booking adapter at the bus, with the in-memory booking service: on the in-memory twin,
+/// and also on a daemon in the process for the tests that take a ``BusTier``.
 @Suite(.timeLimit(.minutes(2)))
 struct BookingAdapterServiceTests {
     static let outcomes = EventFilter(prefixes: ["bureau.booking."])
 
-    /// Runs the adapter until `body` returns.
-    static func withAdapter<T>(
-        service: any BookingService, bus: TestBus, snapshots: any SnapshotStore = InMemorySnapshotStore(),
-        maxAttempts: Int = 8, _ body: (ZeroMQBusClient, BookingAdapterStatistics) async throws -> T
+    /// Runs `body` on a fresh deployment of `tier` (the in-memory twin unless a test runs live
+    /// too), and stops it after.
+    static func onBus<T: Sendable>(
+        _ tier: BusTier = .inMemory, _ body: (TestDeployment) async throws -> T
     ) async throws -> T {
-        let client = try bus.client("booking-adapter")
+        try await tier.withDeployment(logger: TestLogging.logger("deployment"), body)
+    }
+
+    /// Runs the adapter on `deployment`'s bus until `body` returns; `body` is given an observer's
+    /// connection.
+    static func withAdapter<T>(
+        service: any BookingService, on deployment: TestDeployment,
+        snapshots: any SnapshotStore = InMemorySnapshotStore(), maxAttempts: Int = 8,
+        _ body: (any EventBus, BookingAdapterStatistics) async throws -> T
+    ) async throws -> T {
+        let client = try deployment.connect("booking-adapter")
         let configuration = configuration(maxAttempts: maxAttempts)
         let statistics = BookingAdapterStatistics()
         let adapter = BookingAdapterService(
@@ -31,7 +42,7 @@ struct BookingAdapterServiceTests {
             logger: TestLogging.logger("booking"), statistics: statistics)
         let group = ServiceGroup(services: [adapter], logger: TestLogging.logger("group"))
         let task = Task { try await group.run() }
-        let observer = try bus.client("observer")
+        let observer = try deployment.connect("observer")
         let result = try await body(observer, statistics)
         await group.triggerGracefulShutdown()
         try await task.value
@@ -48,14 +59,16 @@ struct BookingAdapterServiceTests {
         return configuration
     }
 
-    /// Runs `body` against the adapter on a bus-testing deployment: given / when / expect at the bus.
+    /// Runs `body` against the adapter on a bus-testing deployment of `tier` (the in-memory twin
+    /// unless a test runs live too): given / when / expect at the bus.
     @discardableResult
     static func withFixture<T: Sendable>(
-        service: any BookingService, maxAttempts: Int = 8, logger: Logger = TestLogging.logger("booking"),
-        consumer: ConsumerMetrics? = nil, _ body: (BusFixture, BookingAdapterStatistics) async throws -> T
+        on tier: BusTier = .inMemory, service: any BookingService, maxAttempts: Int = 8,
+        logger: Logger = TestLogging.logger("booking"), consumer: ConsumerMetrics? = nil,
+        _ body: (BusFixture, BookingAdapterStatistics) async throws -> T
     ) async throws -> T {
         let statistics = BookingAdapterStatistics()
-        let deployment = try await TestDeployment.inProcess(
+        let deployment = try await tier.deployment(
             services: [
                 { client in
                     BookingAdapterService(
@@ -95,9 +108,10 @@ struct BookingAdapterServiceTests {
             })
     }
 
-    @Test func anAcceptedReservationIsBookedAndConfirmedWithTheCode() async throws {
+    @Test(arguments: BusTier.allCases)
+    func anAcceptedReservationIsBookedAndConfirmedWithTheCode(tier: BusTier) async throws {
         let service = InMemoryBookingService()
-        try await Self.withFixture(service: service) { fixture, _ in
+        try await Self.withFixture(on: tier, service: service) { fixture, _ in
             let sent = try await fixture.when(Self.accepted("r-1"))
             let outcomes = try await fixture.expect(sent, [Self.confirmed("r-1", code: "MEM-1")])
             #expect(outcomes.first?.causation == sent.position)
@@ -185,36 +199,40 @@ struct BookingAdapterServiceTests {
         #expect(await service.bookings["r-1"]?.cancelled == true)
     }
 
-    @Test func aRestartCompletesWhatWasAcceptedWithoutAnOutcomeAndNothingElse() async throws {
-        let bus = try TestBus()
-        let service = InMemoryBookingService()
-        let snapshots = InMemorySnapshotStore()
-        // Two bookings done by a first run.
-        try await Self.withAdapter(service: service, bus: bus, snapshots: snapshots) { observer, statistics in
-            for id in ["r-1", "r-2"] {
-                _ = try await observer.publish(try Self.accepted(id).outgoing(id: .random(), module: "reservations"))
+    @Test(arguments: BusTier.allCases)
+    func aRestartCompletesWhatWasAcceptedWithoutAnOutcomeAndNothingElse(tier: BusTier) async throws {
+        try await Self.onBus(tier) { deployment in
+            let service = InMemoryBookingService()
+            let snapshots = InMemorySnapshotStore()
+            // Two bookings done by a first run.
+            try await Self.withAdapter(service: service, on: deployment, snapshots: snapshots) { observer, statistics in
+                for id in ["r-1", "r-2"] {
+                    _ = try await observer.publish(
+                        try Self.accepted(id).outgoing(id: .random(), module: "reservations"))
+                }
+                await statistics.waitUntilCompleted(2)
             }
-            await statistics.waitUntilCompleted(2)
+            // Accepted while no adapter ran.
+            let publisher = try deployment.connect("reservations")
+            for id in ["r-3", "r-4"] {
+                _ = try await publisher.publish(try Self.accepted(id).outgoing(id: .random(), module: "reservations"))
+            }
+            // A fresh checkpoint store too: the adapter must find the outcomes in the log.
+            let owed = try await Self.withAdapter(service: service, on: deployment) { observer, statistics in
+                await statistics.waitUntilCompleted(2)
+                return statistics.owedAtStart
+            }
+            #expect(owed == 2)
+            let all = try await publisher.collect(Self.outcomes, count: 4)
+            #expect(
+                Set(try all.compactMap { try $0.payload(as: Bureau_Booking_ReservationConfirmed.self)?.reservationID })
+                    == [
+                        "r-1", "r-2", "r-3", "r-4",
+                    ])
+            #expect(await service.bookings.count == 4)
+            #expect(await service.calls == 4)
+            publisher.close()
         }
-        // Accepted while no adapter ran.
-        let publisher = try bus.client("reservations")
-        for id in ["r-3", "r-4"] {
-            _ = try await publisher.publish(try Self.accepted(id).outgoing(id: .random(), module: "reservations"))
-        }
-        // A fresh checkpoint store too: the adapter must find the outcomes in the log.
-        let owed = try await Self.withAdapter(service: service, bus: bus) { observer, statistics in
-            await statistics.waitUntilCompleted(2)
-            return statistics.owedAtStart
-        }
-        #expect(owed == 2)
-        let all = try await publisher.collect(Self.outcomes, count: 4)
-        #expect(
-            Set(try all.compactMap { try $0.payload(as: Bureau_Booking_ReservationConfirmed.self)?.reservationID }) == [
-                "r-1", "r-2", "r-3", "r-4",
-            ])
-        #expect(await service.bookings.count == 4)
-        #expect(await service.calls == 4)
-        publisher.close()
     }
 
     static func unknown(
@@ -228,9 +246,10 @@ struct BookingAdapterServiceTests {
             })
     }
 
-    @Test func aBookingWhoseAnswerWasLostShowsUnknownThenIsConfirmedByAResolve() async throws {
+    @Test(arguments: BusTier.allCases)
+    func aBookingWhoseAnswerWasLostShowsUnknownThenIsConfirmedByAResolve(tier: BusTier) async throws {
         let service = InMemoryBookingService(faults: [.answerLost])
-        let unknown = try await Self.withFixture(service: service) { fixture, statistics in
+        let unknown = try await Self.withFixture(on: tier, service: service) { fixture, statistics in
             try await fixture.when(
                 Self.accepted("r-1"),
                 expect: [
@@ -299,67 +318,69 @@ struct BookingAdapterServiceTests {
     }
 
     @Test func aRestartResolvesACallLeftUnknownInsteadOfCallingAgainAndPublishesOnce() async throws {
-        let bus = try TestBus()
-        // The answer is lost and the service cannot resolve: the first run stops while unknown.
-        let service = InMemoryBookingService(
-            faults: [.answerLost] + Array(repeating: .unavailable, count: 10_000))
-        try await Self.withAdapter(service: service, bus: bus) { observer, _ in
-            _ = try await observer.publish(try Self.accepted("r-1").outgoing(id: .random(), module: "reservations"))
-            let marker = try await observer.collect(
-                EventFilter(prefixes: [Bureau_Booking_BookingOutcomeUnknown.protoMessageName]), count: 1)
-            #expect(marker.count == 1)
+        try await Self.onBus { deployment in
+            // The answer is lost and the service cannot resolve: the first run stops while unknown.
+            let service = InMemoryBookingService(
+                faults: [.answerLost] + Array(repeating: .unavailable, count: 10_000))
+            try await Self.withAdapter(service: service, on: deployment) { observer, _ in
+                _ = try await observer.publish(try Self.accepted("r-1").outgoing(id: .random(), module: "reservations"))
+                let marker = try await observer.collect(
+                    EventFilter(prefixes: [Bureau_Booking_BookingOutcomeUnknown.protoMessageName]), count: 1)
+                #expect(marker.count == 1)
+            }
+            #expect(await service.bookings["r-1"] != nil)
+            await service.setFaults([])
+            let owed = try await Self.withAdapter(service: service, on: deployment) { observer, statistics in
+                await statistics.waitUntilCompleted(1)
+                return statistics.owedAtStart
+            }
+            #expect(owed == 1)
+            // Resolved, not called again.
+            #expect(await service.calls == 1)
+            let reader = try deployment.connect("reader")
+            // Three asked for, two expected: the bound shows there is no second outcome.
+            let all = try await reader.collect(Self.outcomes, count: 3, timeout: .seconds(1))
+            reader.close()
+            #expect(
+                all.map(\.type) == [
+                    Bureau_Booking_BookingOutcomeUnknown.protoMessageName,
+                    Bureau_Booking_ReservationConfirmed.protoMessageName,
+                ])
+            #expect(try all.last?.payload(as: Bureau_Booking_ReservationConfirmed.self)?.confirmationCode == "MEM-1")
         }
-        #expect(await service.bookings["r-1"] != nil)
-        await service.setFaults([])
-        let owed = try await Self.withAdapter(service: service, bus: bus) { observer, statistics in
-            await statistics.waitUntilCompleted(1)
-            return statistics.owedAtStart
-        }
-        #expect(owed == 1)
-        // Resolved, not called again.
-        #expect(await service.calls == 1)
-        let reader = try bus.client("reader")
-        // Three asked for, two expected: the bound shows there is no second outcome.
-        let all = try await reader.collect(Self.outcomes, count: 3, timeout: .seconds(1))
-        reader.close()
-        #expect(
-            all.map(\.type) == [
-                Bureau_Booking_BookingOutcomeUnknown.protoMessageName,
-                Bureau_Booking_ReservationConfirmed.protoMessageName,
-            ])
-        #expect(try all.last?.payload(as: Bureau_Booking_ReservationConfirmed.self)?.confirmationCode == "MEM-1")
     }
 
     @Test func checkpointSavesThatFailWhileTheStoreIsAwayStopNothingAndALaterOneCoversThem() async throws {
         // Given a checkpoint store that fails its next two saves, as a store failing over does
-        let bus = try TestBus()
-        let service = InMemoryBookingService()
-        let store = InMemorySnapshotStore()
-        store.failSaves(2)
-        // When three reservations are accepted, one after the other
-        var last: UInt64 = 0
-        try await Self.withAdapter(service: service, bus: bus, snapshots: store) { observer, statistics in
-            for (index, id) in ["r-1", "r-2", "r-3"].enumerated() {
-                let sent = try await observer.publish(
-                    try Self.accepted(id).outgoing(id: .random(), module: "reservations"))
-                last = try #require(sent.position)
-                await statistics.waitUntilCompleted(index + 1)
+        try await Self.onBus { deployment in
+            let service = InMemoryBookingService()
+            let store = InMemorySnapshotStore()
+            store.failSaves(2)
+            // When three reservations are accepted, one after the other
+            var last: UInt64 = 0
+            try await Self.withAdapter(service: service, on: deployment, snapshots: store) { observer, statistics in
+                for (index, id) in ["r-1", "r-2", "r-3"].enumerated() {
+                    let sent = try await observer.publish(
+                        try Self.accepted(id).outgoing(id: .random(), module: "reservations"))
+                    last = try #require(sent.position)
+                    await statistics.waitUntilCompleted(index + 1)
+                }
             }
+            // Then every one was booked once, though the first two checkpoints could not be saved,
+            // and the checkpoint saved after them covers the last
+            #expect(await service.bookings.count == 3)
+            let checkpoint = try #require(
+                store.load(
+                    BookingAdapterService.Checkpoint.self, module: BookingAdapterService.module, stateVersion: 1
+                ) { _ in })
+            #expect(checkpoint.position >= last)
+            // And a restart on that checkpoint books nothing again
+            let owed = try await Self.withAdapter(service: service, on: deployment, snapshots: store) { _, statistics in
+                await statistics.waitUntilCaughtUp()
+                return statistics.owedAtStart
+            }
+            #expect(owed == 0)
+            #expect(await service.calls == 3)
         }
-        // Then every one was booked once, though the first two checkpoints could not be saved,
-        // and the checkpoint saved after them covers the last
-        #expect(await service.bookings.count == 3)
-        let checkpoint = try #require(
-            store.load(
-                BookingAdapterService.Checkpoint.self, module: BookingAdapterService.module, stateVersion: 1
-            ) { _ in })
-        #expect(checkpoint.position >= last)
-        // And a restart on that checkpoint books nothing again
-        let owed = try await Self.withAdapter(service: service, bus: bus, snapshots: store) { _, statistics in
-            await statistics.waitUntilCaughtUp()
-            return statistics.owedAtStart
-        }
-        #expect(owed == 0)
-        #expect(await service.calls == 3)
     }
 }

@@ -35,44 +35,49 @@ struct BookingOutcomeResolutionTests {
             booking.application(logger: TestLogging.logger("booking"), onListening: onListening)
         }
         let service = HTTPBookingService(baseURL: "http://127.0.0.1:\(server.port)", timeout: .milliseconds(250))
-        let bus = try TestBus()
         // Seeded ids: the idempotency keys, and so the faults each call meets, are the same every run.
         var generator = SplitMix64(seed: 31)
         let ids = (0..<Self.reservations).map { _ in EventID.random(using: &generator) }
         let cancellationIDs = (0..<Self.reservations).map { _ in EventID.random(using: &generator) }
         let story = EventFilter(prefixes: ["bureau.reservations.", "bureau.booking."])
 
-        let (events, unknown) = try await BookingAdapterServiceTests.withAdapter(service: service, bus: bus) {
-            observer, statistics in
-            for (index, id) in ids.enumerated() {
-                let accepted = BookingAdapterServiceTests.accepted(Self.id(index))
-                _ = try await observer.publish(try accepted.outgoing(id: id, module: "reservations"))
+        // On the in-memory twin: what is at stake is the adapter and the service, not the transport.
+        let (events, unknown) = try await BookingAdapterServiceTests.onBus { deployment in
+            try await BookingAdapterServiceTests.withAdapter(service: service, on: deployment) {
+                observer, statistics in
+                for (index, id) in ids.enumerated() {
+                    let accepted = BookingAdapterServiceTests.accepted(Self.id(index))
+                    _ = try await observer.publish(try accepted.outgoing(id: id, module: "reservations"))
+                }
+                try #require(
+                    await Timeout.result(within: .seconds(120)) {
+                        await statistics.waitUntilCompleted(Self.reservations)
+                    }
+                        != nil, "not every booking has an outcome")
+                // Then every other confirmed reservation is cancelled, through the same faults.
+                let booked = try await observer.collect(
+                    EventFilter(prefixes: [
+                        Bureau_Booking_ReservationConfirmed.protoMessageName,
+                        Bureau_Booking_ReservationFailed.protoMessageName,
+                    ]), count: Self.reservations)
+                let confirmed = try booked.compactMap {
+                    try $0.payload(as: Bureau_Booking_ReservationConfirmed.self)?.reservationID
+                }.sorted()
+                let cancelled = confirmed.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element)
+                for (index, reservation) in cancelled.enumerated() {
+                    let cancellation = BookingAdapterServiceTests.cancellation(reservation)
+                    _ = try await observer.publish(
+                        try cancellation.outgoing(id: cancellationIDs[index], module: "reservations"))
+                }
+                let outcomes = Self.reservations + cancelled.count
+                try #require(
+                    await Timeout.result(within: .seconds(120)) { await statistics.waitUntilCompleted(outcomes) }
+                        != nil,
+                    "not every cancellation has an outcome")
+                // Accepted events, outcomes and a marker for each unknown outcome.
+                let total = outcomes * 2 + statistics.unknownOutcomes
+                return (try await observer.collect(story, count: total), statistics.unknownOutcomes)
             }
-            try #require(
-                await Timeout.result(within: .seconds(120)) { await statistics.waitUntilCompleted(Self.reservations) }
-                    != nil, "not every booking has an outcome")
-            // Then every other confirmed reservation is cancelled, through the same faults.
-            let booked = try await observer.collect(
-                EventFilter(prefixes: [
-                    Bureau_Booking_ReservationConfirmed.protoMessageName,
-                    Bureau_Booking_ReservationFailed.protoMessageName,
-                ]), count: Self.reservations)
-            let confirmed = try booked.compactMap {
-                try $0.payload(as: Bureau_Booking_ReservationConfirmed.self)?.reservationID
-            }.sorted()
-            let cancelled = confirmed.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element)
-            for (index, reservation) in cancelled.enumerated() {
-                let cancellation = BookingAdapterServiceTests.cancellation(reservation)
-                _ = try await observer.publish(
-                    try cancellation.outgoing(id: cancellationIDs[index], module: "reservations"))
-            }
-            let outcomes = Self.reservations + cancelled.count
-            try #require(
-                await Timeout.result(within: .seconds(120)) { await statistics.waitUntilCompleted(outcomes) } != nil,
-                "not every cancellation has an outcome")
-            // Accepted events, outcomes and a marker for each unknown outcome.
-            let total = outcomes * 2 + statistics.unknownOutcomes
-            return (try await observer.collect(story, count: total), statistics.unknownOutcomes)
         }
         // Stopping the server waits for the calls still stalled in it: those that arrive after
         // their key was resolved are refused now.

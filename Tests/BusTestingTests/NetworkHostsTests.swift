@@ -1,5 +1,6 @@
 import BusTesting
 import Foundation
+import Guards
 import TestServers
 import TestSupport
 import Testing
@@ -11,9 +12,7 @@ import Testing
 /// Hosts left behind by a run that died: its bridge also says it is 198.51.100.254 and would
 /// take this run's traffic. Real namespaces and bridges; skipped, saying why, where they cannot
 /// be made.
-@Suite(
-    .serialized,
-    .disabled(if: NetworkHosts.unavailable != nil, Comment(rawValue: NetworkHosts.unavailable ?? "")))
+@Suite(.serialized, .requiresNetworkHosts)
 struct NetworkHostsTests {
     static let ip = "/usr/sbin/ip"
 
@@ -30,23 +29,25 @@ struct NetworkHostsTests {
         let running = NetworkHosts.Tag(process: getpid(), serial: 0xa5)
         #expect(!running.isLeftOver)
         let made = ["bb\(stale.text)", "bx\(stale.text)0", "bb\(running.text)"]
-        for name in made { try SystemCommand.run([Self.ip, "link", "add", name, "type", "bridge"]) }
-        try SystemCommand.run([Self.ip, "netns", "add", "bureau-\(stale.text)-bus"])
-        defer {
-            for name in made { _ = try? SystemCommand.run([Self.ip, "link", "del", name]) }
-            _ = try? SystemCommand.run([Self.ip, "netns", "del", "bureau-\(stale.text)-bus"])
+        // Every `ip` waited for on a thread of its own, not on the cooperative pool.
+        let (links, namespaces, namespace) = try await OwnThread.run(name: "test-netns") {
+            () throws -> (String, String, String) in
+            for name in made { try SystemCommand.run([Self.ip, "link", "add", name, "type", "bridge"]) }
+            try SystemCommand.run([Self.ip, "netns", "add", "bureau-\(stale.text)-bus"])
+            defer {
+                for name in made { _ = try? SystemCommand.run([Self.ip, "link", "del", name]) }
+                _ = try? SystemCommand.run([Self.ip, "netns", "del", "bureau-\(stale.text)-bus"])
+            }
+            let network = try NetworkHosts(["bus"])
+            defer { network.remove() }
+            return (try Self.links(), try Self.namespaces(), try network.host("bus").namespace)
         }
 
-        let network = try NetworkHosts(["bus"])
-        defer { network.remove() }
-
-        let links = try Self.links()
         #expect(!links.contains("bb\(stale.text):"), "the ended process's bridge is still there")
         #expect(!links.contains("bx\(stale.text)0:"), "the ended process's impairment bridge is still there")
         #expect(links.contains("bb\(running.text):"), "a running process's bridge was deleted")
-        #expect(!(try Self.namespaces()).contains("bureau-\(stale.text)-bus"))
+        #expect(!namespaces.contains("bureau-\(stale.text)-bus"))
         // The new hosts carry this process's id.
-        let host = try network.host("bus")
-        #expect(host.namespace.hasPrefix("bureau-\(String(format: "%06x", getpid()))"))
+        #expect(namespace.hasPrefix("bureau-\(String(format: "%06x", getpid()))"))
     }
 }

@@ -1,10 +1,12 @@
 import AlertsFeature
 import BureauSchemas
 import Bus
+import BusTesting
 import ConverterFeature
 import EventLog
 import FeatureTestSupport
 import Foundation
+import Guards
 import ReservationsFeature
 import Runtime
 import TestSupport
@@ -18,8 +20,7 @@ struct ExactlyOnceTests {
     /// Each request module's reducer and the answer types of its requests.
     static let modules = ["watchlist", "converter", "reservations", "alerts"]
 
-    static func requests(_ count: Int) throws -> [OutgoingEvent] {
-        var generator = SystemRandomNumberGenerator()
+    static func requests(_ count: Int, using generator: inout SplitMix64) throws -> [OutgoingEvent] {
         let currencies = ["USD", "JPY", "GBP", "CHF", "XYZ"]
         return try (0..<count).map { index -> OutgoingEvent in
             let quote = currencies[Int(generator.next() % UInt64(currencies.count))]
@@ -53,7 +54,8 @@ struct ExactlyOnceTests {
 
         let host = HostProcess(location: bus.location, directory: directory.path, modules: Self.modules)
         try host.start(["--snapshot-every", "25"])
-        let requests = try Self.requests(2_000)
+        var generator = TestSeed.generator(for: "exactly once: the requests and when to kill")
+        let requests = try Self.requests(2_000, using: &generator)
         let producing = StopFlag()
         let producer = Task {
             defer { producing.set() }
@@ -67,7 +69,7 @@ struct ExactlyOnceTests {
         // last request is published.
         var killsWhileStreaming = 0
         while !producing.isSet {
-            try await Task.sleep(for: .milliseconds(Int.random(in: 20...120)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...120, using: &generator)))
             await host.kill()
             if !producing.isSet { killsWhileStreaming += 1 }
             try host.start(["--snapshot-every", "25"])
@@ -125,26 +127,13 @@ struct ExactlyOnceTests {
         #expect(saved.position >= replay.position, "\(reducer.module): the final snapshot covers every input")
     }
 
-    /// Counts requests answered (by correlation), until all are or `timeout` passes.
+    /// Counts requests answered (by correlation) by the request modules, until all are or
+    /// `timeout` passes.
     static func waitForAnswers(to ids: Set<EventID>, client: ZeroMQBusClient, timeout: Duration) async throws -> Int {
-        let deadline = ContinuousClock.now + timeout
-        return try await withThrowingTaskGroup(of: Int.self) { group in
-            group.addTask {
-                var answered = Set<EventID>()
-                for try await event in client.subscribe().events where ids.contains(event.correlation) {
-                    if modules.contains(event.producerModule) { answered.insert(event.correlation) }
-                    if answered.count == ids.count { break }
-                }
-                return answered.count
-            }
-            group.addTask {
-                try await Task.sleep(until: deadline)
-                return -1
-            }
-            let first = try await group.next() ?? -1
-            group.cancelAll()
-            return first
-        }
+        let answers = try await client.collect(
+            until: .now + timeout, where: { ids.contains($0.correlation) && modules.contains($0.producerModule) }
+        ) { Set($0.map(\.correlation)).count == ids.count }
+        return Set(answers.map(\.correlation)).count
     }
 }
 

@@ -1,4 +1,5 @@
 import Bus
+import BusTesting
 import EventLog
 import Foundation
 import Testing
@@ -35,25 +36,14 @@ enum FailoverLoad {
         batches: Int, perBatch: Int, producer: any EventBus, consumer: any EventBus,
         failOver: () async throws -> Void
     ) async throws {
-        let received = receive(batches * perBatch, from: consumer)
+        let count = batches * perBatch
+        // Subscribed before the first publish, so that it reads through the failover.
+        let received = EventCollector(consumer, .all, after: 0)
+        defer { received.stop() }
         let acknowledged = try await publish(batches: batches, perBatch: perBatch, on: producer, failOver: failOver)
-        expectExactlyOnce(try await received.value, acknowledged: acknowledged)
-    }
-
-    /// The first `count` events a subscriber from position 0 receives, as positions and ids.
-    static func receive(_ count: Int, from consumer: any EventBus) -> Task<[(position: UInt64, id: EventID)], any Error>
-    {
-        let subscription = consumer.subscribe(.all, after: 0)
-        return Task {
-            var received: [(position: UInt64, id: EventID)] = []
-            for try await item in subscription {
-                if case .event(let event) = item {
-                    received.append((event.position, event.id))
-                    if received.count == count { break }
-                }
-            }
-            return received
-        }
+        // Every event is acknowledged by now; the subscriber has a minute to receive them.
+        let events = try await received.wait(until: .now + .seconds(60)) { $0.count >= count }
+        expectExactlyOnce(events.prefix(count).map { ($0.position, $0.id) }, acknowledged: acknowledged)
     }
 
     /// Every acknowledged event once, at its acknowledged position, positions contiguous from 1.

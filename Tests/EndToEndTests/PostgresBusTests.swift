@@ -19,7 +19,8 @@ import ZeroMQBus
 /// the same `--store`, and a standby daemon that takes over when the active one is killed -9
 /// while clients keep publishing and subscribing. Against a server from Debian's packages;
 /// skipped, saying why, where one cannot be started.
-@Suite(.disabled(if: TestPostgres.unavailable != nil, Comment(rawValue: TestPostgres.unavailable ?? "")))
+// Creates databases and asks the server through psql, waiting for it: off the cooperative pool.
+@Suite(.requiresPostgreSQL, .ownThreads)
 struct PostgresBusTests {
     @Test func aBusOnAStoreAnswersOnceAndTheLogToolsReadWhatItStored() async throws {
         let directory = try TemporaryDirectory("pgbus")
@@ -207,18 +208,10 @@ struct PostgresBusTests {
 
     /// Waits (at most 30 s) until `count` events of `types` are in the log; returns the position of the last.
     static func waitForEvents(of types: [String], count: Int, on client: ZeroMQBusClient) async throws -> UInt64 {
-        let subscription = client.subscribe(.types(types), after: 0)
-        let last = try await Timeout.result(within: .seconds(30)) { () async throws -> UInt64? in
-            var seen = 0
-            for try await item in subscription {
-                if case .event(let event) = item {
-                    seen += 1
-                    if seen == count { return event.position }
-                }
-            }
-            return nil
+        let events = try await client.collect(.types(types), count: count, timeout: .seconds(30))
+        guard events.count == count, let last = events.last else {
+            throw TestSupportError("\(events.count) of \(count) \(types) events within 30 s")
         }
-        guard let last, let last else { throw TestSupportError("fewer than \(count) \(types) events within 30 s") }
-        return last
+        return last.position
     }
 }

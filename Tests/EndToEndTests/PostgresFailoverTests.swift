@@ -22,9 +22,10 @@ import ZeroMQBus
 /// there exactly once at its acknowledged position; reducer hosts keeping their snapshots in
 /// the store ride it out too, in the same process. Skipped, saying why, where PostgreSQL
 /// cannot be started.
+// Starts, kills and promotes servers, waiting for each: off the cooperative pool.
 @Suite(
     .disabled(if: PostgresServer.unavailable != nil, Comment(rawValue: PostgresServer.unavailable ?? "")),
-    .timeLimit(.minutes(3)))
+    .ownThreads, .timeLimit(.minutes(3)))
 struct PostgresFailoverTests {
     @Test func losingThePrimaryUnderLoadLosesAndDoublesNothingOnThePromotedStandby() async throws {
         let primary = try PostgresServer.start(settings: PostgresServer.synchronousPrimarySettings)
@@ -123,7 +124,7 @@ struct PostgresFailoverTests {
 
         // Before: answered, each input's snapshot in the primary.
         try await publish(try requests(0))
-        try await answers.waitUntilAnswered(sent.map(\.id), within: .seconds(30))
+        try await Self.waitUntilAnswered(sent.map(\.id), by: answers, within: .seconds(30))
         // During: the primary is lost; the requests wait for the promoted standby.
         primary.kill9()
         let during = try requests(1)
@@ -136,7 +137,7 @@ struct PostgresFailoverTests {
         // After.
         try await publish(try requests(2))
         do {
-            try await answers.waitUntilAnswered(sent.map(\.id), within: .seconds(60))
+            try await Self.waitUntilAnswered(sent.map(\.id), by: answers, within: .seconds(60))
         } catch {
             Issue.record("\(error)\nthe hosts said:\n\(hosts.standardError)\nthe daemon said:\n\(daemon.standardError)")
             return
@@ -274,41 +275,20 @@ struct PostgresFailoverTests {
         #expect(await bus.stop() == 0)
     }
 
-    /// The requests the watchlist and the converter have answered, by request id, as a subscriber sees them.
-    final class Answers: Sendable {
-        private let answered = Locked<Set<EventID>>([])
-        /// How many requests are answered.
-        private let count = Watermark()
-        private let task: Task<Void, any Error>
-
-        init(subscription: EventSubscription) {
-            let answered = self.answered
-            let count = self.count
-            task = Task {
-                for try await item in subscription {
-                    guard case .event(let event) = item, ["watchlist", "converter"].contains(event.producerModule)
-                    else { continue }
-                    if answered.withLock({ $0.insert(event.correlation).inserted }) { count.add(1) }
-                }
-            }
-        }
-
-        deinit { task.cancel() }
-
-        /// Returns once every one of `ids` is answered (the only requests on the bus); throws,
-        /// saying how many are not, after `timeout`.
-        func waitUntilAnswered(_ ids: [EventID], within timeout: Duration) async throws {
-            let count = self.count
-            let wanted = UInt64(ids.count)
-            _ = await Timeout.result(within: timeout) { await count.wait(until: wanted) }
-            let missing = Set(ids).subtracting(answered.value)
-            guard missing.isEmpty else {
-                throw TestSupportError("\(missing.count) of \(ids.count) requests not answered within \(timeout)")
-            }
-        }
+    /// The answers of the watchlist and the converter, as a subscriber from the start sees them
+    /// (through the promotion too).
+    static func answers(from client: any EventBus) -> EventCollector {
+        EventCollector(client, .all, after: 0) { ["watchlist", "converter"].contains($0.producerModule) }
     }
 
-    static func answers(from client: any EventBus) -> Answers {
-        Answers(subscription: client.subscribe(.all, after: 0))
+    /// Returns once every one of `ids` is among the correlations of the `answers` kept; throws,
+    /// saying how many are not, after `timeout`.
+    static func waitUntilAnswered(_ ids: [EventID], by answers: EventCollector, within timeout: Duration) async throws {
+        let wanted = Set(ids)
+        let kept = try await answers.wait(until: .now + timeout) { wanted.isSubset(of: $0.map(\.correlation)) }
+        let missing = wanted.subtracting(kept.map(\.correlation))
+        guard missing.isEmpty else {
+            throw TestSupportError("\(missing.count) of \(ids.count) requests not answered within \(timeout)")
+        }
     }
 }

@@ -16,9 +16,8 @@ import ZeroMQBus
 /// stored, then writes resume once there is space; a server that is not up yet is waited for,
 /// each attempt said, and a wrong password is refused at once. Real servers; skipped, saying
 /// why, where PostgreSQL cannot be started (and the full disk where tmpfs cannot be mounted).
-@Suite(
-    .disabled(if: TestPostgres.unavailable != nil, Comment(rawValue: TestPostgres.unavailable ?? "")),
-    .timeLimit(.minutes(3)))
+// Starts servers, mounts, and writes through blocking calls: off the cooperative pool.
+@Suite(.requiresPostgreSQL, .ownThreads, .timeLimit(.minutes(3)))
 struct PostgresStoreFaultTests {
     static let canMount = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/mount")
 
@@ -42,7 +41,7 @@ struct PostgresStoreFaultTests {
         }
         let log = try PostgresEventLog(
             url: PostgresStoreURL(parsing: server.url(database: name)), logger: TestLogging.logger("bureau.log"))
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator(for: "full disk: the bodies")
         func batch(from first: UInt64) -> [LogRecord] {
             // Random bodies: PostgreSQL compresses repetitive ones to nothing.
             (first..<first + 50).map { position in

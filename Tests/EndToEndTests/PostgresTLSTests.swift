@@ -11,9 +11,10 @@ import Testing
 /// test (by `openssl`), and what each `sslmode` connects to and refuses, through the library and
 /// through the commands that take `--store`. Skipped, saying why, where PostgreSQL cannot be
 /// started or there is no `openssl`.
+// Starts servers and runs openssl and psql, waiting for each: off the cooperative pool.
 @Suite(
     .disabled(if: TestCertificates.unavailable != nil, Comment(rawValue: TestCertificates.unavailable ?? "")),
-    .timeLimit(.minutes(3)))
+    .ownThreads, .timeLimit(.minutes(3)))
 struct PostgresTLSTests {
     /// Whether the newest connection to `database` is encrypted; nil if there is none.
     static func newestConnectionUsesTLS(_ server: PostgresServer, database: String) throws -> Bool? {

@@ -24,7 +24,8 @@ struct RecordedSession {
             ["run", "watchlist", "converter", "reservations", "alerts", "--data", bus.location.dataDirectory],
             directory: directory.path, name: "run", readiness: true)
         try await host.waitUntilReady()
-        let requests = try ExactlyOnceTests.requests(count)
+        var generator = TestSeed.generator(for: "recorded session: the requests")
+        let requests = try ExactlyOnceTests.requests(count, using: &generator)
         _ = try await client.publish(Array(requests.prefix(count / 2)))
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.25", "JPY": "170"], asOf: "2026-10-31")))
         _ = try await client.publish(Array(requests.dropFirst(count / 2)))

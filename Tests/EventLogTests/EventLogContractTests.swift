@@ -6,25 +6,20 @@ import TestSupport
 import Testing
 
 /// The behaviour every ``EventLog`` must have, run against the file log, its in-memory twin and
-/// the PostgreSQL store (where a server can be started: ``PostgresStoreTests`` says when not).
+/// the PostgreSQL store (where a server can be started; elsewhere its cases are skipped, saying why).
 // Writes, syncs and reads files without end: on threads of its own, off the cooperative pool.
 @Suite(.ownThreads)
 struct EventLogContractTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case file, memory, postgres
         var testDescription: String { rawValue }
-
-        /// The kinds this machine can run.
-        static var available: [Kind] {
-            TestPostgres.unavailable == nil ? allCases : [.file, .memory]
-        }
     }
 
     /// A log of the given kind, with what keeps it alive.
     final class Subject {
         let log: any EventLog
         let directory: TemporaryDirectory?
-        init(_ kind: Kind) throws {
+        init(_ kind: Kind) async throws {
             switch kind {
             case .file:
                 let directory = try TemporaryDirectory("log")
@@ -34,6 +29,8 @@ struct EventLogContractTests {
                 directory = nil
                 log = InMemoryEventLog()
             case .postgres:
+                // Where there is no server, the case is a skip that says why.
+                try await TestPostgres.skipIfUnavailable()
                 directory = nil
                 log = try PostgresEventLog(
                     url: PostgresStoreURL(parsing: try TestPostgres.database()),
@@ -46,17 +43,17 @@ struct EventLogContractTests {
         positions.map { LogRecord(position: $0, id: EventID.random(), body: Data("event \($0)".utf8)) }
     }
 
-    @Test(arguments: Kind.available)
-    func aNewLogIsEmpty(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func aNewLogIsEmpty(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         #expect(subject.log.head == 0)
         #expect(subject.log.lastRecord == nil)
         #expect(try subject.log.makeReader().read(after: 0, through: 100, limit: 10, maxBytes: 1000).isEmpty)
     }
 
-    @Test(arguments: Kind.available)
-    func appendedRecordsAreReadBackInOrder(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func appendedRecordsAreReadBackInOrder(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let records = Self.records(1...50)
         try subject.log.append(Array(records[0..<20]))
         try subject.log.append(Array(records[20...]))
@@ -69,17 +66,17 @@ struct EventLogContractTests {
         #expect(try reader.read(after: 40, through: 45, limit: 100, maxBytes: 1 << 20) == Array(records[40..<45]))
     }
 
-    @Test(arguments: Kind.available)
-    func readsStopAtTheByteBudget(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func readsStopAtTheByteBudget(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         try subject.log.append(Self.records(1...10))
         let read = try subject.log.makeReader().read(after: 0, through: 10, limit: 100, maxBytes: 1)
         #expect(read.count == 1)
     }
 
-    @Test(arguments: Kind.available)
-    func anAppendThatDoesNotContinueThePositionsIsRefused(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func anAppendThatDoesNotContinueThePositionsIsRefused(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         try subject.log.append(Self.records(1...3))
         #expect(throws: EventLogError.positionOutOfOrder(expected: 4, got: 5)) {
             try subject.log.append(Self.records(5...5))
@@ -87,18 +84,18 @@ struct EventLogContractTests {
         #expect(subject.log.head == 3)
     }
 
-    @Test(arguments: Kind.available)
-    func recentIDsAreRememberedWithTheirPositions(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func recentIDsAreRememberedWithTheirPositions(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let records = Self.records(1...5)
         try subject.log.append(records)
         #expect(subject.log.position(of: records[3].id) == 4)
         #expect(subject.log.position(of: EventID.random()) == nil)
     }
 
-    @Test(arguments: Kind.available)
-    func aReaderSeesRecordsAppendedAfterItWasMade(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func aReaderSeesRecordsAppendedAfterItWasMade(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let reader = try subject.log.makeReader()
         try subject.log.append(Self.records(1...3))
         #expect(try reader.read(after: 0, through: 3, limit: 10, maxBytes: 1 << 20).map(\.position) == [1, 2, 3])
@@ -106,9 +103,9 @@ struct EventLogContractTests {
         #expect(try reader.read(after: 3, through: 6, limit: 10, maxBytes: 1 << 20).map(\.position) == [4, 5, 6])
     }
 
-    @Test(arguments: Kind.available)
-    func anOversizedRecordIsRefused(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func anOversizedRecordIsRefused(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let big = LogRecord(position: 1, id: .random(), body: Data(count: (16 << 20) + 1))
         #expect(throws: EventLogError.self) { try subject.log.append([big]) }
         #expect(subject.log.head == 0)
@@ -121,9 +118,9 @@ struct EventLogContractTests {
         return batch
     }
 
-    @Test(arguments: Kind.available)
-    func aBatchOfRecordsSharingOneBufferIsStoredAsTheSameRecordsAppendedOneByOne(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func aBatchOfRecordsSharingOneBufferIsStoredAsTheSameRecordsAppendedOneByOne(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let records = Self.records(1...30)
         try subject.log.append(Array(records[0..<10]))
         var batch = Self.batch(Array(records[10..<25]))
@@ -140,9 +137,9 @@ struct EventLogContractTests {
         #expect(subject.log.positions(of: records.map(\.id)) == (1...30).map { Optional(UInt64($0)) })
     }
 
-    @Test(arguments: Kind.available)
-    func aBatchThatDoesNotContinueThePositionsOrHoldsAnOversizedRecordIsRefusedWhole(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func aBatchThatDoesNotContinueThePositionsOrHoldsAnOversizedRecordIsRefusedWhole(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         try subject.log.append(Self.batch(Self.records(1...3)))
         let skipping = Self.records(4...6).map {
             LogRecord(position: $0.position + ($0.position == 6 ? 1 : 0), id: $0.id, body: $0.body)
@@ -159,9 +156,9 @@ struct EventLogContractTests {
         #expect(subject.log.head == 4)
     }
 
-    @Test(arguments: Kind.available)
-    func claimedPositionsNumberTheNewIDsAndAreForgottenWhenTheAppendIsRefused(kind: Kind) throws {
-        let subject = try Subject(kind)
+    @Test(arguments: Kind.allCases)
+    func claimedPositionsNumberTheNewIDsAndAreForgottenWhenTheAppendIsRefused(kind: Kind) async throws {
+        let subject = try await Subject(kind)
         let stored = Self.records(1...5)
         try subject.log.append(stored)
         let new = Self.records(6...8)
@@ -189,9 +186,9 @@ struct EventLogContractTests {
         #expect(try subject.log.makeReader().read(after: 0, through: 8, limit: 10, maxBytes: 1 << 20) == stored + new)
     }
 
-    @Test(arguments: Kind.available)
+    @Test(arguments: Kind.allCases)
     func aCommitBegunCoversWhatCameBeforeItAndAppendsMayGoOnMeanwhile(kind: Kind) async throws {
-        let subject = try Subject(kind)
+        let subject = try await Subject(kind)
         let records = Self.records(1...8)
         try subject.log.append(Array(records[0..<5]))
         let finished = DispatchSemaphore(value: 0)

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import TestSupport
 import Testing
 
 struct EventPositionTableTests {
@@ -11,7 +12,7 @@ struct EventPositionTableTests {
     @Test func answersWhatADictionaryAnswersThroughInsertsRemovalsAndGrowth() {
         var table = EventPositionTable(minimumCapacity: 8)
         var model: [EventID: UInt64] = [:]
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator(for: "position table: the steps")
         var known: [EventID] = []
         for step in 1...200_000 {
             let roll = generator.next() % 10

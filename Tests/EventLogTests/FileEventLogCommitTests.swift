@@ -121,8 +121,10 @@ struct FileEventLogCommitTests {
         // beside it); one that comes after it finds it finished. Either way nothing is lost.
         let appended = DispatchSemaphore(value: 0)
         let rest = Array(records[20...])
+        // Handed to the thread that appends; the test touches the log again only after that
+        // thread has signalled.
         let appending = UncheckedBox(log)
-        Thread {
+        try OwnThread.detached(name: "test-append") {
             do {
                 for start in stride(from: 0, to: rest.count, by: 20) {
                     try appending.value.append(Array(rest[start..<start + 20]))
@@ -131,7 +133,7 @@ struct FileEventLogCommitTests {
                 Issue.record("the append failed: \(error)")
             }
             appended.signal()
-        }.start()
+        }
         disk.releaseSyncs()
         #expect(try await OwnThread.run(name: "test-wait") { appended.wait(timeout: .now() + 10) == .success })
         try log.finishCommit(commit)
@@ -144,11 +146,4 @@ struct FileEventLogCommitTests {
         #expect(try reopened.makeReader().read(after: 0, through: 120, limit: 200, maxBytes: 1 << 20) == records)
         try reopened.close()
     }
-}
-
-/// A log handed to the thread that appends while the test waits; the test touches it again
-/// only after that thread has signalled.
-private struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

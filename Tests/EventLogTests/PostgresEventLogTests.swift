@@ -12,10 +12,7 @@ import Testing
 /// connection, a schema version it checks, and errors that say what is wrong. Against a server
 /// from Debian's packages; skipped, saying why, where one cannot be started.
 // Starts and stops PostgreSQL and waits for it: on threads of its own, off the cooperative pool.
-@Suite(
-    .disabled("no PostgreSQL server for the tests: the reason is on standard error") {
-        await TestPostgres.unavailableOffThePool() != nil
-    }, .ownThreads)
+@Suite(.requiresPostgreSQL, .ownThreads)
 struct PostgresEventLogTests {
     static func open(
         _ url: String, standby: Bool = false, stop: @escaping @Sendable () -> Bool = { false }

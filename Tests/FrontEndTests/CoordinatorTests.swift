@@ -85,7 +85,10 @@ struct CoordinatorTests {
         }
         #expect(field.text == "bureau://watchlist/")
         _ = press(typing("a") + [.tab], in: &state)
-        guard case .commandLine(let completed, _) = state.navigation.overlay else { return }
+        guard case .commandLine(let completed, _) = state.navigation.overlay else {
+            Issue.record("the command line closed on a tab")
+            return
+        }
         #expect(completed.text == "bureau://watchlist/add?")
         let effects = press(typing("base=GBP&quote=CHF") + [.enter], in: &state)
         #expect(effects == [.dispatch("bureau://watchlist/add?base=GBP&quote=CHF")])
@@ -94,7 +97,10 @@ struct CoordinatorTests {
     @Test func tabOnAModuleListsItsCommands() {
         var state = Fixtures.state
         _ = press([.character(":")] + typing("reservations/") + [.tab], in: &state)
-        guard case .commandLine(_, let completions) = state.navigation.overlay else { return }
+        guard case .commandLine(_, let completions) = state.navigation.overlay else {
+            Issue.record("the command line is not open")
+            return
+        }
         #expect(
             completions == [
                 "bureau://reservations/reserve?", "bureau://reservations/cancel?", "bureau://reservations/commission?",

@@ -11,7 +11,7 @@ import Testing
 /// files: it reads the log of a bus on another machine through CURVE TCP.
 @Suite(.timeLimit(.minutes(3)))
 struct RemoteReplayTerminalTests {
-    @Test(.enabled(if: Tmux.executable != nil))
+    @Test(.enabled(if: Tmux.executable != nil, Tmux.missing))
     func theReplayBrowserReadsARemoteLogThroughTheBus() async throws {
         let directory = try TemporaryDirectory("tui-remote")
         for stem in ["bus", "laptop"] {

@@ -21,6 +21,9 @@ final class Tmux: @unchecked Sendable {
         ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { access($0, X_OK) == 0 }
     }
 
+    /// What a test skipped for want of tmux says.
+    static let missing: Comment = "tmux is not installed (in /usr/bin, /usr/local/bin or /bin): apt-get install tmux"
+
     /// Runs a tmux command against this server and returns its standard output.
     @discardableResult
     func run(_ arguments: [String]) async throws -> String {
@@ -109,7 +112,7 @@ final class Tmux: @unchecked Sendable {
 /// `bureau tui` in a real terminal (tmux) against a whole deployment the test starts itself.
 @Suite(.timeLimit(.minutes(3)))
 struct TerminalSessionTests {
-    @Test(.enabled(if: Tmux.executable != nil))
+    @Test(.enabled(if: Tmux.executable != nil, Tmux.missing))
     func aPersonAddsAPairSetsAnAmountReservesAndCancelsThenTheTerminalIsRestored() async throws {
         let directory = try TemporaryDirectory("tui")
         let bus = BusProcess(directory: directory.path)

@@ -4,6 +4,7 @@ import BusTesting
 import ConverterFeature
 import EventLog
 import Foundation
+import Guards
 import Money
 import RatesAdapter
 import RatesServer
@@ -90,7 +91,9 @@ struct CrossRateTests {
     }
 
     /// Serves `date` over HTTP, runs the adapter until it publishes that day, and returns the event.
-    static func published(on date: String, bus: TestBus, history: ECBHistory) async throws -> StoredEvent? {
+    static func published(
+        on date: String, through deployment: TestDeployment, history: ECBHistory
+    ) async throws -> StoredEvent? {
         let server = try await InProcessServer { onListening in
             var configuration = RatesServer.Configuration()
             configuration.port = 0
@@ -99,7 +102,7 @@ struct CrossRateTests {
             return try RatesServer(configuration: configuration, history: history).application(
                 logger: TestLogging.logger("rates-server"), onListening: onListening)
         }
-        let client = try bus.client("rates-adapter")
+        let client = try deployment.connect("rates-adapter")
         var configuration = RatesAdapterService.Configuration()
         configuration.interval = .milliseconds(50)
         let adapter = RatesAdapterService(
@@ -107,7 +110,7 @@ struct CrossRateTests {
             snapshots: InMemorySnapshotStore(), configuration: configuration, logger: TestLogging.logger("rates"))
         let group = ServiceGroup(services: [adapter], logger: TestLogging.logger("group"))
         let task = Task { try await group.run() }
-        let observer = try bus.client("observer")
+        let observer = try deployment.connect("observer")
         let events = try await observer.collect(.types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1) {
             (try? $0.payload(as: Bureau_Rates_RatesPublished.self))??.asOf == date
         }
@@ -126,37 +129,40 @@ struct CrossRateTests {
     }
 
     @Test func theConverterShowsCrossRatesComputedIndependentlyFromTheCSV() async throws {
-        let rows = try Self.csv()
+        // Read (and, without ../shared, unpacked by gzip, waited for) on a thread of its own.
+        let rows = try await OwnThread.run(name: "test-csv") { try Self.csv() }
         let history = try ECBHistory.bundled()
         let dates = rows.keys.sorted()
         #expect(dates.count > 7000)
         // Ten days spread over the whole history, oldest to newest.
         let sample = (0..<10).map { dates[$0 * (dates.count - 1) / 9] }
-        let bus = try TestBus()
-        let projection = ConverterProjection()
-        var compared = 0
-        for (index, date) in sample.enumerated() {
-            let rates = try #require(rows[date])
-            let published = try #require(try await Self.published(on: date, bus: bus, history: history))
-            for offset in 0..<3 {
-                let (base, quote) = Self.pairs[(index * 3 + offset) % Self.pairs.count]
-                let amount = Self.minorUnits[base] == 0 ? "123457" : "1234.57"
-                guard let expected = Self.expected(amount: amount, base: base, quote: quote, rates: rates) else {
-                    continue  // a currency the ECB did not fix that day
+        try await RatesAdapterServiceTests.onBus { deployment in
+            let projection = ConverterProjection()
+            var compared = 0
+            for (index, date) in sample.enumerated() {
+                let rates = try #require(rows[date])
+                let published = try #require(try await Self.published(on: date, through: deployment, history: history))
+                for offset in 0..<3 {
+                    let (base, quote) = Self.pairs[(index * 3 + offset) % Self.pairs.count]
+                    let amount = Self.minorUnits[base] == 0 ? "123457" : "1234.57"
+                    guard let expected = Self.expected(amount: amount, base: base, quote: quote, rates: rates) else {
+                        continue  // a currency the ECB did not fix that day
+                    }
+                    var value = projection.initialValue
+                    var pair = Bureau_Watchlist_PairAdded()
+                    pair.base = base
+                    pair.quote = quote
+                    projection.apply(try Self.event(pair, position: 1), to: &value)
+                    projection.apply(
+                        try Self.event(AmountChanged(value: amount, currency: base), position: 2), to: &value)
+                    projection.apply(published, to: &value)
+                    let shown = value.conversions.first
+                    #expect(shown?.converted == expected, "\(amount) \(base)→\(quote) on \(date)")
+                    #expect(shown?.currency == quote)
+                    compared += 1
                 }
-                var value = projection.initialValue
-                var pair = Bureau_Watchlist_PairAdded()
-                pair.base = base
-                pair.quote = quote
-                projection.apply(try Self.event(pair, position: 1), to: &value)
-                projection.apply(try Self.event(AmountChanged(value: amount, currency: base), position: 2), to: &value)
-                projection.apply(published, to: &value)
-                let shown = value.conversions.first
-                #expect(shown?.converted == expected, "\(amount) \(base)→\(quote) on \(date)")
-                #expect(shown?.currency == quote)
-                compared += 1
             }
+            #expect(compared >= 20)
         }
-        #expect(compared >= 20)
     }
 }

@@ -75,23 +75,24 @@ struct RatesDocumentRefusalTests {
     ])
     func aBadDocumentIsReportedAndNothingIsPublished(path: String, code: String, reason: String) async throws {
         let server = try await Self.server()
-        let bus = try TestBus()
-        // Long timeouts: a loaded machine must not turn a refusal into a timeout.
-        let source = HTTPRatesSource(url: "http://127.0.0.1:\(server.port)/\(path)", timeout: .seconds(30))
-        let events = try await RatesAdapterServiceTests.withAdapter(
-            source: source, bus: bus, configure: { $0.timeout = .seconds(30) }
-        ) { observer in
-            try await observer.collect(RatesAdapterServiceTests.failures, count: 2)
+        try await RatesAdapterServiceTests.onBus { deployment in
+            // Long timeouts: a loaded machine must not turn a refusal into a timeout.
+            let source = HTTPRatesSource(url: "http://127.0.0.1:\(server.port)/\(path)", timeout: .seconds(30))
+            let events = try await RatesAdapterServiceTests.withAdapter(
+                source: source, on: deployment, configure: { $0.timeout = .seconds(30) }
+            ) { observer in
+                try await observer.collect(RatesAdapterServiceTests.failures, count: 2)
+            }
+            await server.stop()
+            let failed = try #require(try events.first?.payload(as: Bureau_Rates_RatesFetchFailed.self))
+            #expect(failed.reason == reason)
+            let raised = try #require(try events.last?.payload(as: Bureau_System_ErrorRaised.self))
+            #expect(raised.code == code && raised.message.hasSuffix(reason))
+            let observer = try deployment.connect("observer")
+            let published = try await observer.collect(
+                .types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1, timeout: .milliseconds(300))
+            #expect(published.isEmpty, "nothing from a bad document is published")
+            observer.close()
         }
-        await server.stop()
-        let failed = try #require(try events.first?.payload(as: Bureau_Rates_RatesFetchFailed.self))
-        #expect(failed.reason == reason)
-        let raised = try #require(try events.last?.payload(as: Bureau_System_ErrorRaised.self))
-        #expect(raised.code == code && raised.message.hasSuffix(reason))
-        let observer = try bus.client()
-        let published = try await observer.collect(
-            .types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1, timeout: .milliseconds(300))
-        #expect(published.isEmpty, "nothing from a bad document is published")
-        observer.close()
     }
 }

@@ -10,6 +10,9 @@ import Testing
 /// the recovery point, the lock file — is noticed on start or on read, nothing traps, every
 /// tool that could not read everything says where, `log verify` lists it, and a repair makes
 /// the log whole again with every undamaged event as it was.
+// Starts, kills and stops daemons (their log opened and synced, their threads joined) again
+// and again: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct BitFlipTests {
     /// A log written by a real daemon: small segments, so that it has many; then stopped.
     static func pristineLog() async throws -> (TemporaryDirectory, [StoredEvent]) {

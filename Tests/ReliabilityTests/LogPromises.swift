@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import Foundation
 import LogTools
@@ -86,13 +87,9 @@ enum LogPromises {
         }
 
         // Catch-up reads see what the files hold.
-        let subscription = client.subscribe(after: 0)
-        var delivered: [StoredEvent] = []
-        for try await item in subscription {
-            if case .event(let event) = item { delivered.append(event) }
-            if case .caughtUp(let head) = item, head >= UInt64(events.count) { break }
-        }
-        subscription.cancel()
+        let filed = UInt64(events.count)
+        let delivered = try await client.collect(
+            until: .now + .seconds(60), onCaughtUp: { $0.head >= filed }, done: { _ in false })
         if delivered != events {
             failures.append("catch-up delivered \(delivered.count) events that differ from the files")
         }

@@ -15,7 +15,9 @@ import ZeroMQBus
 /// SIGKILL at its Nth write, sync or rename, over a workload that rolls 1 MiB segments. The
 /// daemon is started again (as `bureau up` would) and the producer's retries go on; then it is
 /// killed once more at the end, started again, and every promise is checked.
-@Suite(.timeLimit(.minutes(5)))
+// Its counting run starts and stops a daemon in the process (the log opened and synced, its
+// threads joined): on threads of its own, off the cooperative pool.
+@Suite(.ownThreads, .timeLimit(.minutes(5)))
 struct ProcessCrashTests {
     static let workload = FaultWorkload.make(count: 14, size: 8, bytes: 40_000, seed: 7)
 

@@ -13,6 +13,9 @@ import ZeroMQBus
 /// `RecordLost` (with the lost event's id) at the damaged position, and hands no position out
 /// twice; after a restart every promise of RELIABILITY.md holds and a producer's retry of every
 /// acknowledged id is answered DUPLICATE at its position.
+// Starts, kills and stops daemons (their log opened and synced, their threads joined) again
+// and again: on threads of its own, off the cooperative pool.
+@Suite(.ownThreads)
 struct RepairFaultTests {
     enum RecoveryPointState: String, CaseIterable, CustomTestStringConvertible {
         case stale, missing, damaged

@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import FeatureTestSupport
 import Foundation
@@ -13,27 +14,21 @@ import Testing
 import WatchlistFeature
 import ZeroMQBus
 
-/// The bus a host test runs against: the in-memory twin (no daemon) or a daemon in the process.
-enum BusKind: String, CaseIterable, CustomTestStringConvertible {
-    case inMemory, zeroMQ
-    var testDescription: String { rawValue }
-}
-
-/// A bus of either kind, with what a host test reads back: the log's records, a directory.
+/// A bus of either tier (the twin or a daemon in the process), with what a host test reads back: the log's records, a directory.
 final class BusUnderTest: @unchecked Sendable {
     private let daemon: TestBus?
     private let memory: InMemoryBus?
     /// Where snapshot files may go.
     let directory: TemporaryDirectory
 
-    init(_ kind: BusKind) throws {
+    init(_ tier: BusTier) async throws {
         directory = try TemporaryDirectory("host")
-        switch kind {
+        switch tier {
         case .inMemory:
             daemon = nil
             memory = InMemoryBus(process: "test")
-        case .zeroMQ:
-            daemon = try TestBus()
+        case .live:
+            daemon = try await TestBus()
             memory = nil
         }
     }
@@ -125,9 +120,9 @@ struct ReducerHostTests {
         return answers
     }
 
-    @Test(arguments: BusKind.allCases)
-    func liveRequestsGetTheirAnswers(kind: BusKind) async throws {
-        let bus = try BusUnderTest(kind)
+    @Test(arguments: BusTier.allCases)
+    func liveRequestsGetTheirAnswers(tier: BusTier) async throws {
+        let bus = try await BusUnderTest(tier)
         let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
         let statistics = try harness.start()
         await statistics.waitUntilCaughtUp()
@@ -152,9 +147,9 @@ struct ReducerHostTests {
         }
     }
 
-    @Test(arguments: BusKind.allCases)
-    func anInputWhoseUpcasterFailsIsReportedNamingThePositionAndTheUpcasterAndPassedOver(kind: BusKind) async throws {
-        let bus = try BusUnderTest(kind)
+    @Test(arguments: BusTier.allCases)
+    func anInputWhoseUpcasterFailsIsReportedNamingThePositionAndTheUpcasterAndPassedOver(tier: BusTier) async throws {
+        let bus = try await BusUnderTest(tier)
         let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
         let upcasting = try EventUpcasting([FailingUpcaster()], readTypes: [PairAddRequested.protoMessageName])
         let statistics = try harness.start(upcasting: upcasting)
@@ -176,9 +171,9 @@ struct ReducerHostTests {
         #expect(message.contains("FailingUpcaster failed: the old quote is not a currency"), "\(message)")
     }
 
-    @Test(arguments: BusKind.allCases)
-    func aRestartResumesFromTheSnapshotNotFromTheStart(kind: BusKind) async throws {
-        let bus = try BusUnderTest(kind)
+    @Test(arguments: BusTier.allCases)
+    func aRestartResumesFromTheSnapshotNotFromTheStart(tier: BusTier) async throws {
+        let bus = try await BusUnderTest(tier)
         let snapshots = InMemorySnapshotStore()
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8", "JPY": "170"])))
@@ -205,9 +200,9 @@ struct ReducerHostTests {
                 .pairs.map(\.quote) == ["USD", "GBP"])
     }
 
-    @Test(arguments: BusKind.allCases)
-    func inputsCommittedWhileNoHostRanAreAnsweredOnceWhenOneStarts(kind: BusKind) async throws {
-        let bus = try BusUnderTest(kind)
+    @Test(arguments: BusTier.allCases)
+    func inputsCommittedWhileNoHostRanAreAnsweredOnceWhenOneStarts(tier: BusTier) async throws {
+        let bus = try await BusUnderTest(tier)
         let snapshots = InMemorySnapshotStore()
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
@@ -232,9 +227,9 @@ struct ReducerHostTests {
         #expect(positions.count == 20)
     }
 
-    @Test(arguments: BusKind.allCases)
-    func outputsMissingAfterACrashArePublishedAndThoseInTheLogAreNot(kind: BusKind) async throws {
-        let bus = try BusUnderTest(kind)
+    @Test(arguments: BusTier.allCases)
+    func outputsMissingAfterACrashArePublishedAndThoseInTheLogAreNot(tier: BusTier) async throws {
+        let bus = try await BusUnderTest(tier)
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
         let requests = try [Self.request("EUR", "USD"), Self.request("EUR", "GBP")]
@@ -255,9 +250,9 @@ struct ReducerHostTests {
         #expect(answers[requests[1].id] == ["bureau.watchlist.PairAdded"])
     }
 
-    @Test(arguments: BusKind.allCases)
-    func snapshotsAreWrittenOnlyForInputsWhoseOutputsAreAcknowledged(kind: BusKind) async throws {
-        let bus = try BusUnderTest(kind)
+    @Test(arguments: BusTier.allCases)
+    func snapshotsAreWrittenOnlyForInputsWhoseOutputsAreAcknowledged(tier: BusTier) async throws {
+        let bus = try await BusUnderTest(tier)
         let snapshots = InMemorySnapshotStore()
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
@@ -281,9 +276,9 @@ struct ReducerHostTests {
         #expect(statistics.snapshots >= 4)
     }
 
-    @Test(arguments: BusKind.allCases)
-    func failedSnapshotSavesAreRetriedAndTheHostGoesOnAnswering(kind: BusKind) async throws {
-        let bus = try BusUnderTest(kind)
+    @Test(arguments: BusTier.allCases)
+    func failedSnapshotSavesAreRetriedAndTheHostGoesOnAnswering(tier: BusTier) async throws {
+        let bus = try await BusUnderTest(tier)
         let snapshots = InMemorySnapshotStore()
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
@@ -315,7 +310,7 @@ struct ReducerHostTests {
     }
 
     @Test func aSnapshotSaveThatFailsAtShutdownIsNotFatal() async throws {
-        let bus = try BusUnderTest(.inMemory)
+        let bus = try await BusUnderTest(.inMemory)
         let snapshots = InMemorySnapshotStore()
         let harness = HostHarness(bus: bus, snapshots: snapshots)
         let statistics = try harness.start()
@@ -330,9 +325,9 @@ struct ReducerHostTests {
         #expect((stored?.position ?? 0) < position, "the failed save stored nothing")
     }
 
-    @Test(arguments: BusKind.allCases)
-    func aDamagedSnapshotIsIgnoredWithAWarningAndTheStateRebuiltFromTheLog(kind: BusKind) async throws {
-        let bus = try BusUnderTest(kind)
+    @Test(arguments: BusTier.allCases)
+    func aDamagedSnapshotIsIgnoredWithAWarningAndTheStateRebuiltFromTheLog(tier: BusTier) async throws {
+        let bus = try await BusUnderTest(tier)
         let snapshots = FileSnapshotStore(directory: bus.directory.file("snapshots"))
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))

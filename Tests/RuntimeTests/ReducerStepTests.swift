@@ -17,7 +17,7 @@ struct ReducerStepTests {
     }
 
     @Test func anInputThatDoesNotDecodeYieldsTheSameErrorWhereverTheReducerRuns() async throws {
-        let bus = try BusUnderTest(.inMemory)
+        let bus = try await BusUnderTest(.inMemory)
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1"])))
         let position = try #require(try await client.publish(Self.malformedRequest()).position)

@@ -33,7 +33,7 @@ struct ReplayVerifierTests {
     /// more rates, all answered by a host that snapshots every 5 inputs.
     static func record() async throws -> Recording {
         // Over a daemon: replay reads the log's files.
-        let bus = try BusUnderTest(.zeroMQ)
+        let bus = try await BusUnderTest(.live)
         let store = RecordingSnapshotStore()
         let harness = HostHarness(bus: bus, snapshots: store)
         let statistics = try harness.start(snapshotEvery: 5)

@@ -61,7 +61,7 @@ struct ChaosTests {
         // or as many as fit in 150 s on a slow machine; every fourth time the bus, so that a run
         // never spares it by chance.
         var kills: [String: Int] = [:]
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator(for: "chaos: which process to kill")
         let chaosEnds = ContinuousClock.now + .seconds(150)
         var round = 0
         while kills.values.reduce(0, +) < 18, ContinuousClock.now < chaosEnds {

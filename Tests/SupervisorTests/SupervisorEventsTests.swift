@@ -25,7 +25,7 @@ struct SupervisorEventsTests {
     }
 
     @Test func aCrashLoopReportedBeforeTheBusIsUpIsPublishedInOrderOnceItIs() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let location = bus.location
         let events = SupervisorEvents(logger: TestLogging.logger("supervisor")) { options in
             try ZeroMQBusClient(location: location, options: options, logger: TestLogging.logger("supervisor"))
@@ -55,7 +55,7 @@ struct SupervisorEventsTests {
     /// A control socket that cannot be opened disables `bureau ps`, `logs` and `down`: the
     /// deployment runs on, and says so on the bus, where `show errors` finds it.
     @Test func aControlSocketThatCannotBeOpenedIsAnErrorRaisedOnTheBus() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         // Something that is not a socket holds the control socket's path: the bind fails.
         try FileManager.default.createDirectory(
             atPath: bus.location.runDirectory + "/supervisor.sock", withIntermediateDirectories: true)

@@ -1,10 +1,14 @@
 import Bus
+import BusTesting
 import EventLog
 import Logging
 import Synchronization
 import ZeroMQBus
 
 /// A bus daemon running in the test process on a temporary data directory.
+///
+/// Starting and stopping it wait for files to be synced and for its threads to end: both run
+/// on a thread of their own, never on the cooperative pool, so both are awaited.
 public final class TestBus: @unchecked Sendable {
     public let directory: TemporaryDirectory
     public let location: BusLocation
@@ -13,27 +17,30 @@ public final class TestBus: @unchecked Sendable {
     public init(
         durability: Durability = .always, heartbeat: Duration = .milliseconds(100),
         configure: (inout BusDaemon.Configuration) -> Void = { _ in }
-    ) throws {
+    ) async throws {
         directory = try TemporaryDirectory("bus")
         location = BusLocation(dataDirectory: directory.file("data"))
-        try start(durability: durability, heartbeat: heartbeat, configure: configure)
+        try await start(durability: durability, heartbeat: heartbeat, configure: configure)
     }
 
     /// Starts the daemon again on the same directory (after ``stop()``).
     public func start(
         durability: Durability = .always, heartbeat: Duration = .milliseconds(100),
         configure: (inout BusDaemon.Configuration) -> Void = { _ in }
-    ) throws {
+    ) async throws {
         var configuration = BusDaemon.Configuration(location: location)
         configuration.durability = durability
         configuration.heartbeatInterval = heartbeat
         configure(&configuration)
-        daemon = try BusDaemon(configuration: configuration, logger: TestLogging.logger("bus")).start()
+        daemon = try await BusDaemon(configuration: configuration, logger: TestLogging.logger("bus"))
+            .startOffThePool()
     }
 
-    public func stop() {
-        daemon?.stop()
-        daemon = nil
+    /// Stops the daemon: its log synced, its threads ended.
+    public func stop() async {
+        let daemon = self.daemon
+        self.daemon = nil
+        await daemon?.stopOffThePool()
     }
 
     public func client(
@@ -48,7 +55,8 @@ public final class TestBus: @unchecked Sendable {
     }
 
     deinit {
-        daemon?.stop()
+        // Released while running: stopped on a thread of its own, the directory kept until then.
+        daemon?.stopInTheBackground(keeping: directory)
     }
 }
 

@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import FeatureTestSupport
 import Foundation
@@ -13,21 +14,16 @@ import ZeroMQBus
 /// (a daemon in the process and a client) and its in-memory twin.
 @Suite(.timeLimit(.minutes(2)))
 struct BusContractTests {
-    enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case zeroMQ, inMemory
-        var testDescription: String { rawValue }
-    }
-
-    /// A bus of the given kind and connections to it, with what keeps them alive.
+    /// A bus of the given tier and connections to it, with what keeps them alive.
     final class Subject: @unchecked Sendable {
         private let daemon: TestBus?
         private let memory: InMemoryBus?
         private var opened: [any EventBus] = []
 
-        init(_ kind: Kind) throws {
-            switch kind {
-            case .zeroMQ:
-                daemon = try TestBus()
+        init(_ tier: BusTier) async throws {
+            switch tier {
+            case .live:
+                daemon = try await TestBus()
                 memory = nil
             case .inMemory:
                 daemon = nil
@@ -92,9 +88,9 @@ struct BusContractTests {
     }
 
     /// A consumer reports how far it has got; the bus keeps its lag growing once it stops.
-    @Test(arguments: Kind.allCases)
-    func aConsumerThatStopsReportingIsSeenFallingBehindAndOneLeavingIsForgotten(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func aConsumerThatStopsReportingIsSeenFallingBehindAndOneLeavingIsForgotten(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect("host")
         let producer = try subject.connect("producer")
         #expect(try await bus.statistics(timeout: .seconds(5)).consumers.isEmpty, "nobody reported: nothing shown")
@@ -132,18 +128,18 @@ struct BusContractTests {
         subscription.cancel()
     }
 
-    @Test(arguments: Kind.allCases)
-    func publishedEventsAreCommittedInOrderAtContiguousPositions(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func publishedEventsAreCommittedInOrderAtContiguousPositions(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         #expect(try await bus.publish((1...5).map { Self.event($0) }) == (1...5).map { .committed(UInt64($0)) })
         #expect(try await bus.publish(Self.event(6)) == .committed(6))
         #expect(try await bus.ping().head == 6)
     }
 
-    @Test(arguments: Kind.allCases)
-    func aPublishOfMoreEventsThanOneRequestHoldsKeepsTheirOrderAndReportsEach(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func aPublishOfMoreEventsThanOneRequestHoldsKeepsTheirOrderAndReportsEach(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         _ = try await bus.publish(Self.event(0))
         // Three requests' worth and a bit, the last few already in the log.
@@ -161,9 +157,9 @@ struct BusContractTests {
         #expect(stored == UInt64(3 + count - 2))
     }
 
-    @Test(arguments: Kind.allCases)
-    func theLogIsReadThroughTheBusInOrderWithTheBytesItHolds(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func theLogIsReadThroughTheBusInOrderWithTheBytesItHolds(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         let published = (1...10).map { Self.event($0) }
         _ = try await bus.publish(published)
@@ -204,9 +200,9 @@ struct BusContractTests {
         #expect(beyond == 0)
     }
 
-    @Test(arguments: Kind.allCases)
-    func aSubscriberAheadOfTheLogIsToldSoAndEndsInsteadOfDroppingWhatComes(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func aSubscriberAheadOfTheLogIsToldSoAndEndsInsteadOfDroppingWhatComes(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         _ = try await bus.publish((1...3).map { Self.event($0) })
         // A subscriber that has read through 8, as of another log (or a copy restored from before 4…8).
@@ -241,9 +237,9 @@ struct BusContractTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aSubscriberReadsOlderShapesAsTodaysThroughItsUpcastersAndTheLogKeepsThemAsStored(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func aSubscriberReadsOlderShapesAsTodaysThroughItsUpcastersAndTheLogKeepsThemAsStored(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         var old = TestUpcasters.V1()
         old.base = "eur"
@@ -266,9 +262,9 @@ struct BusContractTests {
         #expect(raw.first?.payload == (try old.serializedData()))
     }
 
-    @Test(arguments: Kind.allCases)
-    func anEventSentAgainIsADuplicateAtItsFirstPositionFromAnyConnection(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func anEventSentAgainIsADuplicateAtItsFirstPositionFromAnyConnection(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let first = try subject.connect("one")
         let second = try subject.connect("two")
         let event = Self.event(1)
@@ -277,9 +273,9 @@ struct BusContractTests {
         #expect(try await first.publish([event, event]) == [.duplicate(1), .duplicate(1)])
     }
 
-    @Test(arguments: Kind.allCases)
-    func invalidEnvelopesAreRejectedWithAReasonAndNotStored(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func invalidEnvelopesAreRejectedWithAReasonAndNotStored(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         var positioned = Bureau_Envelope()
         positioned.id = Data(EventID.random().bytes)
@@ -298,9 +294,9 @@ struct BusContractTests {
         #expect(ack.head == 1)
     }
 
-    @Test(arguments: Kind.allCases)
-    func anEmptyOrOversizedRequestIsRefusedWhole(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func anEmptyOrOversizedRequestIsRefusedWhole(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         await #expect {
             _ = try await bus.publish(envelopes: [])
@@ -331,9 +327,9 @@ struct BusContractTests {
         #expect(outcomes.compactMap(\.position) == Array(1...UInt64(BusLimits.maxEnvelopesPerPublish + 1)))
     }
 
-    @Test(arguments: Kind.allCases)
-    func aSubscriberGetsTheLogThenLiveEventsInOrderOnceAndHearsWhenItCaughtUp(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func aSubscriberGetsTheLogThenLiveEventsInOrderOnceAndHearsWhenItCaughtUp(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let producer = try subject.connect("producer")
         let consumer = try subject.connect("consumer")
         _ = try await producer.publish((1...30).map { Self.event($0) })
@@ -356,9 +352,9 @@ struct BusContractTests {
         #expect(live.map(\.producerProcess).allSatisfy { $0 == "producer" })
     }
 
-    @Test(arguments: Kind.allCases)
-    func aFilteredSubscriptionGetsOnlyTheTypesItAskedForInOrder(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func aFilteredSubscriptionGetsOnlyTheTypesItAskedForInOrder(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         let subscription = bus.subscribe(EventFilter(prefixes: ["bureau.a.", "bureau.c.Wanted"]), after: 0)
         var expected: [UInt64] = []
@@ -371,9 +367,9 @@ struct BusContractTests {
         #expect(events.map(\.position) == expected)
     }
 
-    @Test(arguments: Kind.allCases)
-    func aConsumerWithLittleRoomMissesNothing(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func aConsumerWithLittleRoomMissesNothing(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let producer = try subject.connect("producer")
         let consumer = try subject.connect("consumer")
         let subscription = consumer.subscribe(EventFilter.all, after: 0, bufferCapacity: 4)
@@ -395,9 +391,9 @@ struct BusContractTests {
         #expect(received == (try await publishing.value))
     }
 
-    @Test(arguments: Kind.allCases)
-    func eventsTooLargeForTheLiveStreamAreDeliveredToo(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func eventsTooLargeForTheLiveStreamAreDeliveredToo(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         let subscription = bus.subscribe(.all, after: 0)
         let sizes = [100, 10_000, 100, BusLimits.maxLiveEnvelopeBytes + 1, 500_000, 100]
@@ -407,9 +403,9 @@ struct BusContractTests {
         #expect(events.map(\.position) == Array(1...6))
     }
 
-    @Test(arguments: Kind.allCases)
-    func aClosedConnectionRefusesAndEndsItsSubscriptions(kind: Kind) async throws {
-        let subject = try Subject(kind)
+    @Test(arguments: BusTier.allCases)
+    func aClosedConnectionRefusesAndEndsItsSubscriptions(tier: BusTier) async throws {
+        let subject = try await Subject(tier)
         let bus = try subject.connect()
         _ = try await bus.publish(Self.event(1))
         let subscription = bus.subscribe(.all, after: 0)

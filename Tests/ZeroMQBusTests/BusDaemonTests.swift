@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import FaultInjection
 import FeatureTestSupport
@@ -18,7 +19,7 @@ struct BusDaemonTests {
     }
 
     @Test func publishedEventsAreAcknowledgedWithContiguousPositions() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         let outcomes = try await client.publish((1...10).map { Self.event($0) })
         #expect(outcomes == (1...10).map { .committed(UInt64($0)) })
@@ -27,7 +28,7 @@ struct BusDaemonTests {
     }
 
     @Test func aReadOfTheLogWhoseBusStopsThrowsInsteadOfEndingQuietly() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         let count = 30_000
         _ = try await client.publish((1...count).map { Self.event($0) })
@@ -35,8 +36,9 @@ struct BusDaemonTests {
         var last: UInt64 = 0
         await #expect {
             try await reader.readLog(idleTimeout: .seconds(1)) { event, _ in
-                // The reader holds at most a buffer's worth when the bus goes.
-                if event.position == 1 { bus.stop() }
+                // The reader holds at most a buffer's worth when the bus goes (told to stop at
+                // once; the test's end joins its threads, off the cooperative pool).
+                if event.position == 1 { bus.daemon?.requestStop() }
                 last = event.position
                 return true
             }
@@ -50,27 +52,27 @@ struct BusDaemonTests {
     }
 
     @Test func aRetriedEventIsRecognisedAsADuplicate() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         let event = Self.event(1)
         #expect(try await client.publish(event) == .committed(1))
         #expect(try await client.publish([Self.event(2), event]) == [.committed(2), .duplicate(1)])
         // The daemon remembers ids across restarts.
-        bus.stop()
-        try bus.start()
+        await bus.stop()
+        try await bus.start()
         let again = try bus.client()
         #expect(try await again.publish(event) == .duplicate(1))
     }
 
     @Test func aLiveSubscriberWhoseDaemonComesBackWithAnOlderLogStopsAndSaysSo() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         _ = try await client.publish((1...5).map { Self.event($0) })
         // A copy of the log at 5, as a backup would be.
-        bus.stop()
+        await bus.stop()
         let backup = try TemporaryDirectory("backup")
         try FileManager.default.copyItem(atPath: bus.location.logDirectory, toPath: backup.file("log"))
-        try bus.start()
+        try await bus.start()
         _ = try await client.publish((6...9).map { Self.event($0) })
 
         let subscriber = try bus.client("subscriber")
@@ -84,10 +86,10 @@ struct BusDaemonTests {
         #expect(delivered == Array(1...9))
 
         // The log is restored from the backup and the daemon started on it: its head is 5.
-        bus.stop()
+        await bus.stop()
         try FileManager.default.removeItem(atPath: bus.location.logDirectory)
         try FileManager.default.copyItem(atPath: backup.file("log"), toPath: bus.location.logDirectory)
-        try bus.start()
+        try await bus.start()
         // The events it takes next (6, 7 again) must not be dropped as already delivered.
         _ = try await client.publish((10...11).map { Self.event($0) })
         var failure: BusError?
@@ -111,28 +113,20 @@ struct BusDaemonTests {
     }
 
     @Test func aSubscriberReceivesTheLogThenLiveEvents() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         _ = try await client.publish((1...50).map { Self.event($0) })
-        let subscription = client.subscribe()
-        var positions: [UInt64] = []
-        var caughtUp = false
-        for try await item in subscription {
-            switch item {
-            case .event(let event):
-                positions.append(event.position)
-                #expect(String(decoding: event.payload, as: UTF8.self) == "payload \(event.position)")
-            case .caughtUp:
-                if !caughtUp {
-                    caughtUp = true
-                    _ = try await client.publish((51...60).map { Self.event($0) })
-                }
-            case .connection:
-                break
+        let events = try await client.collect(
+            until: .now + .seconds(60),
+            onCaughtUp: { catchUp in
+                if catchUp.isFirst { _ = try await client.publish((51...60).map { Self.event($0) }) }
+                return false
             }
-            if positions.count == 60 { break }
+        ) { $0.count >= 60 }
+        #expect(events.map(\.position) == Array(1...60))
+        for event in events {
+            #expect(String(decoding: event.payload, as: UTF8.self) == "payload \(event.position)")
         }
-        #expect(positions == Array(1...60))
     }
 }
 
@@ -152,30 +146,6 @@ extension BusDaemonTests {
         }
     }
 
-    /// Collects positions from a subscription until `count` events have arrived.
-    static func collect(
-        _ subscription: EventSubscription, count: Int, onCaughtUp: () async throws -> Void = {}
-    )
-        async throws -> [UInt64]
-    {
-        var positions: [UInt64] = []
-        positions.reserveCapacity(count)
-        var caughtUpOnce = false
-        for try await item in subscription {
-            switch item {
-            case .event(let event): positions.append(event.position)
-            case .caughtUp:
-                if !caughtUpOnce {
-                    caughtUpOnce = true
-                    try await onCaughtUp()
-                }
-            case .connection: break
-            }
-            if positions.count >= count { break }
-        }
-        return positions
-    }
-
     /// Waits, on a thread of its own rather than the test's, until `disk` holds an fdatasync
     /// (at most 60 s: the whole suite on two cores can keep a task from running for long).
     static func syncHeld(_ disk: FaultInjectingFileSystem) async -> Bool {
@@ -190,7 +160,7 @@ extension BusDaemonTests {
 
     @Test func nothingIsPublishedOrAcknowledgedBeforeTheFdatasyncThatCoversItHasFinished() async throws {
         let disk = FaultInjectingFileSystem(plan: nil)
-        let bus = try TestBus { $0.fileSystem = disk }
+        let bus = try await TestBus { $0.fileSystem = disk }
         let producer = try bus.client("producer")
         let consumer = try bus.client("consumer")
         let seen = Seen()
@@ -242,7 +212,7 @@ extension BusDaemonTests {
 
     @Test func anIDRepeatedInARequestRefusedForAFullDiskIsRefusedBothTimes() async throws {
         let disk = FaultInjectingFileSystem(plan: nil)
-        let bus = try TestBus { $0.fileSystem = disk }
+        let bus = try await TestBus { $0.fileSystem = disk }
         let client = try bus.client()
         #expect(try await client.publish(Self.event(1)) == .committed(1))
         disk.fillDisk()
@@ -257,13 +227,18 @@ extension BusDaemonTests {
     }
 
     @Test func aSubscriberStartedAfter100000EventsReceivesThemAllThenTheLiveOnesInOrderOnce() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let producer = try bus.client("producer")
         try await Self.publish(100_000, with: producer)
         let consumer = try bus.client("consumer")
-        let positions = try await Self.collect(consumer.subscribe(), count: 101_000) {
-            try await Self.publish(1000, with: producer, batch: 100)
-        }
+        // The live ones are published once the subscriber has read the log.
+        let positions = try await consumer.collect(
+            until: .now + .seconds(90),
+            onCaughtUp: { catchUp in
+                if catchUp.isFirst { try await Self.publish(1000, with: producer, batch: 100) }
+                return false
+            }
+        ) { $0.count >= 101_000 }.map(\.position)
         #expect(positions.count == 101_000)
         #expect(positions == Array(1...101_000))
     }
@@ -271,7 +246,7 @@ extension BusDaemonTests {
     @Test func aSlowSubscriberFarPastTheHighWaterMarkReceivesEveryEventOnceInOrder() async throws {
         // One message queued at each end: a message holds many events, and this subscriber
         // must fall far enough behind for libzmq to drop some.
-        let bus = try TestBus { $0.publishHighWaterMark = 1 }
+        let bus = try await TestBus { $0.publishHighWaterMark = 1 }
         let producer = try bus.client("producer")
         let consumer = try bus.client("slow") { $0.subscriberHighWaterMark = 1 }
         let subscription = consumer.subscribe(.all, after: 0, bufferCapacity: 64)
@@ -302,7 +277,7 @@ extension BusDaemonTests {
     }
 
     @Test func aPackageSubscriptionGetsOnlyThatPackageInOrder() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         for round in 0..<20 {
             _ = try await client.publish([
@@ -326,28 +301,28 @@ extension BusDaemonTests {
     }
 
     @Test func aSubscriptionContinuesWithoutGapsAcrossADaemonRestart() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         let subscription = client.subscribe(EventFilter(prefixes: ["bureau.a."]))
         var iterator = subscription.events.makeAsyncIterator()
         _ = try await client.publish([Self.event(1, type: "bureau.a.X"), Self.event(2, type: "bureau.b.X")])
         #expect(try await iterator.next()?.position == 1)
-        bus.stop()
-        try bus.start()
+        await bus.stop()
+        try await bus.start()
         _ = try await client.publish([Self.event(3, type: "bureau.a.X"), Self.event(4, type: "bureau.a.Y")])
         #expect(try await iterator.next()?.position == 3)
         #expect(try await iterator.next()?.position == 4)
     }
 
     @Test func aTornTailCutAtStartIsReportedOnTheBus() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         _ = try await client.publish([Self.event(1), Self.event(2)])
-        bus.stop()
+        await bus.stop()
         // A power cut can leave the file longer than what was written, reading as zeros.
         let segment = bus.location.logDirectory + "/00000000000000000001.seg"
         try Files.overwrite(segment, at: Files.size(segment), with: [UInt8](repeating: 0, count: 300))
-        try bus.start()
+        try await bus.start()
         let reports = try await client.collect(
             .types([Bureau_System_ErrorRaised.protoMessageName]), count: 1, timeout: .seconds(30))
         try #require(reports.count == 1)
@@ -358,8 +333,8 @@ extension BusDaemonTests {
         #expect(raised.message.contains("dropped 300 byte(s)"), "\(raised.message)")
     }
 
-    @Test func aSecondDaemonOnTheSameDataDirectoryRefusesAndNamesTheHolder() throws {
-        let bus = try TestBus()
+    @Test func aSecondDaemonOnTheSameDataDirectoryRefusesAndNamesTheHolder() async throws {
+        let bus = try await TestBus()
         var configuration = BusDaemon.Configuration(location: bus.location)
         configuration.heartbeatInterval = .milliseconds(100)
         #expect {
@@ -371,8 +346,8 @@ extension BusDaemonTests {
         #expect(FileManager.default.fileExists(atPath: bus.location.infoFile))
     }
 
-    @Test func theRunDirectoryAndItsSocketsAreForTheOwnerOnly() throws {
-        let bus = try TestBus()
+    @Test func theRunDirectoryAndItsSocketsAreForTheOwnerOnly() async throws {
+        let bus = try await TestBus()
         #expect(Files.mode(bus.location.runDirectory) == 0o700)
         for name in ["ingress.sock", "read.sock", "events.sock", "bus.json"] {
             #expect(Files.mode(bus.location.runDirectory + "/" + name) == 0o600, "\(name)")
@@ -407,7 +382,7 @@ extension BusDaemonTests {
         let server = try CurveKeyPair.generate()
         let allowed = try CurveKeyPair.generate()
         let stranger = try CurveKeyPair.generate()
-        let bus = try TestBus {
+        let bus = try await TestBus {
             $0.tcp = .init(
                 host: "127.0.0.1", port: 0, security: .curve(server: server, allowedClients: [allowed.publicKey]))
         }
@@ -478,7 +453,7 @@ extension BusDaemonTests {
     /// A catch-up read that asks for a batch gets the envelopes in one frame, each after its
     /// length; one that does not (a client from before batched replies) gets a frame each.
     @Test func aReadAskingForABatchGetsItsEnvelopesInOneFrameAndOtherReadsAFrameEach() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         defer { client.close() }
         let sent = (0..<5).map { OutgoingEvent(type: "bureau.test.Happened", payload: Data([UInt8($0)])) }
@@ -507,7 +482,7 @@ extension BusDaemonTests {
     /// is answered `out-of-order` and nothing of it is stored; one that follows a request sent
     /// just before it, unanswered, is stored behind it.
     @Test func aRequestIsStoredOnlyAfterTheRequestItFollows() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let socket = try Self.rawIngress(of: bus)
         defer { socket.close() }
         let header = [Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8)]
@@ -561,7 +536,7 @@ extension BusDaemonTests {
 
     /// A publish larger than the requests in flight at once keeps its events in order.
     @Test func aPublishOfManyRequestsInFlightIsStoredInOrder() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client("producer") { $0.requestsInFlight = 3 }
         defer { client.close() }
         let events = (0..<(BusLimits.maxEnvelopesPerPublish * 7 + 5)).map { index in
@@ -789,7 +764,7 @@ extension BusDaemonTests {
 
     /// What README's protocol text says of request shapes, through a raw DEALER.
     @Test func requestsOutsideTheProtocolTextAreAnsweredWithTheRightError() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let socket = try Self.rawIngress(of: bus)
         let version = Data(WireProtocol.version.utf8)
         let publish = Data(WireProtocol.publish.utf8)

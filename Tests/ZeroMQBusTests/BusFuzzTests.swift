@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import Foundation
 import Guards
@@ -32,14 +33,8 @@ struct BusFuzzTests {
         options.publishTimeout = .seconds(90)
         let client = try ZeroMQBusClient(location: bus.location, options: options)
         let validCount = 5_000
-        let subscriber = Task {
-            var positions: [UInt64] = []
-            for try await event in client.subscribe(EventFilter(prefixes: ["bureau.valid."])).events {
-                positions.append(event.position)
-                if positions.count == validCount { break }
-            }
-            return positions
-        }
+        let subscriber = EventCollector(client, EventFilter(prefixes: ["bureau.valid."]))
+        defer { subscriber.stop() }
         let producer = Task {
             var positions: [UInt64] = []
             for batch in 0..<(validCount / 50) {
@@ -68,7 +63,9 @@ struct BusFuzzTests {
             #expect(tally.repliesWithReason == tally.replies, "\(tally)")
         }
         let produced = try await producer.value
-        let received = try await subscriber.value
+        // Every valid event is acknowledged by now; the subscriber has two minutes to receive them.
+        let received = try await subscriber.wait(until: .now + .seconds(120)) { $0.count >= validCount }
+            .prefix(validCount).map(\.position)
         #expect(produced.count == validCount)
         #expect(received == produced)
         #expect(daemon.isRunning)

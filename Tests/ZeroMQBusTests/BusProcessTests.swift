@@ -83,10 +83,12 @@ struct BusProcessTests {
         #expect(segments.count > 1)
         let newest = bus.location.logDirectory + "/" + (segments.last ?? "")
         let size = Files.size(newest)
+        var generator = TestSeed.generator(for: "damaged segment (\(damage))")
         if damage == "cut" {
-            try Files.truncate(newest, to: Int64.random(in: (size / 2)..<size))
+            try Files.truncate(newest, to: Int64.random(in: (size / 2)..<size, using: &generator))
         } else {
-            try Files.overwrite(newest, at: size - 50, with: (0..<50).map { _ in UInt8.random(in: 1...255) })
+            try Files.overwrite(
+                newest, at: size - 50, with: (0..<50).map { _ in UInt8.random(in: 1...255, using: &generator) })
         }
         let before = try await bus.run(["log", "verify"])
         #expect(before.code == 1)

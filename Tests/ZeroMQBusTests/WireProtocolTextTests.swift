@@ -39,7 +39,7 @@ struct WireProtocolTextTests {
     /// "Each envelope is judged on its own": one over 1 MiB in a request of 1 MiB and a bit is
     /// `REJECTED` with the reason, and the envelopes around it are stored.
     @Test func anEnvelopeOverTheLimitInAValidRequestIsRejectedAloneAndTheRestStored() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let socket = try BusDaemonTests.rawIngress(of: bus)
         defer { socket.close() }
         let large = TestEnvelope.bytes { $0.payload = Data(count: BusLimits.maxEnvelopeBytes) }
@@ -59,7 +59,7 @@ struct WireProtocolTextTests {
     /// the earlier one is a `DUPLICATE` at its old positions, and the refused one's envelopes
     /// sent again with a new request id and no `follows` are stored after it.
     @Test func aRestartForgetsTheRequestsItTookAndFollowsIsRefusedUntilSentAgain() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let first = [TestEnvelope.bytes(), TestEnvelope.bytes()]
         let second = [TestEnvelope.bytes()]
         do {
@@ -68,8 +68,8 @@ struct WireProtocolTextTests {
             try Self.send(socket, 1, first)
             #expect(try await Self.answer(socket).results.map(\.position) == [1, 2])
         }
-        bus.stop()
-        try bus.start()
+        await bus.stop()
+        try await bus.start()
         let socket = try BusDaemonTests.rawIngress(of: bus)
         defer { socket.close() }
         try Self.send(socket, 2, second, follows: 1)
@@ -88,7 +88,7 @@ struct WireProtocolTextTests {
     /// "A read with `after` equal to the head is answered at once with no envelopes and
     /// `scanned_to = after`."
     @Test func aReadAtTheHeadIsAnsweredAtOnceWithNothing() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus()
         let client = try bus.client()
         defer { client.close() }
         _ = try await client.publish([OutgoingEvent(type: "bureau.test.Happened", payload: Data([1]))])
