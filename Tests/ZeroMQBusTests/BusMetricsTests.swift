@@ -50,7 +50,7 @@ struct BusMetricsTests {
     @Test func publishOutcomesAreCountedByOutcomeAndReason() async throws {
         let metrics = TestMetrics()
         let disk = FaultInjectingFileSystem(plan: nil)
-        let bus = try TestBus {
+        let bus = try await TestBus {
             $0.metricsFactory = metrics
             $0.fileSystem = disk
             $0.maxEnvelopeBytes = 1024
@@ -89,7 +89,7 @@ struct BusMetricsTests {
     /// counted as a store error, so that an operator sees the store failing readers.
     @Test func aCatchUpReadThatFailsIsCountedAsAStoreError() async throws {
         let metrics = TestMetrics()
-        let bus = try TestBus { $0.metricsFactory = metrics }
+        let bus = try await TestBus { $0.metricsFactory = metrics }
         let client = try bus.client()
         defer { client.close() }
         _ = try await client.publish((1...3).map { Self.event($0, bytes: 200) })
