@@ -89,6 +89,11 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         progress.finish()
         let snapshot = try replay.snapshot()
+        // On stderr, so that the states printed stay what they are; not a failure: every event
+        // was read, and the ones a read model could not read are named.
+        for (name, passedOver) in replay.passedOver where !passedOver.isEmpty {
+            printWarning("read model \(name): \(passedOver)")
+        }
         if json {
             print(snapshot.json.pretty)
             return
@@ -136,12 +141,13 @@ struct ReplayCommand: AsyncParsableCommand {
                     "modules",
                     .array(
                         counts.map { count in
-                            .object([
-                                ("module", .string(count.module)), ("inputs", .integer(count.inputs)),
-                                ("outputsCompared", .integer(count.outputsCompared)),
-                                ("malformedInputs", .integer(count.malformedInputs)),
-                                ("unpublished", .integer(count.unpublished)),
-                            ])
+                            .object(
+                                [
+                                    ("module", .string(count.module)), ("inputs", .integer(count.inputs)),
+                                    ("outputsCompared", .integer(count.outputsCompared)),
+                                    ("malformedInputs", .integer(count.malformedInputs)),
+                                    ("unpublished", .integer(count.unpublished)),
+                                ] + (count.firstMalformed.map { [("firstMalformed", JSONValue.string($0))] } ?? []))
                         })
                 ),
             ]
@@ -157,7 +163,11 @@ struct ReplayCommand: AsyncParsableCommand {
                 var line =
                     count.module.padding(toLength: width, withPad: " ", startingAt: 0)
                     + "  \(String(count.inputs).leftPadded(6))  \(String(count.outputsCompared).leftPadded(16))"
-                if count.malformedInputs > 0 { line += "  (\(count.malformedInputs) malformed inputs)" }
+                if count.malformedInputs > 0 {
+                    line +=
+                        "  (\(count.malformedInputs) malformed inputs, answered by an ErrorRaised; the first at "
+                        + "\(count.firstMalformed ?? "?"))"
+                }
                 if count.unpublished > 0 {
                     line += "  (\(count.unpublished) outputs of the last inputs not in the log yet)"
                 }

@@ -40,5 +40,8 @@ struct ShowCommand: AsyncParsableCommand {
         }
         progress.finish()
         print(json ? try fold.json() : fold.render())
+        // Not a failure (every event was read, as log show reads them), but the read model lacks
+        // what these held: said on stderr, naming them, after the model.
+        if !fold.passedOver.isEmpty { printWarning("\(name): \(fold.passedOver)") }
     }
 }

@@ -1,3 +1,6 @@
+import BureauSchemas
+import Bus
+import Foundation
 import FrontEnd
 import Money
 import ReservationsFeature
@@ -39,7 +42,7 @@ struct ScreenSnapshotTests {
         for (position, message) in [
             (21, accepted), (22, BookingOutcomeUnknown(reservationID: "R21", call: .booking, reason: "timed out")),
         ] as [(UInt64, any SwiftProtobuf.Message & Sendable)] {
-            projection.apply(Fixtures.event(position, message), to: &value)
+            try projection.apply(Fixtures.event(position, message), to: &value)
         }
         let screen = ReservationsScreen(reservations: value, selected: 0).rendered(width: 140, height: 4)
         let lines = screen.text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -49,6 +52,20 @@ struct ScreenSnapshotTests {
         // In the colour of what is still under way (reversed: the row is selected).
         let column = try #require((0..<140).first { screen[$0, row].character == "?" })
         #expect(screen[column, row].style.foreground == .yellow)
+    }
+
+    @Test func anEventTheScreensCannotReadIsNamedOnTheStatusLine() {
+        var state = Fixtures.state
+        // A reservation whose payload is cut short (a field of 5 bytes holding 1).
+        state.receive(
+            StoredEvent(
+                position: 17, id: .random(), type: ReservationAcceptedV2.protoMessageName, commitTime: .zero,
+                payload: Data([0x0A, 0x05, 0x52])))
+        #expect(state.models.passedOver.count == 1)
+        let status = Self.screen(state, width: 160).split(separator: "\n").last.map(String.init) ?? ""
+        #expect(
+            status.contains("✗ 1 event not shown, unreadable: @17 bureau.reservations.ReservationAcceptedV2"),
+            "\(status)")
     }
 
     @Test func alertsShowTheTriggeredOneStandingOut() {

@@ -19,7 +19,11 @@ struct ReservationsProjectionTests {
                 position: UInt64(index + 1), id: .random(), type: type(of: message).protoMessageName,
                 commitTime: CommitTime(seconds: 1_700_000_000, nanos: 0),
                 payload: (try? message.serializedData()) ?? Data())
-            projection.apply(event, to: &value)
+            do {
+                try projection.apply(event, to: &value)
+            } catch {
+                Issue.record("\(event.type) at \(event.position) could not be folded: \(error)")
+            }
         }
         return value
     }
@@ -69,12 +73,37 @@ struct ReservationsProjectionTests {
         #expect(stored.payload == (try old.serializedData()), "the stored bytes are not changed")
         // When the read model folds it, then its commission is zero, in yen's minor units, and says why
         var value = ReservationsProjection().initialValue
-        ReservationsProjection().apply(read, to: &value)
+        try ReservationsProjection().apply(read, to: &value)
         let row = try #require(value.reservations.first)
         #expect(row.quoteAmount == "15725 JPY")
         #expect(row.commission == "0 JPY")
         #expect(row.commissionBasis == "none: accepted before commissions")
         #expect(row.netAmount == "15725 JPY")
+    }
+
+    @Test func aReservationThatDoesNotDecodeIsNotFoldedAndTheFoldSaysWhichItPassedOver() throws {
+        // Given a reservation whose payload is cut short (a field of 5 bytes holding 1)
+        let broken = StoredEvent(
+            position: 9, id: .random(), type: ReservationAcceptedV2.protoMessageName, commitTime: .zero,
+            payload: Data([0x0A, 0x05, 0x52]))
+        // When it is folded with a good one, then the good one is shown and the broken one counted, named
+        let fold = AnyProjection(ReservationsProjection()).fold()
+        fold.apply(
+            StoredEvent(
+                position: 3, id: .random(), type: ReservationAcceptedV2.protoMessageName, commitTime: .zero,
+                payload: try Self.accepted.serializedData()))
+        fold.apply(broken)
+        #expect(fold.render().contains("R2"))
+        #expect(fold.passedOver.count == 1)
+        #expect(fold.passedOver.first.map(\.position) == [9])
+        #expect(
+            fold.passedOver.description.hasPrefix(
+                "1 event passed over: position 9 (bureau.reservations.ReservationAcceptedV2): "),
+            "\(fold.passedOver)")
+        #expect(throws: (any Error).self) {
+            var value = ReservationsProjection().initialValue
+            try ReservationsProjection().apply(broken, to: &value)
+        }
     }
 
     @Test func aBookingWhoseOutcomeIsUnknownShowsThatItIsBeingCheckedThenTheAnswer() {

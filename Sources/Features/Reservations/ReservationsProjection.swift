@@ -46,12 +46,12 @@ public struct ReservationsProjection: Projection {
     }
     public var initialValue: Value { Value() }
 
-    public func apply(_ event: StoredEvent, to value: inout Value) {
+    public func apply(_ event: StoredEvent, to value: inout Value) throws {
         func update(_ id: String, _ change: (inout Row) -> Void) {
             guard let index = value.reservations.firstIndex(where: { $0.id == id }) else { return }
             change(&value.reservations[index])
         }
-        if let accepted = try? event.payload(as: ReservationAcceptedV2.self) {
+        if let accepted = try event.payload(as: ReservationAcceptedV2.self) {
             value.reservations.insert(
                 Row(
                     id: accepted.reservationID, pair: "\(accepted.base)/\(accepted.quote)",
@@ -60,7 +60,7 @@ public struct ReservationsProjection: Projection {
                     commission: "\(accepted.commission) \(accepted.quote)", commissionBasis: Self.basis(of: accepted),
                     netAmount: "\(accepted.netAmount) \(accepted.quote)", status: "pending",
                     detail: "rates of \(accepted.asOf)"), at: 0)
-        } else if let unknown = try? event.payload(as: BookingOutcomeUnknown.self) {
+        } else if let unknown = try event.payload(as: BookingOutcomeUnknown.self) {
             update(unknown.reservationID) {
                 switch (unknown.call, $0.status) {
                 case (.booking, "pending"):
@@ -73,25 +73,25 @@ public struct ReservationsProjection: Projection {
                     break
                 }
             }
-        } else if let confirmed = try? event.payload(as: ReservationConfirmed.self) {
+        } else if let confirmed = try event.payload(as: ReservationConfirmed.self) {
             update(confirmed.reservationID) {
                 $0.status = "confirmed"
                 $0.code = confirmed.confirmationCode
                 $0.detail = "code \(confirmed.confirmationCode)"
             }
-        } else if let failed = try? event.payload(as: ReservationFailed.self) {
+        } else if let failed = try event.payload(as: ReservationFailed.self) {
             update(failed.reservationID) {
                 $0.status = "failed"
                 $0.detail = failed.reason
             }
-        } else if let cancelling = try? event.payload(as: CancellationAccepted.self) {
+        } else if let cancelling = try event.payload(as: CancellationAccepted.self) {
             update(cancelling.reservationID) { $0.status = "cancelling" }
-        } else if let cancelled = try? event.payload(as: ReservationCancelled.self) {
+        } else if let cancelled = try event.payload(as: ReservationCancelled.self) {
             update(cancelled.reservationID) {
                 $0.status = "cancelled"
                 if !$0.code.isEmpty { $0.detail = "code \($0.code)" }
             }
-        } else if let failed = try? event.payload(as: CancellationFailed.self) {
+        } else if let failed = try event.payload(as: CancellationFailed.self) {
             update(failed.reservationID) {
                 $0.status = "confirmed"
                 $0.detail = "cancellation failed: \(failed.reason)"
