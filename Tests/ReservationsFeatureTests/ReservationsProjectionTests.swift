@@ -77,8 +77,25 @@ struct ReservationsProjectionTests {
         let row = try #require(value.reservations.first)
         #expect(row.quoteAmount == "15725 JPY")
         #expect(row.commission == "0 JPY")
+        #expect(row.basis == .beforeCommissions)
         #expect(row.commissionBasis == "none: accepted before commissions")
         #expect(row.netAmount == "15725 JPY")
+    }
+
+    @Test func aReservationAcceptedTodayBeforeAnyRateIsSetSaysNoRateWasSetNotThatItCameBeforeCommissions() {
+        // Given a reservation accepted while no commission rate had been set
+        var accepted = Self.accepted
+        accepted.commissionRate = "0"
+        accepted.commission = "0.00"
+        accepted.netAmount = "558.60"
+        accepted.commissionBasis = .noRate
+        // When it is folded, then it is charged nothing, because no rate was set for USD
+        let row = shown([accepted]).reservations.first
+        #expect(row?.basis == .noRate(currency: "USD"))
+        #expect(row?.commissionBasis == "none: no rate set for USD")
+        // One that earlier builds stored saying BEFORE_COMMISSIONS, for the same reason, says the same.
+        accepted.commissionBasis = .beforeCommissions
+        #expect(shown([accepted]).reservations.first?.commissionBasis == "none: no rate set for USD")
     }
 
     @Test func aReservationThatDoesNotDecodeIsNotFoldedAndTheFoldSaysWhichItPassedOver() throws {

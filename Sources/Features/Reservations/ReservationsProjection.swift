@@ -20,9 +20,11 @@ public struct ReservationsProjection: Projection {
         public var quoteAmount: String
         /// The commission, in the quote currency: "2.71 USD".
         public var commission: String
-        /// How it was decided: its rate ("0.5 %"), or "none: accepted before commissions" for a
-        /// reservation from before Bureau charged them.
-        public var commissionBasis: String
+        /// How it was decided.
+        public var basis: CommissionBasis
+        /// The basis in words: its rate ("0.5 %"), "none: no rate set for USD", or "none:
+        /// accepted before commissions" for a reservation from before Bureau charged them.
+        public var commissionBasis: String { basis.description }
         /// What the person receives: the gross amount less the commission.
         public var netAmount: String
         /// pending, unknown (the booking adapter is asking the booking service what its call
@@ -31,6 +33,45 @@ public struct ReservationsProjection: Projection {
         public var detail: String
         /// The booking service's confirmation code, once confirmed.
         public var code = ""
+
+        private enum CodingKeys: String, CodingKey {
+            case id, pair, amount, rate, quoteAmount, commission, commissionBasis, netAmount, status, detail, code
+        }
+
+        /// The basis as its words, as `bureau show --json` has always written it.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(pair, forKey: .pair)
+            try container.encode(amount, forKey: .amount)
+            try container.encode(rate, forKey: .rate)
+            try container.encode(quoteAmount, forKey: .quoteAmount)
+            try container.encode(commission, forKey: .commission)
+            try container.encode(commissionBasis, forKey: .commissionBasis)
+            try container.encode(netAmount, forKey: .netAmount)
+            try container.encode(status, forKey: .status)
+            try container.encode(detail, forKey: .detail)
+            try container.encode(code, forKey: .code)
+        }
+    }
+
+    /// How a reservation's commission was decided.
+    public enum CommissionBasis: Sendable, Equatable, CustomStringConvertible {
+        /// The schedule's rate for the currency sold, as a percentage: "0.5 %" ("0 %" if the
+        /// schedule held rates for other currencies only).
+        case rate(String)
+        /// No commission rate had been set when it was accepted: none was charged on `currency`.
+        case noRate(currency: String)
+        /// Accepted before Bureau charged commissions (stored as a `ReservationAccepted`): none.
+        case beforeCommissions
+
+        public var description: String {
+            switch self {
+            case .rate(let percentage): percentage
+            case .noRate(let currency): "none: no rate set for \(currency)"
+            case .beforeCommissions: "none: accepted before commissions"
+            }
+        }
     }
 
     public init() {}
@@ -57,7 +98,7 @@ public struct ReservationsProjection: Projection {
                     id: accepted.reservationID, pair: "\(accepted.base)/\(accepted.quote)",
                     amount: "\(accepted.amount) \(accepted.base)", rate: accepted.rate,
                     quoteAmount: "\(accepted.grossAmount) \(accepted.quote)",
-                    commission: "\(accepted.commission) \(accepted.quote)", commissionBasis: Self.basis(of: accepted),
+                    commission: "\(accepted.commission) \(accepted.quote)", basis: Self.basis(of: accepted, in: event),
                     netAmount: "\(accepted.netAmount) \(accepted.quote)", status: "pending",
                     detail: "rates of \(accepted.asOf)"), at: 0)
         } else if let unknown = try event.payload(as: BookingOutcomeUnknown.self) {
@@ -99,16 +140,22 @@ public struct ReservationsProjection: Projection {
         }
     }
 
-    /// How a reservation's commission was decided, in words: its rate as a percentage, or that
-    /// it was accepted before Bureau charged commissions.
-    static func basis(of accepted: ReservationAcceptedV2) -> String {
+    /// How a reservation's commission was decided: by its stored type first (one stored as a
+    /// `ReservationAccepted` was accepted before commissions, whatever its upcaster says of the
+    /// rate), then by its basis. `BEFORE_COMMISSIONS`, stored in a `ReservationAcceptedV2`, was
+    /// written by earlier builds for a reservation accepted while no rate had been set: that is
+    /// what it is shown as.
+    static func basis(of accepted: ReservationAcceptedV2, in event: StoredEvent) -> CommissionBasis {
+        if case .upcast(let storedType, _) = event.upcast, storedType == ReservationAccepted.protoMessageName {
+            return .beforeCommissions
+        }
         switch accepted.commissionBasis {
-        case .beforeCommissions: return "none: accepted before commissions"
+        case .noRate, .beforeCommissions: return .noRate(currency: accepted.quote)
         default:
             guard let rate = Decimal(string: accepted.commissionRate, locale: Locale(identifier: "en_US_POSIX")) else {
-                return accepted.commissionRate
+                return .rate(accepted.commissionRate)
             }
-            return "\(rate * 100) %"
+            return .rate("\(rate * 100) %")
         }
     }
 
