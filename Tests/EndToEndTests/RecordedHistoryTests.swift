@@ -76,6 +76,52 @@ struct RecordedHistoryTests {
         #expect(replayed.out == verified, "\(name): replay --verify says something else now:\n\(replayed.out)")
     }
 
+    static let baseline =
+        "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/") + "/Schemas/baseline/schemas.json"
+
+    /// Every message type the released baseline defines, nested ones too, by full name.
+    static func releasedTypes() throws -> Set<String> {
+        let data = try #require(FileManager.default.contents(atPath: baseline), "\(baseline) is missing")
+        let image = try #require(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(baseline) is not a JSON object")
+        let files = try #require(image["file"] as? [[String: Any]], "\(baseline) has no files")
+        var names: Set<String> = []
+        func walk(_ messages: [[String: Any]], in scope: String) {
+            for message in messages {
+                guard let name = message["name"] as? String else { continue }
+                names.insert(scope + "." + name)
+                walk(message["nestedType"] as? [[String: Any]] ?? [], in: scope + "." + name)
+            }
+        }
+        for file in files {
+            walk(file["messageType"] as? [[String: Any]] ?? [], in: file["package"] as? String ?? "")
+        }
+        return names
+    }
+
+    /// A recorded history is a log users could have: every type in it was released, so that
+    /// `tools/check-schemas` holds its fields and names (Schemas/README.md, "Releasing a new
+    /// baseline": a release comes before a history records a type, or with it).
+    @Test(arguments: Self.names)
+    func everyTypeARecordedHistoryHoldsIsInTheReleasedBaseline(name: String) async throws {
+        let released = try Self.releasedTypes()
+        try #require(!released.isEmpty, "\(Self.baseline) defines no type")
+        let work = try TemporaryDirectory("history-types")
+        try FileManager.default.copyItem(atPath: Self.histories + "/" + name + "/log", toPath: work.file("data/log"))
+        let stats = try await BusProcess(directory: work.path, data: work.file("data")).run(["log", "stats", "--json"])
+        let types = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(stats.out.utf8)) as? [String: Any])?["types"]
+                as? [String: Any], "\(name): log stats --json gave no types: \(stats.out) \(stats.err)")
+        try #require(!types.isEmpty, "\(name): its log holds no event")
+        let unreleased = types.keys.filter { !released.contains($0) }.sorted()
+        #expect(
+            unreleased.isEmpty,
+            """
+            \(name) holds types the baseline \(Self.baseline) does not define: \(unreleased.joined(separator: ", ")); \
+            release them with tools/check-schemas --release
+            """)
+    }
+
     /// `log show` shows an old event as this build reads it and says it was upcast; `--raw` shows
     /// it as stored. The history from before commissions holds reservations in the old shape.
     @Test func logShowSaysAnOldEventWasUpcastAndRawShowsItAsStored() async throws {
