@@ -451,8 +451,8 @@ let package = Package(
         .testTarget(
             name: "BureauCLITests",
             dependencies: [
-                "BureauCLI", "Guards", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "TestSupport", "BureauSchemas",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BureauCLI", "Guards", "Bus", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "TestSupport",
+                "BureauSchemas", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -75,7 +75,7 @@ struct FoldBenchmark: AsyncParsableCommand {
                 "projection (rebuild)",
                 {
                     var value = projection.initialValue
-                    for event in decoded where filter.matches(event.type) { projection.apply(event, to: &value) }
+                    for event in decoded where filter.matches(event.type) { try projection.apply(event, to: &value) }
                     return value.pairs.count
                 }
             ))

@@ -82,13 +82,13 @@ struct ReducersBenchmark: AsyncParsableCommand {
                     {
                         value = projection.initialValue
                         return try timeScan(location) { event in
-                            if filter.matches(event.type) { projection.apply(event, to: &value) }
+                            if filter.matches(event.type) { try projection.apply(event, to: &value) }
                         }
                     },
                     {
                         var inlineValue = projection.initialValue
                         return try timeRead(location) { event in
-                            if filter.matches(event.type) { projection.apply(event, to: &inlineValue) }
+                            if filter.matches(event.type) { try projection.apply(event, to: &inlineValue) }
                         }
                     },
                 ])
@@ -235,11 +235,11 @@ struct ReducersBenchmark: AsyncParsableCommand {
 
     /// The same through the tools' reading of the log (`bureau replay`'s, `log show`'s): the
     /// records read and decoded a few chunks ahead on a thread of their own.
-    func timeScan(_ location: BusLocation, _ body: (StoredEvent) -> Void) throws -> (Double, Int) {
+    func timeScan(_ location: BusLocation, _ body: (StoredEvent) throws -> Void) throws -> (Double, Int) {
         let started = ContinuousClock.now
         var count = 0
         try LogFiles.forEach(directory: location.logDirectory) { event in
-            body(event)
+            try body(event)
             count += 1
         }
         return (Double(count) / (ContinuousClock.now - started).inSeconds, count)
@@ -247,13 +247,13 @@ struct ReducersBenchmark: AsyncParsableCommand {
 
     /// Reads and decodes every event of the log inline, handing each to `body`: the baseline,
     /// events/s and how many.
-    func timeRead(_ location: BusLocation, _ body: (StoredEvent) -> Void) throws -> (Double, Int) {
+    func timeRead(_ location: BusLocation, _ body: (StoredEvent) throws -> Void) throws -> (Double, Int) {
         let started = ContinuousClock.now
         let cursor = try LogCursor(directory: location.logDirectory, after: 0)
         var count = 0
         var names = TypeNameCache()
         while let record = try cursor.next() {
-            body(try StoredEvent(envelopeBytes: record.body, names: &names))
+            try body(try StoredEvent(envelopeBytes: record.body, names: &names))
             count += 1
         }
         return (Double(count) / (ContinuousClock.now - started).inSeconds, count)

@@ -8,11 +8,17 @@ import Runtime
 import SystemFeature
 import WatchlistFeature
 
-/// The composition root: every feature this build knows. Each process builds what it needs
-/// from here; nothing is global.
-enum Composition {
-    static func registry() -> ModuleRegistry {
-        ModuleRegistry([
+/// The composition root: the features a process is built from. Each process builds what it
+/// needs from here; nothing is global. ``product`` is this build's; a process given another
+/// (a test's) is built from that one instead, so that what it does with a broken set of
+/// features (upcasters that do not close, say) is what the product would do.
+struct Composition: Sendable {
+    /// The features, by name.
+    let registry: ModuleRegistry
+
+    /// Every feature this build knows.
+    static let product = Composition(
+        registry: ModuleRegistry([
             WatchlistModule.make(),
             ConverterModule.make(),
             ReservationsModule.make(),
@@ -20,16 +26,21 @@ enum Composition {
             SystemModule.make(),
             RatesAdapterModule.make(),
             BookingAdapterModule.make(),
-        ])
-    }
+        ]))
 
-    /// Every module's upcasters, checked as one set; a command that reads events calls it at
-    /// start, so that a build whose upcasters do not close refuses to run, naming them.
-    static func upcasting() throws -> EventUpcasting {
+    /// The features' upcasters, checked as one set; a process that reads events builds it first,
+    /// so that one whose upcasters do not close refuses to start, naming them.
+    func checkedUpcasting() throws -> EventUpcasting {
         do {
-            return try registry().upcasting()
+            return try registry.upcasting()
         } catch {
             throw CLIError("\(error)")
         }
     }
+
+    /// This build's features.
+    static func registry() -> ModuleRegistry { product.registry }
+
+    /// This build's upcasters, checked (``checkedUpcasting()``).
+    static func upcasting() throws -> EventUpcasting { try product.checkedUpcasting() }
 }

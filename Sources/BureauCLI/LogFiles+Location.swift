@@ -1,6 +1,7 @@
 import Bus
 import EventLog
 import Foundation
+import Guards
 import LogTools
 
 extension LogFiles {
@@ -24,7 +25,8 @@ extension LogFiles {
     }
 }
 
-/// Prints a warning line to standard error.
+/// Prints a warning line to standard error, its control characters escaped as ``print(_:separator:terminator:)``
+/// escapes them (a warning can name what a log holds).
 func printWarning(_ message: String) {
-    FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("warning: \(TerminalText.escaped(message, keepingLineBreaks: true))\n".utf8))
 }

@@ -14,7 +14,7 @@ struct LogVerify: AsyncParsableCommand {
             """
             Reads every segment whole and lists every bad range it finds (not only the first):             its positions, segment and byte offsets, and what is wrong. Also checks that the             segments continue one another, that the recovery point (the last acknowledged             position) is in the log, and that each sparse index matches its segment (an index             is a hint: a mismatch is noted, not an error). Works beside a running bus.
 
-            Exit status: 0 when the log is whole, 1 when anything is damaged.             `bureau log repair` moves damage aside.
+            Exit status: 0 when the log is whole, 1 when anything is damaged.             `bureau log repair` moves damage aside. A segment of a later log format version (a later             Bureau wrote it) is named, with its version, and left alone: it is not damage, and             only a Bureau that reads that version can read or repair it.
 
             With --store, reads every event of the PostgreSQL store in position order and checks             that positions run from 1 without a hole and that each row's envelope reads back with             its row's position and id.
             """)
@@ -37,6 +37,8 @@ struct LogVerify: AsyncParsableCommand {
         progress.finish()
         for note in report.notes { print("note: \(note)") }
         if !report.ok {
+            // A later format is not damage: not for a repair by this build.
+            for later in report.unsupported { print("bad: \(later)") }
             for problem in report.problems { print("bad: \(problem)") }
             for duplicate in report.duplicateIDs { print("bad: \(duplicate) (a log commits an id once)") }
             if !report.problems.isEmpty {

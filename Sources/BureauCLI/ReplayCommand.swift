@@ -17,15 +17,18 @@ struct ReplayCommand: AsyncParsableCommand {
             Without --verify it folds the log from position 1 to --to (or to the last event \
             committed at or before --to-time, or to the end) through every module's reducer \
             and every read model, and prints each state: the reducer's state as its snapshot \
-            holds it, and the read model as `bureau show` prints it (--json: one document).
+            holds it, and the read model as `bureau show` prints it (--json: one document). \
+            An event a read model cannot read is passed over and named on stderr.
 
             With --verify it re-runs every reducer (or --module's) over its recorded inputs and \
             compares what it computes with the outputs in the log: type, payload, id, causation \
             and correlation. At the first divergence it prints the position, the module, the \
             recorded and the re-computed event as JSON and the fields that differ, and exits 1. \
             When everything matches it prints, per module, the inputs re-applied and the outputs \
-            compared, and exits 0. Outputs of the very last inputs that a stopped or lagging host \
-            has not published yet are counted as unpublished, not as divergences.
+            compared (and the first malformed input, such as one whose upcaster failed), and \
+            exits 0. Outputs of the very last inputs that a stopped or lagging host has not \
+            published yet are counted as unpublished, not as divergences. A recorded output \
+            whose upcaster fails is a divergence of its own (unreadable).
 
             Examples:
               bureau replay --to 1200                 every state after the event at 1200
@@ -89,6 +92,11 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         progress.finish()
         let snapshot = try replay.snapshot()
+        // On stderr, so that the states printed stay what they are; not a failure: every event
+        // was read, and the ones a read model could not read are named.
+        for (name, passedOver) in replay.passedOver where !passedOver.isEmpty {
+            printWarning("read model \(name): \(passedOver)")
+        }
         if json {
             print(snapshot.json.pretty)
             return
@@ -136,12 +144,13 @@ struct ReplayCommand: AsyncParsableCommand {
                     "modules",
                     .array(
                         counts.map { count in
-                            .object([
-                                ("module", .string(count.module)), ("inputs", .integer(count.inputs)),
-                                ("outputsCompared", .integer(count.outputsCompared)),
-                                ("malformedInputs", .integer(count.malformedInputs)),
-                                ("unpublished", .integer(count.unpublished)),
-                            ])
+                            .object(
+                                [
+                                    ("module", .string(count.module)), ("inputs", .integer(count.inputs)),
+                                    ("outputsCompared", .integer(count.outputsCompared)),
+                                    ("malformedInputs", .integer(count.malformedInputs)),
+                                    ("unpublished", .integer(count.unpublished)),
+                                ] + (count.firstMalformed.map { [("firstMalformed", JSONValue.string($0))] } ?? []))
                         })
                 ),
             ]
@@ -157,7 +166,11 @@ struct ReplayCommand: AsyncParsableCommand {
                 var line =
                     count.module.padding(toLength: width, withPad: " ", startingAt: 0)
                     + "  \(String(count.inputs).leftPadded(6))  \(String(count.outputsCompared).leftPadded(16))"
-                if count.malformedInputs > 0 { line += "  (\(count.malformedInputs) malformed inputs)" }
+                if count.malformedInputs > 0 {
+                    line +=
+                        "  (\(count.malformedInputs) malformed inputs, answered by an ErrorRaised; the first at "
+                        + "\(count.firstMalformed ?? "?"))"
+                }
                 if count.unpublished > 0 {
                     line += "  (\(count.unpublished) outputs of the last inputs not in the log yet)"
                 }

@@ -73,10 +73,17 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await run(composition: .product)
+    }
+
+    /// Hosts the modules as `composition` builds them; its upcasters are checked before anything
+    /// starts (no lock taken, no connection made), and a set that does not close is refused.
+    func run(composition: Composition) async throws {
+        let upcasting = try composition.checkedUpcasting()
         global.bootstrapLogging()
         let logger = global.logger("bureau.run")
         let location = global.location
-        let registry = Composition.registry()
+        let registry = composition.registry
         try OwnerOnly.makeDirectory(location.snapshotDirectory)
         // One host per module, across processes: a second one would publish the same outputs.
         var locks: [DirectoryLock] = []
@@ -94,8 +101,7 @@ struct RunCommand: AsyncParsableCommand {
         let processName = process ?? modules.joined(separator: "+")
         let endpoint = metrics.endpoint(process: processName, location: location, logger: logger)
         let client = try connection.client(
-            process: processName, publishTimeout: .seconds(60), global: global,
-            upcasting: try Composition.upcasting())
+            process: processName, publishTimeout: .seconds(60), global: global, upcasting: upcasting)
         // Tells the bus how far each host has got: what the bus computes their lag from.
         let progress = ProgressReporter(client: client, logger: logger)
         // With a store, snapshots live in its database, so that a host restarted elsewhere resumes from them.

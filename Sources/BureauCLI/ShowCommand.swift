@@ -11,7 +11,9 @@ struct ShowCommand: AsyncParsableCommand {
         commandName: "show",
         abstract: "Print a read model (projection) as of now or as of a position.",
         discussion:
-            "Read models: \(Composition.registry().projections.map(\.name).joined(separator: ", ")). Reads the log files directly."
+            "Read models: \(Composition.registry().projections.map(\.name).joined(separator: ", ")). Reads the log files directly. "
+            + "An event of the read model's types that cannot be read (its payload does not decode, or its upcaster "
+            + "failed) is passed over and named on stderr after the model, with how many there were."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -40,5 +42,8 @@ struct ShowCommand: AsyncParsableCommand {
         }
         progress.finish()
         print(json ? try fold.json() : fold.render())
+        // Not a failure (every event was read, as log show reads them), but the read model lacks
+        // what these held: said on stderr, naming them, after the model.
+        if !fold.passedOver.isEmpty { printWarning("\(name): \(fold.passedOver)") }
     }
 }

@@ -10,8 +10,11 @@ public enum EventLogError: Error, CustomStringConvertible, Equatable {
     case io(operation: String, path: String, errno: Int32)
     /// A record failed its checksum or framing, at a byte offset of a segment.
     case corruptRecord(segment: String, offset: Int64, position: UInt64, reason: String)
-    /// A segment file's header is not one this version writes.
+    /// A segment file's header is not a valid one of the format version it names (damaged, or
+    /// not a segment at all).
     case badSegmentHeader(segment: String, reason: String)
+    /// A segment of a log format version this build does not read: a later Bureau wrote it.
+    case unsupportedFormat(segment: String, version: UInt32)
     /// Segments do not continue one another (a file is missing or misnamed).
     case missingPositions(after: UInt64, segment: String, startsAt: UInt64)
     /// An append did not continue the log's positions.
@@ -46,6 +49,10 @@ public enum EventLogError: Error, CustomStringConvertible, Equatable {
             return "corrupt record at position \(position), byte offset \(offset) of \(segment): \(reason)"
         case .badSegmentHeader(let segment, let reason):
             return "\(segment) is not a Bureau log segment: \(reason)"
+        case .unsupportedFormat(let segment, let version):
+            return
+                "\(segment) is in log format version \(version); this Bureau reads version \(SegmentFile.formatVersion): "
+                + "a later Bureau wrote it, and only a Bureau that reads version \(version) can open it (nothing was changed)"
         case .missingPositions(let after, let segment, let startsAt):
             return "positions are missing after \(after): the next segment \(segment) starts at \(startsAt)"
         case .positionOutOfOrder(let expected, let got):

@@ -21,6 +21,9 @@ extension FileEventLog {
         var recoveryPoint: RecoveryPointFile
         var segment: SegmentFile
         var file: PosixFile
+        /// Where the newest segment's records start: its header's size, which is smaller in a
+        /// segment of the first layout (``SegmentFile``).
+        var headerSize: Int64
         var index: PosixFile?
         var lastRecord: LogRecord?
         var size: Int64
@@ -66,15 +69,19 @@ extension FileEventLog {
         var file = try PosixFile(path: segment.path, flags: O_RDWR, fileSystem: fileSystem)
         var scan: SegmentScanner.Result
         var scanned: Int64 = 0
+        var header: SegmentFile.Header
         while true {
-            let header = try file.read(count: SegmentFile.headerSize, at: 0)
-            if let problem = segment.problem(withHeader: header) {
+            // A segment of a later format is not damage: refused as it is (unsupportedFormat).
+            do {
+                header = try segment.readHeader(from: file)
+            } catch EventLogError.badSegmentHeader(_, let problem) {
                 throw EventLogError.damaged(
                     LogDamage(
                         segment: segment.path, offset: 0, firstPosition: segment.firstPosition, lastPosition: nil,
                         reason: "bad segment header: \(problem)", notCut: "it is the newest segment's header"))
             }
-            scan = try SegmentScanner(segment: segment, file: file).scan(indexInterval: options.indexInterval)
+            scan = try SegmentScanner(segment: segment, file: file, header: header)
+                .scan(indexInterval: options.indexInterval)
             scanned += scan.fileSize
             let next = SegmentFile(directory: directory, firstPosition: scan.head + 1)
             guard scan.bad == nil, next.firstPosition != segment.firstPosition, fileSystem.exists(next.path) else {
@@ -90,7 +97,7 @@ extension FileEventLog {
         report.recoveryPointProblem = problem
         if let bad = scan.bad {
             let later = try SegmentFile.list(in: directory, fileSystem: fileSystem).first { $0 > segment }
-            let lastLost = try SegmentScanner(segment: segment, file: file).lastPositionLost(
+            let lastLost = try SegmentScanner(segment: segment, file: file, header: header).lastPositionLost(
                 at: bad, fileSize: scan.fileSize, nextSegment: later?.firstPosition, acknowledged: acknowledged)
             func damage(_ notCut: String) -> EventLogError {
                 .damaged(
@@ -127,7 +134,8 @@ extension FileEventLog {
         var indexSize = Int64(scan.indexEntries.count * SparseIndex.entrySize)
         let existing = SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
         let lastEntryFits = existing.last.map { $0.offset < scan.validEnd } ?? true
-        if lastEntryFits, try SparseIndex.matches(existing, segment: segment, file: file),
+        let headerSize = Int64(header.size)
+        if lastEntryFits, try SparseIndex.matches(existing, segment: segment, file: file, recordsStart: headerSize),
             try index?.size == Int64(existing.count * SparseIndex.entrySize)
         {
             indexSize = Int64(existing.count * SparseIndex.entrySize)
@@ -155,12 +163,9 @@ extension FileEventLog {
         let recoveryPoint = try RecoveryPointFile(directory: directory, fileSystem: fileSystem)
         try recoveryPoint.recordDurably(RecoveryPoint(acknowledged: scan.head, segment: segment.firstPosition))
         return Opened(
-            report: report, recoveryPoint: recoveryPoint, segment: segment, file: file, index: index,
-            lastRecord: scan.lastRecord, size: max(scan.validEnd, Int64(SegmentFile.headerSize)),
-            indexSize: indexSize,
+            report: report, recoveryPoint: recoveryPoint, segment: segment, file: file, headerSize: headerSize,
+            index: index, lastRecord: scan.lastRecord, size: max(scan.validEnd, headerSize), indexSize: indexSize,
             lastIndexedOffset: indexSize == 0
-                ? Int64(SegmentFile.headerSize)
-                : (SparseIndex.read(segment.indexPath, fileSystem: fileSystem).last?.offset
-                    ?? Int64(SegmentFile.headerSize)))
+                ? headerSize : (SparseIndex.read(segment.indexPath, fileSystem: fileSystem).last?.offset ?? headerSize))
     }
 }

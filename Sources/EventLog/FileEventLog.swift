@@ -54,6 +54,9 @@ public final class FileEventLog: EventLog {
     private let recoveryPoint: RecoveryPointFile
     private var segment: SegmentFile
     private var file: PosixFile
+    /// Where the current segment's records start: 40 bytes in, or 32 in a segment of the first
+    /// layout that an old build wrote and this one appends to.
+    private var headerSize: Int64
     private var size: Int64
     /// nil once an index write failed in this segment: the index then stays a valid prefix.
     private var index: PosixFile?
@@ -101,6 +104,7 @@ public final class FileEventLog: EventLog {
         recoveryPoint = opened.recoveryPoint
         segment = opened.segment
         file = opened.file
+        headerSize = opened.headerSize
         index = opened.index
         head = opened.report.head
         acknowledged = head
@@ -237,7 +241,7 @@ public final class FileEventLog: EventLog {
         // Checked and framed first: the bytes do not depend on where they go.
         try frame(&buffer, &sizes)
         let first = head + 1
-        if size > Int64(SegmentFile.headerSize) && size + Int64(buffer.count) > options.segmentSize {
+        if size > headerSize && size + Int64(buffer.count) > options.segmentSize {
             try roll(startingAt: first)
         }
         var offset = size
@@ -505,7 +509,8 @@ public final class FileEventLog: EventLog {
         segment = next
         file = newFile
         index = newIndex
-        size = Int64(SegmentFile.headerSize)
+        headerSize = Int64(SegmentFile.headerSize)
+        size = headerSize
         acknowledgedEnd = size
         indexSize = 0
         lastIndexedOffset = size

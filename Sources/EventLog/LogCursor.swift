@@ -42,6 +42,8 @@ public final class LogCursor {
     private var segments: [SegmentFile]
     private var segmentIndex: Int
     private var file: PosixFile?
+    /// The open segment's header: where its records start.
+    private var header = SegmentFile.Header(layout: .linked(previousFirstPosition: 0))
     /// File offset of `buffer[0]`.
     private var bufferFileOffset: Int64 = 0
     private var buffer: [UInt8]
@@ -211,7 +213,7 @@ public final class LogCursor {
         }
         let looksTorn =
             try torn
-            ?? SegmentScanner(segment: segment, file: try currentFile())
+            ?? SegmentScanner(segment: segment, file: try currentFile(), header: header)
             .looksTorn(at: offset, fileSize: try currentFile().size)
         // Forget the bytes read so far, so that a later call reads them again.
         bufferFileOffset += Int64(start)
@@ -297,12 +299,10 @@ public final class LogCursor {
     private func open(_ index: Int, seekingTo position: UInt64) throws -> Bool {
         let segment = segments[index]
         let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
-        let header = try file.read(count: SegmentFile.headerSize, at: 0)
-        if let problem = segment.problem(withHeader: header) {
-            throw EventLogError.badSegmentHeader(segment: segment.path, reason: problem)
-        }
+        let header = try segment.readHeader(from: file)
         segmentIndex = index
         self.file = file
+        self.header = header
         try reposition(in: segment, seekingTo: position)
         return true
     }
@@ -310,7 +310,7 @@ public final class LogCursor {
     /// Starts reading the open segment at the index entry nearest before `position`.
     private func reposition(in segment: SegmentFile, seekingTo position: UInt64) throws {
         guard let file else { return }
-        var offset = Int64(SegmentFile.headerSize)
+        var offset = Int64(header.size)
         if position > segment.firstPosition,
             let entry = SparseIndex.floor(SparseIndex.read(segment.indexPath, fileSystem: fileSystem), position),
             entry.offset >= offset, entry.position >= segment.firstPosition,

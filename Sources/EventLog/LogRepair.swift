@@ -88,6 +88,11 @@ public enum LogRepair {
         var report = Report(before: before)
         report.dryRun = dryRun
         report.head = before.head
+        // A segment of a later format is not damage, and its records cannot be read here: a
+        // repair by this build would move a good segment aside.
+        if let later = before.unsupported.first {
+            throw EventLogError.failed("\(later); repair it with a Bureau that reads its format")
+        }
         if let overlap = before.problems.first(where: { $0.reason.contains("repeats positions") }) {
             throw EventLogError.failed(
                 "\(overlap); two segments hold the same positions: move the one that should not be there out of "
@@ -167,10 +172,15 @@ public enum LogRepair {
                 previousFirst = filler.firstPosition
             }
             let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
-            let scanner = SegmentScanner(segment: segment, file: file)
+            // A damaged header is rewritten; records are looked for after the header Bureau writes.
+            let scanner =
+                switch segment.header(from: try file.read(count: SegmentFile.headerSize, at: 0)) {
+                case .success(let header): SegmentScanner(segment: segment, file: file, header: header)
+                case .failure: SegmentScanner(segment: segment, damagedHeaderFile: file)
+                }
             let needsRewrite = !segmentProblems.isEmpty
             var writer = SegmentWriter(segment: segment, previous: previousFirst, indexInterval: indexInterval)
-            var from = Int64(SegmentFile.headerSize)
+            var from = scanner.recordsStart
             var position = segment.firstPosition
             while true {
                 let scan = try scanner.scan(from: from, expecting: position) { record, _ in
@@ -205,9 +215,12 @@ public enum LogRepair {
                 rewrite.segments.append((segment, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
                 rewrite.indexes.append((segment, writer.index))
             } else if try !SparseIndex.matches(
-                SparseIndex.read(segment.indexPath, fileSystem: fileSystem), segment: segment, file: file)
+                SparseIndex.read(segment.indexPath, fileSystem: fileSystem), segment: segment, file: file,
+                recordsStart: scanner.recordsStart)
             {
-                rewrite.indexes.append((segment, writer.index))
+                // The segment stays as it is: its index points into it, not into the writer's copy
+                // (whose header may be longer than a first-layout segment's).
+                rewrite.indexes.append((segment, try scanner.scan(indexInterval: indexInterval).indexEntries))
             }
             previousFirst = segment.firstPosition
         }

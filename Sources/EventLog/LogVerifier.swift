@@ -23,10 +23,28 @@ public enum LogVerifier {
         /// Ids held by more than one record, with their positions: a log commits an id once, so
         /// a log that has one twice was not written by the bus (a bad import, files mixed by hand).
         public var duplicateIDs: [DuplicateIDFinder.Duplicate] = []
+        /// Segments of a log format version this build does not read (a later Bureau wrote
+        /// them): not damage, and not read; nothing here can say what they hold.
+        public var unsupported: [UnsupportedSegment] = []
 
-        public var ok: Bool { problems.isEmpty && duplicateIDs.isEmpty }
+        public var ok: Bool { problems.isEmpty && duplicateIDs.isEmpty && unsupported.isEmpty }
         /// The first problem, if any.
         public var problem: Problem? { problems.first }
+    }
+
+    /// A segment in a format this build does not read.
+    public struct UnsupportedSegment: Sendable, Equatable, CustomStringConvertible {
+        public var segment: String
+        public var version: UInt32
+
+        public init(segment: String, version: UInt32) {
+            self.segment = segment
+            self.version = version
+        }
+
+        public var description: String {
+            EventLogError.unsupportedFormat(segment: segment, version: version).description
+        }
     }
 
     /// A bad range: where it is, which positions it holds, and why.
@@ -81,13 +99,22 @@ public enum LogVerifier {
             let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
             let size = try file.size
             report.bytes += size
-            let header = try file.read(count: SegmentFile.headerSize, at: 0)
-            if let problem = segment.problem(withHeader: header) {
+            let scanner: SegmentScanner
+            switch segment.header(from: try file.read(count: SegmentFile.headerSize, at: 0)) {
+            case .success(let header):
+                scanner = SegmentScanner(segment: segment, file: file, header: header)
+            case .failure(.unsupportedVersion(let version)):
+                // Its records may be framed otherwise: not read, and not called damage.
+                report.unsupported.append(UnsupportedSegment(segment: segment.path, version: version))
+                expected = next?.firstPosition ?? expected
+                continue
+            case .failure(.damaged(let problem)):
                 report.problems.append(
                     Problem(
                         segment: segment.path, offset: 0, endOffset: Int64(min(size, Int64(SegmentFile.headerSize))),
                         firstPosition: segment.firstPosition, lastPosition: segment.firstPosition - 1,
                         reason: "bad segment header: \(problem)"))
+                scanner = SegmentScanner(segment: segment, damagedHeaderFile: file)
             }
             if segment.firstPosition > expected {
                 report.problems.append(
@@ -101,9 +128,8 @@ public enum LogVerifier {
                         segment: segment.path, offset: 0, endOffset: 0, firstPosition: segment.firstPosition,
                         lastPosition: expected - 1, reason: "this segment repeats positions an earlier one holds"))
             }
-            let scanner = SegmentScanner(segment: segment, file: file)
             var starts: [Int64: UInt64] = [:]
-            var from = Int64(SegmentFile.headerSize)
+            var from = scanner.recordsStart
             var position = segment.firstPosition
             while true {
                 let scan = try scanner.scan(from: from, expecting: position) { record, offset in
@@ -152,7 +178,8 @@ public enum LogVerifier {
                         + "at byte \(wrong.offset)); indexes are hints: readers check them, and a repair rebuilds it")
             }
         }
-        if acknowledged > report.head {
+        // Positions in a segment of a later format were not read: nothing can be said of them.
+        if acknowledged > report.head, report.unsupported.isEmpty {
             report.problems.append(
                 Problem(
                     segment: segments.last?.path ?? directory, offset: 0, endOffset: 0,

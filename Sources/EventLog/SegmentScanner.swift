@@ -43,6 +43,22 @@ struct SegmentScanner {
 
     let segment: SegmentFile
     let file: PosixFile
+    /// Where its first record starts: its header's size (``SegmentFile/Header/size``).
+    let recordsStart: Int64
+
+    init(segment: SegmentFile, file: PosixFile, header: SegmentFile.Header) {
+        self.segment = segment
+        self.file = file
+        recordsStart = Int64(header.size)
+    }
+
+    /// A scanner of a segment whose header is damaged: its records are looked for where the
+    /// header Bureau writes ends.
+    init(segment: SegmentFile, damagedHeaderFile file: PosixFile) {
+        self.segment = segment
+        self.file = file
+        recordsStart = Int64(SegmentFile.headerSize)
+    }
 
     /// Scans from the header's end (or `offset`, where a record with position `expecting`
     /// starts) to the first bad record or the end of the file.
@@ -56,10 +72,10 @@ struct SegmentScanner {
         resync: Bool = true, visit: (LogRecord, Int64) throws -> Void = { _, _ in }
     ) throws -> Result {
         let fileSize = try file.size
-        let start = offset ?? Int64(SegmentFile.headerSize)
+        let start = offset ?? recordsStart
         var expected = position ?? segment.firstPosition
         var result = Result(head: expected - 1, lastRecord: nil, validEnd: min(start, fileSize), fileSize: fileSize)
-        var lastIndexed = Int64(SegmentFile.headerSize)
+        var lastIndexed = recordsStart
         var buffer: [UInt8] = []
         var bufferOffset = start
         var cursor = 0

@@ -43,11 +43,11 @@ struct SparseIndex {
 
     /// Whether every entry points at the start of a valid record with the entry's position, in
     /// increasing order: an index written with another interval is valid too.
-    static func matches(_ entries: [Entry], segment: SegmentFile, file: PosixFile) throws -> Bool {
+    static func matches(_ entries: [Entry], segment: SegmentFile, file: PosixFile, recordsStart: Int64) throws -> Bool {
         var previous: Entry?
         for entry in entries {
             if let previous, entry.position <= previous.position || entry.offset <= previous.offset { return false }
-            guard entry.offset >= Int64(SegmentFile.headerSize), entry.position >= segment.firstPosition,
+            guard entry.offset >= recordsStart, entry.position >= segment.firstPosition,
                 case .record(let record, _) = try SegmentScanner.readRecord(file, at: entry.offset),
                 record.position == entry.position
             else { return false }

@@ -21,6 +21,9 @@ public struct ReadModels: Sendable, Equatable {
     public var tail: [EventLine] = []
     /// The position of the last event folded in; 0 before any.
     public var position: UInt64 = 0
+    /// The events of the screens' types that could not be read, and were passed over: the
+    /// status line says so, since a screen is then missing what they held.
+    public var passedOver = PassedOver()
 
     public static let tailLimit = 200
 
@@ -28,11 +31,11 @@ public struct ReadModels: Sendable, Equatable {
 
     /// Folds one event into every projection that takes its type.
     public mutating func apply(_ event: StoredEvent) {
-        Self.fold(WatchlistProjection(), event, into: &watchlist)
-        Self.fold(ConverterProjection(), event, into: &converter)
-        Self.fold(ReservationsProjection(), event, into: &reservations)
-        Self.fold(AlertsProjection(), event, into: &alerts)
-        Self.fold(ErrorsProjection(), event, into: &errors)
+        Self.fold(WatchlistProjection(), event, into: &watchlist, passedOver: &passedOver)
+        Self.fold(ConverterProjection(), event, into: &converter, passedOver: &passedOver)
+        Self.fold(ReservationsProjection(), event, into: &reservations, passedOver: &passedOver)
+        Self.fold(AlertsProjection(), event, into: &alerts, passedOver: &passedOver)
+        Self.fold(ErrorsProjection(), event, into: &errors, passedOver: &passedOver)
         tail.append(EventLine(event))
         if tail.count > Self.tailLimit { tail.removeFirst(tail.count - Self.tailLimit) }
         position = max(position, event.position)
@@ -45,7 +48,14 @@ public struct ReadModels: Sendable, Equatable {
         return models
     }
 
-    private static func fold<P: Projection>(_ projection: P, _ event: StoredEvent, into value: inout P.Value) {
-        if projection.filter.matches(event.type) { projection.apply(event, to: &value) }
+    private static func fold<P: Projection>(
+        _ projection: P, _ event: StoredEvent, into value: inout P.Value, passedOver: inout PassedOver
+    ) {
+        guard projection.filter.matches(event.type) else { return }
+        do {
+            try projection.apply(event, to: &value)
+        } catch {
+            passedOver.record(event, error)
+        }
     }
 }

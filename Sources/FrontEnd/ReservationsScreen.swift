@@ -32,12 +32,19 @@ public struct ReservationsScreen: Component, Sendable {
         ).draw(in: &buffer, area: area)
     }
 
-    /// The commission without its currency (Receive shows it) and its basis: "2.71 (0.5 %)", or
-    /// "none (before)" for a reservation accepted before Bureau charged commissions.
+    /// The commission without its currency (Receive shows it) and its basis: "2.71 (0.5 %)";
+    /// "none (no rate)" for one accepted while no commission rate was set, "none (before)" for
+    /// one accepted before Bureau charged commissions.
     static func commission(_ row: ReservationsProjection.Row) -> String {
-        if row.commissionBasis.hasPrefix("none") { return "none (before)" }
-        let amount = row.commission.split(separator: " ").first.map(String.init) ?? row.commission
-        return "\(amount) (\(row.commissionBasis))"
+        switch row.basis {
+        case .beforeCommissions:
+            return "none (before)"
+        case .noRate:
+            return "none (no rate)"
+        case .rate(let percentage):
+            let amount = row.commission.split(separator: " ").first.map(String.init) ?? row.commission
+            return "\(amount) (\(percentage))"
+        }
     }
 
     static func status(_ status: String) -> Table.Item {

@@ -33,7 +33,7 @@ public struct RootView: Component, Sendable {
         EventPane(lines: models.tail).draw(in: &buffer, area: pane)
         RequestLine(latest: state.requests.latest, pending: state.requests.pendingCount, notice: navigation.notice)
             .draw(in: &buffer, area: requestRow)
-        StatusLine(connection: state.connection, latestError: models.errors.errors.first)
+        StatusLine(connection: state.connection, latestError: models.errors.errors.first, passedOver: models.passedOver)
             .draw(in: &buffer, area: statusRow)
         switch navigation.overlay {
         case .picker(let picker, let purpose):

@@ -1,14 +1,18 @@
+import Runtime
 import SystemFeature
 import TerminalUI
 
-/// The bottom line: connected or not, the head position, and the latest error.
+/// The bottom line: connected or not, the head position, the events the screens could not read
+/// (if any), and the latest error.
 public struct StatusLine: Component, Sendable {
     public var connection: Connection
     public var latestError: ErrorsProjection.Row?
+    public var passedOver: PassedOver
 
-    public init(connection: Connection, latestError: ErrorsProjection.Row?) {
+    public init(connection: Connection, latestError: ErrorsProjection.Row?, passedOver: PassedOver = PassedOver()) {
         self.connection = connection
         self.latestError = latestError
+        self.passedOver = passedOver
     }
 
     public func draw(in buffer: inout CellBuffer, area: Rect) {
@@ -26,6 +30,12 @@ public struct StatusLine: Component, Sendable {
                 " ○ bus down\(why): showing what was received, reconnecting… ", x: area.x, y: y,
                 style: Theme.disconnected, clip: area)
             x = buffer.write(" │ last head \(connection.head) ", x: x, y: y, clip: area)
+        }
+        if let first = passedOver.first.first {
+            let count = passedOver.count
+            x = buffer.write(
+                "│ ✗ \(count) event\(count == 1 ? "" : "s") not shown, unreadable: @\(first.position) \(first.type) ",
+                x: x, y: y, style: Theme.error, clip: area)
         }
         if let error = latestError {
             buffer.write(

@@ -72,6 +72,11 @@ public final class LogReplay {
         progress.eventCount += 1
     }
 
+    /// What each projection passed over, by name, in the order of ``projections``.
+    public var passedOver: [(projection: String, passedOver: PassedOver)] {
+        zip(projections, folds).map { ($0.name, $1.passedOver) }
+    }
+
     /// The states and values as of the last event applied.
     public func snapshot() throws -> ReplaySnapshot {
         var modules: [ReplaySnapshot.ModuleState] = []

@@ -40,9 +40,13 @@ final class ModuleCheck {
             for output in outputs {
                 expect(Expected(output: output, inputPosition: event.position))
             }
-        case .malformed(let error, _):
+        case .malformed(let error, let reason):
             count.inputs += 1
             count.malformedInputs += 1
+            if count.firstMalformed == nil {
+                // An upcast failure names its position itself.
+                count.firstMalformed = event.upcastFailure != nil ? reason : "position \(event.position): \(reason)"
+            }
             expect(Expected(output: error, inputPosition: event.position))
         }
         count.unpublished = byID.count
@@ -71,6 +75,13 @@ final class ModuleCheck {
             head += 1
         }
         let output = match.output
+        // A recorded output its upcaster cannot read is compared with nothing: said as it is,
+        // rather than as the fields of its stored bytes differing from today's shape.
+        if let failure = recorded.upcastFailure {
+            return ReplayDivergence(
+                kind: .unreadable, module: run.module, position: recorded.position, inputPosition: match.inputPosition,
+                recorded: recorded, computed: output, differences: [], reason: failure.description)
+        }
         // The common case, checked without rendering either event as JSON.
         let same =
             recorded.type == output.type && recorded.causation == output.causation

@@ -16,10 +16,11 @@ public protocol Projection: Sendable {
     /// The event types it folds over; others are not given to it.
     var inputTypes: [String] { get }
     var initialValue: Value { get }
-    /// Folds one event in. An event that does not decode is passed over: a projection is a
-    /// value with nothing to report to, so a corrupt payload of one of its types is folded as
-    /// if it were of none (saying so would take `apply` telling its caller).
-    func apply(_ event: StoredEvent, to value: inout Value)
+    /// Folds one event in. An event of one of its types that cannot be read (its payload does
+    /// not decode, or its upcaster failed) throws, before `value` changes: the caller passes
+    /// over it and says so (``ProjectionFold/passedOver``), as a reducer host reports a
+    /// malformed input, rather than the read model losing a row without a word.
+    func apply(_ event: StoredEvent, to value: inout Value) throws
     /// The value as text for a terminal.
     func render(_ value: Value) -> String
 }
@@ -27,11 +28,16 @@ public protocol Projection: Sendable {
 extension Projection {
     public var filter: EventFilter { EventFilter(prefixes: inputTypes) }
 
-    /// Folds events in order into a value.
-    public func fold(_ events: some Sequence<StoredEvent>, into value: inout Value) {
+    /// Folds events in order into a value, passing over those it cannot read and counting them
+    /// in `passedOver`.
+    public func fold(_ events: some Sequence<StoredEvent>, into value: inout Value, passedOver: inout PassedOver) {
         let filter = self.filter
         for event in events where filter.matches(event.type) {
-            apply(event, to: &value)
+            do {
+                try apply(event, to: &value)
+            } catch {
+                passedOver.record(event, error)
+            }
         }
     }
 }

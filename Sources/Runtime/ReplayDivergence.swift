@@ -11,6 +11,8 @@ public struct ReplayDivergence: Sendable, CustomStringConvertible {
         case notComputed = "not-computed"
         /// The reducer computes an output that is not in the log, though later outputs of the module are.
         case notRecorded = "not-recorded"
+        /// The recorded output is of an older shape that its upcaster could not read as today's.
+        case unreadable
     }
 
     public let kind: Kind
@@ -24,17 +26,35 @@ public struct ReplayDivergence: Sendable, CustomStringConvertible {
     public let computed: OutgoingEvent?
     /// The fields that differ (recorded → re-computed); empty when one side is missing.
     public let differences: [FieldDifference]
+    /// Why the recorded output could not be read, for ``Kind/unreadable``: the position, the
+    /// upcaster and what it said.
+    public let reason: String?
+
+    public init(
+        kind: Kind, module: String, position: UInt64, inputPosition: UInt64, recorded: StoredEvent?,
+        computed: OutgoingEvent?, differences: [FieldDifference], reason: String? = nil
+    ) {
+        self.kind = kind
+        self.module = module
+        self.position = position
+        self.inputPosition = inputPosition
+        self.recorded = recorded
+        self.computed = computed
+        self.differences = differences
+        self.reason = reason
+    }
 
     public var recordedJSON: JSONValue? { recorded.map(EventJSON.recorded) }
     public var computedJSON: JSONValue? { computed.map(EventJSON.computed) }
 
     /// Everything as one JSON document.
     public var json: JSONValue {
-        .object([
-            ("kind", .string(kind.rawValue)), ("module", .string(module)), ("position", .integer(position)),
-            ("inputPosition", .integer(inputPosition)), ("recorded", recordedJSON ?? .null),
-            ("recomputed", computedJSON ?? .null), ("differences", .array(differences.map(\.json))),
-        ])
+        .object(
+            [
+                ("kind", .string(kind.rawValue)), ("module", .string(module)), ("position", .integer(position)),
+                ("inputPosition", .integer(inputPosition)), ("recorded", recordedJSON ?? .null),
+                ("recomputed", computedJSON ?? .null), ("differences", .array(differences.map(\.json))),
+            ] + (reason.map { [("reason", JSONValue.string($0))] } ?? []))
     }
 
     /// Several lines for people: what, where, both events as JSON, and the field differences.
@@ -44,6 +64,7 @@ public struct ReplayDivergence: Sendable, CustomStringConvertible {
             case .different: "the re-computed output differs from the recorded one"
             case .notComputed: "a recorded output is no longer computed"
             case .notRecorded: "a re-computed output is not in the log"
+            case .unreadable: "the recorded output cannot be read: \(reason ?? "its upcaster failed")"
             }
         var lines = [
             "divergence at position \(position), module \(module), input at position \(inputPosition): \(what)",

@@ -49,8 +49,10 @@ public final class ReplayVerifier {
         public var inputs = 0
         /// Recorded outputs found equal to the re-computed ones.
         public var outputsCompared = 0
-        /// Inputs whose payload does not decode (answered by an ErrorRaised).
+        /// Inputs whose payload does not decode, or whose upcaster failed (answered by an ErrorRaised).
         public var malformedInputs = 0
+        /// The first of them: its position and why ("position 7: … FailingUpcaster failed: …").
+        public var firstMalformed: String?
         /// Re-computed outputs of the last inputs that are not in the log (yet).
         public var unpublished = 0
     }

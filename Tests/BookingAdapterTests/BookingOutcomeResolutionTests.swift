@@ -88,7 +88,7 @@ struct BookingOutcomeResolutionTests {
         // What Bureau shows: the reservations projection over the log.
         let projection = ReservationsProjection()
         var shown = projection.initialValue
-        for event in events { projection.apply(event, to: &shown) }
+        for event in events { try projection.apply(event, to: &shown) }
         let rows = Dictionary(uniqueKeysWithValues: shown.reservations.map { ($0.id, $0) })
         var mismatches: [String] = []
         for index in 0..<Self.reservations {

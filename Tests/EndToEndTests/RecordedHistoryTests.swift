@@ -21,11 +21,80 @@ struct RecordedHistoryTests {
         #expect(!Self.names.isEmpty, "no history in \(Self.histories)")
     }
 
+    /// What is wrong with the files of the history in `directory`: each file its
+    /// `manifest.sha256` lists must be there with that SHA-256, no other file may be in its
+    /// `log/` or `expected/`, and the manifest must list a segment, `replay-verify.txt` and a read
+    /// model. (Which file names the newest segment depends on the log's format: `recovery-point`,
+    /// `HEAD` before it, none in the first; the manifest lists what the log holds.) One line a
+    /// problem, naming the file; empty when all is well.
+    static func problems(inHistory directory: String) async throws -> [String] {
+        let manifest = directory + "/manifest.sha256"
+        guard let text = Files.read(manifest) else {
+            return ["\(manifest) is missing: tools/record-history --refold writes it"]
+        }
+        var problems: [String] = []
+        var listed: [String: String] = [:]
+        for (number, line) in text.split(separator: "\n").enumerated() {
+            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit), parts[1].hasPrefix(" ")
+            else {
+                problems.append("\(manifest):\(number + 1): not '<sha256>  <file>': \(line)")
+                continue
+            }
+            listed[String(parts[1].dropFirst())] = parts[0]
+        }
+        let present = Set(
+            ["log", "expected"].flatMap { folder in
+                Files.list(directory + "/" + folder).map { folder + "/" + $0 }
+                    .filter { !Files.isDirectory(directory + "/" + $0) }
+            })
+        for file in listed.keys.sorted() where !present.contains(file) {
+            problems.append("\(directory)/\(file) is missing (manifest.sha256 lists it)")
+        }
+        for file in present.sorted() where listed[file] == nil {
+            problems.append("\(directory)/\(file) is not in manifest.sha256: a history holds what it recorded, no more")
+        }
+        let checked = listed.keys.filter(present.contains).sorted()
+        if !checked.isEmpty {
+            // Its output in a directory of its own: nothing is ever written into a history.
+            let scratch = try TemporaryDirectory("sha256")
+            let sums = try ChildProcess(
+                "/usr/bin/sha256sum", ["--"] + checked.map { directory + "/" + $0 }, directory: scratch.path,
+                name: "sha256")
+            guard await sums.exitCode() == 0 else {
+                return problems + ["sha256sum failed in \(directory): \(sums.standardError)"]
+            }
+            for line in sums.standardOutput.split(separator: "\n") {
+                let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { continue }
+                let file = String(parts[1].drop { $0 == " " }.dropFirst(directory.count + 1))
+                if let recorded = listed[file], recorded != parts[0] {
+                    problems.append(
+                        "\(directory)/\(file) is damaged: its SHA-256 is \(parts[0]), manifest.sha256 says \(recorded)")
+                }
+            }
+        }
+        let files = listed.keys
+        if !files.contains(where: { $0.hasPrefix("log/") && $0.hasSuffix(".seg") }) {
+            problems.append("\(manifest) lists no segment (log/*.seg)")
+        }
+        if !files.contains("expected/replay-verify.txt") {
+            problems.append("\(manifest) does not list expected/replay-verify.txt")
+        }
+        if !files.contains(where: { $0.hasPrefix("expected/") && $0.hasSuffix(".json") }) {
+            problems.append("\(manifest) lists no read model (expected/*.json)")
+        }
+        return problems
+    }
+
     @Test(arguments: Self.names)
     func aRecordedHistoryFoldsToTheReadModelsItWasRecordedWith(name: String) async throws {
         let history = Self.histories + "/" + name
         let log = history + "/log"
         let expected = history + "/expected"
+        // Every file first: one missing or damaged fails here, named, rather than folding as absent.
+        let problems = try await Self.problems(inHistory: history)
+        try #require(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         try #require(Files.isDirectory(log), "\(log) is missing")
         try #require(!Files.list(log).filter { $0.hasSuffix(".seg") }.isEmpty, "\(log) holds no segment")
         let models = Files.list(expected).filter { $0.hasSuffix(".json") }.sorted()
@@ -76,6 +145,84 @@ struct RecordedHistoryTests {
         #expect(replayed.out == verified, "\(name): replay --verify says something else now:\n\(replayed.out)")
     }
 
+    static let baseline =
+        "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/") + "/Schemas/baseline/schemas.json"
+
+    /// Every message type the released baseline defines, nested ones too, by full name.
+    static func releasedTypes() throws -> Set<String> {
+        let data = try #require(FileManager.default.contents(atPath: baseline), "\(baseline) is missing")
+        let image = try #require(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(baseline) is not a JSON object")
+        let files = try #require(image["file"] as? [[String: Any]], "\(baseline) has no files")
+        var names: Set<String> = []
+        func walk(_ messages: [[String: Any]], in scope: String) {
+            for message in messages {
+                guard let name = message["name"] as? String else { continue }
+                names.insert(scope + "." + name)
+                walk(message["nestedType"] as? [[String: Any]] ?? [], in: scope + "." + name)
+            }
+        }
+        for file in files {
+            walk(file["messageType"] as? [[String: Any]] ?? [], in: file["package"] as? String ?? "")
+        }
+        return names
+    }
+
+    /// A recorded history is a log users could have: every type in it was released, so that
+    /// `tools/check-schemas` holds its fields and names (Schemas/README.md, "Releasing a new
+    /// baseline": a release comes before a history records a type, or with it).
+    @Test(arguments: Self.names)
+    func everyTypeARecordedHistoryHoldsIsInTheReleasedBaseline(name: String) async throws {
+        let released = try Self.releasedTypes()
+        try #require(!released.isEmpty, "\(Self.baseline) defines no type")
+        let work = try TemporaryDirectory("history-types")
+        try FileManager.default.copyItem(atPath: Self.histories + "/" + name + "/log", toPath: work.file("data/log"))
+        let stats = try await BusProcess(directory: work.path, data: work.file("data")).run(["log", "stats", "--json"])
+        let types = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(stats.out.utf8)) as? [String: Any])?["types"]
+                as? [String: Any], "\(name): log stats --json gave no types: \(stats.out) \(stats.err)")
+        try #require(!types.isEmpty, "\(name): its log holds no event")
+        let unreleased = types.keys.filter { !released.contains($0) }.sorted()
+        #expect(
+            unreleased.isEmpty,
+            """
+            \(name) holds types the baseline \(Self.baseline) does not define: \(unreleased.joined(separator: ", ")); \
+            release them with tools/check-schemas --release
+            """)
+    }
+
+    /// Each kind of file a history holds, removed or damaged in a copy, fails naming the file.
+    @Test func aHistoryWithAFileMissingOrDamagedFailsNamingIt() async throws {
+        let source = Self.histories + "/2026-11-before-commission"
+        let segment = "log/00000000000000000001.seg"
+        func removing(_ file: String) -> (String) throws -> Void {
+            { try FileManager.default.removeItem(atPath: $0 + "/" + file) }
+        }
+        let cases: [(String, String, (String) throws -> Void)] = [
+            ("log/recovery-point", "is missing", removing("log/recovery-point")),
+            (segment, "is missing", removing(segment)),
+            (segment, "is damaged", { try Files.overwrite($0 + "/" + segment, at: 100, with: [0x5A]) }),
+            ("log/00000000000000000001.idx", "is missing", removing("log/00000000000000000001.idx")),
+            (
+                "expected/reservations@97.json", "is damaged",
+                { try Files.truncate($0 + "/expected/reservations@97.json", to: 10) }
+            ),
+            ("expected/replay-verify.txt", "is missing", removing("expected/replay-verify.txt")),
+            ("log/stray.seg", "is not in manifest.sha256", { try Files.write($0 + "/log/stray.seg", "") }),
+            ("manifest.sha256", "is missing", removing("manifest.sha256")),
+        ]
+        for (file, problem, damage) in cases {
+            let work = try TemporaryDirectory("history-damage")
+            let copy = work.file("history")
+            try FileManager.default.copyItem(atPath: source, toPath: copy)
+            #expect(try await Self.problems(inHistory: copy).isEmpty, "the copy itself")
+            try damage(copy)
+            let problems = try await Self.problems(inHistory: copy)
+            #expect(
+                problems.contains { $0.hasPrefix("\(copy)/\(file) \(problem)") }, "\(file): \(problems)")
+        }
+    }
+
     /// `log show` shows an old event as this build reads it and says it was upcast; `--raw` shows
     /// it as stored. The history from before commissions holds reservations in the old shape.
     @Test func logShowSaysAnOldEventWasUpcastAndRawShowsItAsStored() async throws {
@@ -93,7 +240,7 @@ struct RecordedHistoryTests {
         for (shown, stored) in zip(readLines, rawLines) {
             #expect(
                 shown.contains("bureau.reservations.ReservationAcceptedV2 {")
-                    && shown.contains("\"commissionBasis\":\"BEFORE_COMMISSIONS\""))
+                    && shown.contains("\"commissionBasis\":\"NO_RATE\""))
             #expect(shown.hasSuffix("(upcast from bureau.reservations.ReservationAccepted)"), "\(shown)")
             #expect(stored.contains("bureau.reservations.ReservationAccepted {") && stored.contains("\"quoteAmount\""))
             #expect(!stored.contains("upcast"), "\(stored)")

@@ -152,10 +152,10 @@ struct CrossRateTests {
                     var pair = Bureau_Watchlist_PairAdded()
                     pair.base = base
                     pair.quote = quote
-                    projection.apply(try Self.event(pair, position: 1), to: &value)
-                    projection.apply(
+                    try projection.apply(try Self.event(pair, position: 1), to: &value)
+                    try projection.apply(
                         try Self.event(AmountChanged(value: amount, currency: base), position: 2), to: &value)
-                    projection.apply(published, to: &value)
+                    try projection.apply(published, to: &value)
                     let shown = value.conversions.first
                     #expect(shown?.converted == expected, "\(amount) \(base)→\(quote) on \(date)")
                     #expect(shown?.currency == quote)

@@ -19,7 +19,11 @@ struct ReservationsProjectionTests {
                 position: UInt64(index + 1), id: .random(), type: type(of: message).protoMessageName,
                 commitTime: CommitTime(seconds: 1_700_000_000, nanos: 0),
                 payload: (try? message.serializedData()) ?? Data())
-            projection.apply(event, to: &value)
+            do {
+                try projection.apply(event, to: &value)
+            } catch {
+                Issue.record("\(event.type) at \(event.position) could not be folded: \(error)")
+            }
         }
         return value
     }
@@ -69,12 +73,54 @@ struct ReservationsProjectionTests {
         #expect(stored.payload == (try old.serializedData()), "the stored bytes are not changed")
         // When the read model folds it, then its commission is zero, in yen's minor units, and says why
         var value = ReservationsProjection().initialValue
-        ReservationsProjection().apply(read, to: &value)
+        try ReservationsProjection().apply(read, to: &value)
         let row = try #require(value.reservations.first)
         #expect(row.quoteAmount == "15725 JPY")
         #expect(row.commission == "0 JPY")
+        #expect(row.basis == .beforeCommissions)
         #expect(row.commissionBasis == "none: accepted before commissions")
         #expect(row.netAmount == "15725 JPY")
+    }
+
+    @Test func aReservationAcceptedTodayBeforeAnyRateIsSetSaysNoRateWasSetNotThatItCameBeforeCommissions() {
+        // Given a reservation accepted while no commission rate had been set
+        var accepted = Self.accepted
+        accepted.commissionRate = "0"
+        accepted.commission = "0.00"
+        accepted.netAmount = "558.60"
+        accepted.commissionBasis = .noRate
+        // When it is folded, then it is charged nothing, because no rate was set for USD
+        let row = shown([accepted]).reservations.first
+        #expect(row?.basis == .noRate(currency: "USD"))
+        #expect(row?.commissionBasis == "none: no rate set for USD")
+        // One that earlier builds stored saying BEFORE_COMMISSIONS, for the same reason, says the same.
+        accepted.commissionBasis = .beforeCommissions
+        #expect(shown([accepted]).reservations.first?.commissionBasis == "none: no rate set for USD")
+    }
+
+    @Test func aReservationThatDoesNotDecodeIsNotFoldedAndTheFoldSaysWhichItPassedOver() throws {
+        // Given a reservation whose payload is cut short (a field of 5 bytes holding 1)
+        let broken = StoredEvent(
+            position: 9, id: .random(), type: ReservationAcceptedV2.protoMessageName, commitTime: .zero,
+            payload: Data([0x0A, 0x05, 0x52]))
+        // When it is folded with a good one, then the good one is shown and the broken one counted, named
+        let fold = AnyProjection(ReservationsProjection()).fold()
+        fold.apply(
+            StoredEvent(
+                position: 3, id: .random(), type: ReservationAcceptedV2.protoMessageName, commitTime: .zero,
+                payload: try Self.accepted.serializedData()))
+        fold.apply(broken)
+        #expect(fold.render().contains("R2"))
+        #expect(fold.passedOver.count == 1)
+        #expect(fold.passedOver.first.map(\.position) == [9])
+        #expect(
+            fold.passedOver.description.hasPrefix(
+                "1 event passed over: position 9 (bureau.reservations.ReservationAcceptedV2): "),
+            "\(fold.passedOver)")
+        #expect(throws: (any Error).self) {
+            var value = ReservationsProjection().initialValue
+            try ReservationsProjection().apply(broken, to: &value)
+        }
     }
 
     @Test func aBookingWhoseOutcomeIsUnknownShowsThatItIsBeingCheckedThenTheAnswer() {

@@ -97,6 +97,65 @@ struct ReplayVerifierTests {
         #expect(counts.first?.outputsCompared == 7)
     }
 
+    /// Reads a watchlist refusal as an addition, and fails on every one: an upcaster's bug, met
+    /// on a recorded output.
+    struct FailingOutputUpcaster: Upcaster {
+        struct Broken: Error, CustomStringConvertible { var description: String { "the refusal has no pair" } }
+        var change: String { "a test's broken upcaster of an output" }
+        func upcast(_ old: PairRejected, of event: StoredEvent) throws -> PairAdded { throw Broken() }
+    }
+
+    @Test func anInputWhoseUpcasterFailsIsCountedAsMalformedAndVerificationNamesItAndTheUpcaster() async throws {
+        // Given a log that a host recorded through an upcaster that fails on one input: it
+        // answered that input with an ErrorRaised and went on
+        let bus = try BusUnderTest(.inMemory)
+        let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
+        let upcasting = try EventUpcasting(
+            [ReducerHostTests.FailingUpcaster()], readTypes: [PairAddRequested.protoMessageName])
+        let statistics = try harness.start(upcasting: upcasting)
+        await statistics.waitUntilCaughtUp()
+        let client = try bus.client()
+        _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1"])))
+        let old = try OutgoingEvent(Bureau_Alerts_AlertSetRequested())
+        let positions = try await client.publish([old, try ReducerHostTests.request("EUR", "USD")]).compactMap(
+            \.position)
+        await statistics.waitUntilApplied(positions.last ?? 0)
+        try await harness.stop()
+        // When it is verified, read through the same upcasters
+        let events = try bus.records().map { upcasting.upcast(try StoredEvent(envelopeBytes: $0.body)) }
+        let (divergence, counts) = ReplayVerifier.verify(reducers: [WatchlistReducer()], events: events)
+        // Then it agrees (the ErrorRaised is what the reducer computes too), and says which input was
+        // malformed and which upcaster failed on it
+        #expect(divergence == nil, "\(divergence?.description ?? "")")
+        #expect(counts.first?.malformedInputs == 1)
+        let first = try #require(counts.first?.firstMalformed)
+        #expect(first.hasPrefix("position \(positions[0]): "), "\(first)")
+        #expect(first.contains("FailingUpcaster failed: the old quote is not a currency"), "\(first)")
+    }
+
+    @Test func aRecordedOutputWhoseUpcasterFailsIsADivergenceNamingItsPositionAndTheUpcaster() async throws {
+        // Given a session recorded without upcasters, read through one that fails on the refusals
+        let recording = try await Self.record()
+        let upcasting = try EventUpcasting([FailingOutputUpcaster()], readTypes: [PairAdded.protoMessageName])
+        let refusal = try #require(recording.events.first { $0.type == PairRejected.protoMessageName })
+        // When it is verified
+        let (divergence, counts) = ReplayVerifier.verify(
+            reducers: [WatchlistReducer()], events: recording.events.map(upcasting.upcast))
+        // Then the first refusal is a divergence of its own: its bytes are not compared with today's output
+        let found = try #require(divergence)
+        #expect(found.kind == .unreadable)
+        #expect(found.position == refusal.position)
+        #expect(found.differences.isEmpty)
+        #expect(
+            found.description.hasPrefix(
+                "divergence at position \(refusal.position), module watchlist, input at position \(refusal.causation): "
+                    + "the recorded output cannot be read: position \(refusal.position): the bureau.watchlist.PairRejected "
+                    + "stored there could not be read as bureau.watchlist.PairAdded: FailingOutputUpcaster failed: "
+                    + "the refusal has no pair"), "\(found.description)")
+        #expect(found.json["reason"] != nil)
+        #expect((counts.first?.outputsCompared ?? 0) > 0, "the outputs before it were compared")
+    }
+
     @Test func anOutputTheReducerNoLongerComputesOrAnExtraOneIsADivergence() async throws {
         let recording = try await Self.record()
         let requests = recording.requests

@@ -15,7 +15,7 @@ struct ErrorsProjectionTests {
             payload: (try? message.serializedData()) ?? Data())
     }
 
-    @Test func errorsAreListedNewestFirstAndBounded() {
+    @Test func errorsAreListedNewestFirstAndBounded() throws {
         let projection = ErrorsProjection(limit: 2)
         var value = projection.initialValue
         for position in 1...3 as ClosedRange<UInt64> {
@@ -23,24 +23,24 @@ struct ErrorsProjectionTests {
             raised.module = "rates-adapter"
             raised.code = "fetch-failed"
             raised.message = "HTTP 500 (\(position))"
-            projection.apply(Self.event(position, raised), to: &value)
+            try projection.apply(Self.event(position, raised), to: &value)
         }
         #expect(value.errors.map(\.position) == [3, 2])
         #expect(projection.render(value).contains("rates-adapter fetch-failed: HTTP 500 (3)"))
     }
 
-    @Test func processesShowTheirLastExit() {
+    @Test func processesShowTheirLastExit() throws {
         let projection = ProcessesProjection()
         var value = projection.initialValue
         var started = ProcessStarted()
         started.process = "reducers"
         started.pid = 42
-        projection.apply(Self.event(1, started), to: &value)
+        try projection.apply(Self.event(1, started), to: &value)
         var exited = ProcessExited()
         exited.process = "reducers"
         exited.pid = 42
         exited.signal = 9
-        projection.apply(Self.event(2, exited), to: &value)
+        try projection.apply(Self.event(2, exited), to: &value)
         #expect(value.processes.first?.running == false)
         #expect(value.processes.first?.lastExit == "signal SIGKILL (9)")
     }

@@ -29,25 +29,25 @@ public struct AlertsProjection: Projection {
     }
     public var initialValue: Value { Value() }
 
-    public func apply(_ event: StoredEvent, to value: inout Value) {
-        if let armed = try? event.payload(as: AlertArmed.self) {
+    public func apply(_ event: StoredEvent, to value: inout Value) throws {
+        if let armed = try event.payload(as: AlertArmed.self) {
             value.alerts.append(
                 Row(
                     id: armed.alertID, pair: "\(armed.base)/\(armed.quote)",
                     condition: "\(armed.direction == .above ? "≥" : "≤") \(armed.threshold)", triggered: false))
-        } else if let triggered = try? event.payload(as: AlertTriggered.self),
+        } else if let triggered = try event.payload(as: AlertTriggered.self),
             let index = value.alerts.firstIndex(where: { $0.id == triggered.alertID })
         {
             value.alerts[index].triggered = true
             value.alerts[index].lastRate = triggered.rate
             value.alerts[index].asOf = triggered.asOf
-        } else if let rearmed = try? event.payload(as: AlertRearmed.self),
+        } else if let rearmed = try event.payload(as: AlertRearmed.self),
             let index = value.alerts.firstIndex(where: { $0.id == rearmed.alertID })
         {
             value.alerts[index].triggered = false
             value.alerts[index].lastRate = rearmed.rate
             value.alerts[index].asOf = rearmed.asOf
-        } else if let cleared = try? event.payload(as: AlertCleared.self) {
+        } else if let cleared = try event.payload(as: AlertCleared.self) {
             value.alerts.removeAll { $0.id == cleared.alertID }
         }
     }

@@ -61,21 +61,21 @@ public struct ConverterProjection: Projection {
     }
     public var initialValue: Value { Value() }
 
-    public func apply(_ event: StoredEvent, to value: inout Value) {
-        if let changed = try? event.payload(as: AmountChanged.self) {
+    public func apply(_ event: StoredEvent, to value: inout Value) throws {
+        if let changed = try event.payload(as: AmountChanged.self) {
             if let currency = Currency(changed.currency), let amount = try? DecimalText.parse(changed.value).value {
                 value.amount = Money(rounding: amount, currency: currency)
             }
-        } else if let added = try? event.payload(as: Bureau_Watchlist_PairAdded.self),
+        } else if let added = try event.payload(as: Bureau_Watchlist_PairAdded.self),
             let base = Currency(added.base), let quote = Currency(added.quote)
         {
             let pair = CurrencyPair(base: base, quote: quote)
             if !value.pairs.contains(pair) { value.pairs.append(pair) }
-        } else if let removed = try? event.payload(as: Bureau_Watchlist_PairRemoved.self),
+        } else if let removed = try event.payload(as: Bureau_Watchlist_PairRemoved.self),
             let base = Currency(removed.base), let quote = Currency(removed.quote)
         {
             value.pairs.removeAll { $0 == CurrencyPair(base: base, quote: quote) }
-        } else if let rates = try? event.payload(as: Bureau_Rates_RatesPublished.self) {
+        } else if let rates = try event.payload(as: Bureau_Rates_RatesPublished.self) {
             value.rates = ReferenceRates(rates)
         }
     }

@@ -19,17 +19,18 @@ import Runtime
 /// schedule holds for that currency when the request is committed (`CommissionRateSet`, asked
 /// for with `bureau://reservations/commission`), on the gross amount, rounded to the quote
 /// currency's minor units; the person receives the net amount. A currency without a rate is
-/// charged nothing. Until a first rate is set, Bureau charges no commission at all, as before
-/// commissions existed: a reservation then says so (`BEFORE_COMMISSIONS`), exactly as one
-/// stored before this change reads through ``ReservationAcceptedUpcaster``, so that replaying an
-/// old log computes what it recorded.
+/// charged nothing. Until a first rate is set, Bureau charges no commission at all, and a
+/// reservation says that no rate was set (`NO_RATE`): what a reservation stored before
+/// commissions (a `ReservationAccepted`) reads as through ``ReservationAcceptedUpcaster``, so that
+/// replaying an old log computes what it recorded. That an old one was accepted before Bureau
+/// charged commissions is told by its stored type, which the read models show.
 public struct ReservationsReducer: Reducer {
     public struct State: Codable, Equatable, Sendable {
         public var rates: ReferenceRates?
         public var ratesCommittedAt: CommitTime?
         public var reservations: [String: Reservation] = [:]
         /// The commission rate on each currency sold, a decimal fraction ("0.005" is 0.5 %); nil
-        /// until a first rate is set (Bureau then charges none, as before commissions).
+        /// until a first rate is set (Bureau then charges none, and says no rate was set).
         public var commissionRates: [String: String]?
 
         public init() {}
@@ -144,7 +145,7 @@ public struct ReservationsReducer: Reducer {
                 accepted.commission = reservation.commission
                 accepted.netAmount = reservation.netAmount
                 accepted.asOf = reservation.asOf
-                accepted.commissionBasis = state.commissionRates == nil ? .beforeCommissions : .schedule
+                accepted.commissionBasis = state.commissionRates == nil ? .noRate : .schedule
                 return [Emitted(accepted)]
             }
 

@@ -30,13 +30,13 @@ public struct ErrorsProjection: Projection {
     public var inputTypes: [String] { [ErrorRaised.protoMessageName, Bureau_Rates_RatesFetchFailed.protoMessageName] }
     public var initialValue: Value { Value() }
 
-    public func apply(_ event: StoredEvent, to value: inout Value) {
+    public func apply(_ event: StoredEvent, to value: inout Value) throws {
         var row: Row?
-        if let raised = try? event.payload(as: ErrorRaised.self) {
+        if let raised = try event.payload(as: ErrorRaised.self) {
             row = Row(
                 position: event.position, time: "\(event.commitTime)", module: raised.module, code: raised.code,
                 message: raised.message)
-        } else if let failed = try? event.payload(as: Bureau_Rates_RatesFetchFailed.self) {
+        } else if let failed = try event.payload(as: Bureau_Rates_RatesFetchFailed.self) {
             row = Row(
                 position: event.position, time: "\(event.commitTime)", module: "rates", code: "fetch-failed",
                 message: "\(failed.reason) (attempt \(failed.attempt), next in \(failed.nextRetryMs) ms)")

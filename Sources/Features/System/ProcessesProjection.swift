@@ -25,8 +25,8 @@ public struct ProcessesProjection: Projection {
     public var inputTypes: [String] { [ProcessStarted.protoMessageName, ProcessExited.protoMessageName] }
     public var initialValue: Value { Value() }
 
-    public func apply(_ event: StoredEvent, to value: inout Value) {
-        if let started = try? event.payload(as: ProcessStarted.self) {
+    public func apply(_ event: StoredEvent, to value: inout Value) throws {
+        if let started = try event.payload(as: ProcessStarted.self) {
             let row = Row(
                 process: started.process, pid: started.pid, running: true, restarts: started.restarts, lastExit: nil)
             if let index = value.processes.firstIndex(where: { $0.process == started.process }) {
@@ -36,7 +36,7 @@ public struct ProcessesProjection: Projection {
             } else {
                 value.processes.append(row)
             }
-        } else if let exited = try? event.payload(as: ProcessExited.self),
+        } else if let exited = try event.payload(as: ProcessExited.self),
             let index = value.processes.firstIndex(where: { $0.process == exited.process })
         {
             value.processes[index].running = false

@@ -61,14 +61,14 @@ public struct WatchlistProjection: Projection {
     }
     public var initialValue: Value { Value() }
 
-    public func apply(_ event: StoredEvent, to value: inout Value) {
-        if let added = try? event.payload(as: PairAdded.self), let pair = CurrencyPair(added.base, added.quote) {
+    public func apply(_ event: StoredEvent, to value: inout Value) throws {
+        if let added = try event.payload(as: PairAdded.self), let pair = CurrencyPair(added.base, added.quote) {
             if !value.pairs.contains(pair) { value.pairs.append(pair) }
-        } else if let removed = try? event.payload(as: PairRemoved.self),
+        } else if let removed = try event.payload(as: PairRemoved.self),
             let pair = CurrencyPair(removed.base, removed.quote)
         {
             value.pairs.removeAll { $0 == pair }
-        } else if let rates = try? event.payload(as: RatesPublished.self) {
+        } else if let rates = try event.payload(as: RatesPublished.self) {
             let fixing = ReferenceRates(rates)
             if fixing.asOf != value.latest?.asOf { value.previous = value.latest }
             value.latest = fixing
