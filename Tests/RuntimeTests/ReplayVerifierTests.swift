@@ -108,7 +108,7 @@ struct ReplayVerifierTests {
     @Test func anInputWhoseUpcasterFailsIsCountedAsMalformedAndVerificationNamesItAndTheUpcaster() async throws {
         // Given a log that a host recorded through an upcaster that fails on one input: it
         // answered that input with an ErrorRaised and went on
-        let bus = try BusUnderTest(.inMemory)
+        let bus = try await BusUnderTest(.inMemory)
         let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
         let upcasting = try EventUpcasting(
             [ReducerHostTests.FailingUpcaster()], readTypes: [PairAddRequested.protoMessageName])
