@@ -1,4 +1,5 @@
 import Bus
+import Guards
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -21,7 +22,8 @@ public protocol Projection: Sendable {
     /// over it and says so (``ProjectionFold/passedOver``), as a reducer host reports a
     /// malformed input, rather than the read model losing a row without a word.
     func apply(_ event: StoredEvent, to value: inout Value) throws
-    /// The value as text for a terminal.
+    /// The value as text for a terminal: a line per row, every field from a payload through
+    /// ``shown(_:)``.
     func render(_ value: Value) -> String
 }
 
@@ -39,5 +41,14 @@ extension Projection {
                 passedOver.record(event, error)
             }
         }
+    }
+}
+
+extension Projection {
+    /// A field of ``render(_:)`` that a payload said (a pair, a reason, a process's name), as a
+    /// terminal may show it: every control character escaped, newlines too (``TerminalText``), so
+    /// that it runs no escape sequence and forges no row.
+    public static func shown(_ text: String) -> String {
+        TerminalText.escaped(text)
     }
 }

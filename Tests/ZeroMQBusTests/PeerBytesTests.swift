@@ -9,8 +9,9 @@ import ZeroMQ
 import ZeroMQBus
 
 /// Bytes a peer sends reach a terminal only escaped: control characters in a request's version
-/// or verb, in a type name, in an error's module, code and message are written as escapes in the
-/// daemon's log and in what the CLI prints (`show errors`, `log show`).
+/// or verb, in a type name, in an error's module, code and message, in a booking's reason and a
+/// fixing's date are written as escapes in the daemon's log and in what the CLI prints (`show
+/// errors`, `show reservations`, `show converter`, `log show`).
 @Suite(.timeLimit(.minutes(2)))
 struct PeerBytesTests {
     /// An OSC that retitles a terminal, a clear screen, an 8-bit CSI and a forged log line.
@@ -66,6 +67,20 @@ struct PeerBytesTests {
         raised.code = "code" + Self.hostile
         raised.message = "message" + Self.hostile
         #expect(try await client.publish(OutgoingEvent(raised)) == .committed(1))
+        // A reservation a booking service failed with a reason holding them, and rates dated with them.
+        var accepted = Bureau_Reservations_ReservationAcceptedV2()
+        accepted.reservationID = "r-1"
+        accepted.base = "EUR"
+        accepted.quote = "USD"
+        var failed = Bureau_Booking_ReservationFailed()
+        failed.reservationID = "r-1"
+        failed.reason = "refused" + Self.hostile
+        var rates = Bureau_Rates_RatesPublished()
+        rates.asOf = "2026-11-02" + Self.hostile
+        rates.base = "EUR"
+        for event in [try OutgoingEvent(accepted), try OutgoingEvent(failed), try OutgoingEvent(rates)] {
+            #expect(try await client.publish(event).position != nil)
+        }
         client.close()
         subscriber.close()
 
@@ -74,6 +89,13 @@ struct PeerBytesTests {
         #expect(Self.raw(errors.out).isEmpty, "show errors printed raw controls: \(Self.raw(errors.out))")
         #expect(errors.out.contains("message\\u{1B}]0;owned\\u{7}"), "\(errors.out)")
         #expect(errors.out.split(separator: "\n").count == 1, "one error, one line: \(errors.out)")
+        for (model, rows) in [("reservations", 1), ("converter", 2)] {
+            let shown = try await bus.run(["show", model])
+            #expect(shown.code == 0, "\(shown.err)")
+            #expect(Self.raw(shown.out).isEmpty, "show \(model) printed raw controls: \(Self.raw(shown.out))")
+            #expect(shown.out.contains("\\u{1B}]0;owned"), "show \(model): \(shown.out)")
+            #expect(shown.out.split(separator: "\n").count == rows, "show \(model), a line a row: \(shown.out)")
+        }
         let shown = try await bus.run(["log", "show"])
         #expect(shown.code == 0, "\(shown.err)")
         #expect(Self.raw(shown.out).isEmpty, "log show printed raw controls: \(Self.raw(shown.out))")

@@ -55,8 +55,9 @@ public struct AlertsProjection: Projection {
     public func render(_ value: Value) -> String {
         guard !value.alerts.isEmpty else { return "No alerts." }
         return value.alerts.map { row in
-            "\(row.id)  \(row.pair)  \(row.condition)  "
-                + (row.triggered ? "TRIGGERED at \(row.lastRate ?? "?") (\(row.asOf ?? ""))" : "armed")
+            "\(Self.shown(row.id))  \(Self.shown(row.pair))  \(Self.shown(row.condition))  "
+                + (row.triggered
+                    ? "TRIGGERED at \(Self.shown(row.lastRate ?? "?")) (\(Self.shown(row.asOf ?? "")))" : "armed")
         }.joined(separator: "\n")
     }
 }

@@ -81,11 +81,13 @@ public struct ConverterProjection: Projection {
     }
 
     public func render(_ value: Value) -> String {
-        var lines = ["\(value.amount) converted at the rates of \(value.rates?.asOf ?? "—")"]
+        var lines = [
+            "\(Self.shown("\(value.amount)")) converted at the rates of \(Self.shown(value.rates?.asOf ?? "—"))"
+        ]
         for conversion in value.conversions {
             lines.append(
-                "  " + conversion.pair.padding(toLength: 10, withPad: " ", startingAt: 0)
-                    + (conversion.converted.map { "\($0) \(conversion.currency)" } ?? "—"))
+                "  " + Self.shown(conversion.pair).padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + Self.shown(conversion.converted.map { "\($0) \(conversion.currency)" } ?? "—"))
         }
         if value.pairs.isEmpty { lines.append("  (no pairs on the watchlist)") }
         return lines.joined(separator: "\n")

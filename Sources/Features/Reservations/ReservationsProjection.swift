@@ -167,7 +167,7 @@ public struct ReservationsProjection: Projection {
                 "− \(row.commission) (\(row.commissionBasis))",
                 "= \(row.netAmount)", row.status, row.detail,
             ]
-            .joined(separator: "  ")
+            .map(Self.shown).joined(separator: "  ")
         }.joined(separator: "\n")
     }
 }

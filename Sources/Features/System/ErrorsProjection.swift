@@ -50,8 +50,7 @@ public struct ErrorsProjection: Projection {
         guard !value.errors.isEmpty else { return "No errors." }
         // What processes said, escaped: one row per error, and no escape sequence for a terminal.
         return value.errors.map {
-            "\($0.position) \($0.time) \(TerminalText.escaped($0.module)) \(TerminalText.escaped($0.code)): "
-                + TerminalText.escaped($0.message)
+            "\($0.position) \($0.time) \(Self.shown($0.module)) \(Self.shown($0.code)): " + Self.shown($0.message)
         }
         .joined(separator: "\n")
     }

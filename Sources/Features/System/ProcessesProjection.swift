@@ -47,8 +47,8 @@ public struct ProcessesProjection: Projection {
     public func render(_ value: Value) -> String {
         guard !value.processes.isEmpty else { return "No processes recorded." }
         return value.processes.map { row in
-            "\(row.process)  pid \(row.pid)  \(row.running ? "running" : "stopped")  restarts \(row.restarts)"
-                + (row.lastExit.map { "  last exit: \($0)" } ?? "")
+            "\(Self.shown(row.process))  pid \(row.pid)  \(row.running ? "running" : "stopped")  restarts \(row.restarts)"
+                + (row.lastExit.map { "  last exit: \(Self.shown($0))" } ?? "")
         }.joined(separator: "\n")
     }
 }

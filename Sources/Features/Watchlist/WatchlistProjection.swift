@@ -81,9 +81,10 @@ public struct WatchlistProjection: Projection {
         var lines = ["pair      rate          change  as of"]
         for row in value.rows {
             lines.append(
-                row.pair.padding(toLength: 10, withPad: " ", startingAt: 0)
-                    + (row.rate ?? "—").padding(toLength: 14, withPad: " ", startingAt: 0)
-                    + (arrows[row.change] ?? " ").padding(toLength: 8, withPad: " ", startingAt: 0) + (row.asOf ?? ""))
+                Self.shown(row.pair).padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + Self.shown(row.rate ?? "—").padding(toLength: 14, withPad: " ", startingAt: 0)
+                    + (arrows[row.change] ?? " ").padding(toLength: 8, withPad: " ", startingAt: 0)
+                    + Self.shown(row.asOf ?? ""))
         }
         return lines.joined(separator: "\n")
     }
