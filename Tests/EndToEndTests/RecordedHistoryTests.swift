@@ -240,7 +240,7 @@ struct RecordedHistoryTests {
         for (shown, stored) in zip(readLines, rawLines) {
             #expect(
                 shown.contains("bureau.reservations.ReservationAcceptedV2 {")
-                    && shown.contains("\"commissionBasis\":\"NO_RATE\""))
+                    && shown.contains("\"commissionBasis\":\"BEFORE_COMMISSIONS\""))
             #expect(shown.hasSuffix("(upcast from bureau.reservations.ReservationAccepted)"), "\(shown)")
             #expect(stored.contains("bureau.reservations.ReservationAccepted {") && stored.contains("\"quoteAmount\""))
             #expect(!stored.contains("upcast"), "\(stored)")

@@ -22,7 +22,7 @@ struct ReservationsReducerTests {
     /// The accepted reservation of 500.00 EUR in USD at 1.1172, with `commission` at `rate`.
     static func accepted(
         commissionRate: String = "0", commission: String = "0.00", net: String = "558.60",
-        basis: ReservationAcceptedV2.CommissionBasis = .noRate
+        basis: ReservationAcceptedV2.CommissionBasis = .beforeCommissions
     )
         -> ReservationAcceptedV2
     {
@@ -47,7 +47,7 @@ struct ReservationsReducerTests {
         // No commission rate was ever set: none is charged, and the reservation says no rate was set
         // (not that it came before commissions: it did not).
         #expect(output == [Emitted(Self.accepted())])
-        #expect((output.first?.message as? ReservationAcceptedV2)?.commissionBasis == .noRate)
+        #expect((output.first?.message as? ReservationAcceptedV2)?.commissionBasis == .beforeCommissions)
         #expect(spec.state.reservations["R2"]?.status == .pending)
     }
 

@@ -282,16 +282,12 @@ public nonisolated struct Bureau_Reservations_ReservationAcceptedV2: Sendable {
     /// (zero if it held rates for other currencies only).
     case schedule // = 1
 
-    /// No longer written. Builds from the commission's introduction until NO_RATE came wrote it
-    /// for a reservation accepted while no commission rate had been set; the read models show
-    /// such a one as NO_RATE. (Whether a reservation was accepted before Bureau charged
-    /// commissions is told by its stored type, ReservationAccepted, never by this field.)
+    /// No commission was charged: no rate had been set, for any currency, when the request was
+    /// committed. What ReservationAcceptedUpcaster reads a ReservationAccepted as, too: those were
+    /// accepted before Bureau had rates to set. Whether a reservation was accepted before Bureau
+    /// charged commissions is told by its stored type (ReservationAccepted), never by this field;
+    /// the name is the one it was released with.
     case beforeCommissions // = 2
-
-    /// No commission rate had been set, for any currency, when the request was committed: none was
-    /// charged. What ReservationAcceptedUpcaster reads a ReservationAccepted as, too: those were
-    /// accepted before Bureau had rates to set.
-    case noRate // = 3
     case UNRECOGNIZED(Int)
 
     public init() {
@@ -303,7 +299,6 @@ public nonisolated struct Bureau_Reservations_ReservationAcceptedV2: Sendable {
       case 0: self = .unspecified
       case 1: self = .schedule
       case 2: self = .beforeCommissions
-      case 3: self = .noRate
       default: self = .UNRECOGNIZED(rawValue)
       }
     }
@@ -313,7 +308,6 @@ public nonisolated struct Bureau_Reservations_ReservationAcceptedV2: Sendable {
       case .unspecified: return 0
       case .schedule: return 1
       case .beforeCommissions: return 2
-      case .noRate: return 3
       case .UNRECOGNIZED(let i): return i
       }
     }
@@ -323,7 +317,6 @@ public nonisolated struct Bureau_Reservations_ReservationAcceptedV2: Sendable {
       .unspecified,
       .schedule,
       .beforeCommissions,
-      .noRate,
     ]
 
   }
@@ -731,7 +724,7 @@ nonisolated extension Bureau_Reservations_ReservationAcceptedV2: SwiftProtobuf.M
 }
 
 nonisolated extension Bureau_Reservations_ReservationAcceptedV2.CommissionBasis: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0COMMISSION_BASIS_UNSPECIFIED\0\u{1}SCHEDULE\0\u{1}BEFORE_COMMISSIONS\0\u{1}NO_RATE\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0COMMISSION_BASIS_UNSPECIFIED\0\u{1}SCHEDULE\0\u{1}BEFORE_COMMISSIONS\0")
 }
 
 nonisolated extension Bureau_Reservations_CommissionRateSetRequested: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

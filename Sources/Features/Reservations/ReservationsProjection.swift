@@ -142,15 +142,14 @@ public struct ReservationsProjection: Projection {
 
     /// How a reservation's commission was decided: by its stored type first (one stored as a
     /// `ReservationAccepted` was accepted before commissions, whatever its upcaster says of the
-    /// rate), then by its basis. `BEFORE_COMMISSIONS`, stored in a `ReservationAcceptedV2`, was
-    /// written by earlier builds for a reservation accepted while no rate had been set: that is
-    /// what it is shown as.
+    /// rate), then by its basis: `BEFORE_COMMISSIONS` stored in a `ReservationAcceptedV2` is a
+    /// reservation accepted while no rate had been set.
     static func basis(of accepted: ReservationAcceptedV2, in event: StoredEvent) -> CommissionBasis {
         if case .upcast(let storedType, _) = event.upcast, storedType == ReservationAccepted.protoMessageName {
             return .beforeCommissions
         }
         switch accepted.commissionBasis {
-        case .noRate, .beforeCommissions: return .noRate(currency: accepted.quote)
+        case .beforeCommissions: return .noRate(currency: accepted.quote)
         default:
             guard let rate = Decimal(string: accepted.commissionRate, locale: Locale(identifier: "en_US_POSIX")) else {
                 return .rate(accepted.commissionRate)

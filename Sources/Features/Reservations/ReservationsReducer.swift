@@ -20,10 +20,11 @@ import Runtime
 /// for with `bureau://reservations/commission`), on the gross amount, rounded to the quote
 /// currency's minor units; the person receives the net amount. A currency without a rate is
 /// charged nothing. Until a first rate is set, Bureau charges no commission at all, and a
-/// reservation says that no rate was set (`NO_RATE`): what a reservation stored before
-/// commissions (a `ReservationAccepted`) reads as through ``ReservationAcceptedUpcaster``, so that
-/// replaying an old log computes what it recorded. That an old one was accepted before Bureau
-/// charged commissions is told by its stored type, which the read models show.
+/// reservation's basis is `BEFORE_COMMISSIONS` (none charged: no rate set): what a reservation
+/// stored before commissions (a `ReservationAccepted`) reads as through
+/// ``ReservationAcceptedUpcaster``, so that replaying an old log computes what it recorded. That
+/// an old one was accepted before Bureau charged commissions is told by its stored type, which
+/// the read models show; one accepted today is shown as "no rate set".
 public struct ReservationsReducer: Reducer {
     public struct State: Codable, Equatable, Sendable {
         public var rates: ReferenceRates?
@@ -145,7 +146,7 @@ public struct ReservationsReducer: Reducer {
                 accepted.commission = reservation.commission
                 accepted.netAmount = reservation.netAmount
                 accepted.asOf = reservation.asOf
-                accepted.commissionBasis = state.commissionRates == nil ? .noRate : .schedule
+                accepted.commissionBasis = state.commissionRates == nil ? .beforeCommissions : .schedule
                 return [Emitted(accepted)]
             }
 
