@@ -53,11 +53,19 @@ struct SegmentScanner {
     }
 
     /// A scanner of a segment whose header is damaged: its records are looked for where the
-    /// header Bureau writes ends.
+    /// header Bureau writes ends, or where the first layout's ended if the segment's first record
+    /// is found there (a segment from before the recovery point, whose header went bad).
     init(segment: SegmentFile, damagedHeaderFile file: PosixFile) {
         self.segment = segment
         self.file = file
-        recordsStart = Int64(SegmentFile.headerSize)
+        let first = Int64(SegmentFile.firstLayoutHeaderSize)
+        if case .record(let record, _)? = try? Self.readRecord(file, at: first),
+            record.position == segment.firstPosition
+        {
+            recordsStart = first
+        } else {
+            recordsStart = Int64(SegmentFile.headerSize)
+        }
     }
 
     /// Scans from the header's end (or `offset`, where a record with position `expecting`

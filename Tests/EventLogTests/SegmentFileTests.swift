@@ -130,6 +130,35 @@ struct SegmentFileTests {
         #expect(repair.rewritten.isEmpty, "nothing of the old layout is damage")
     }
 
+    /// A first-layout segment whose header went bad: its records start at byte 32, not 40, and a
+    /// repair keeps the first of them rather than taking it for damage.
+    @Test func aRepairOfAFirstLayoutSegmentWithADamagedHeaderKeepsItsFirstRecord() throws {
+        let directory = try TemporaryDirectory("first-format-damaged-header")
+        let records = FileEventLogTests.records(1...60)
+        do {
+            let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
+            for start in stride(from: 0, to: 60, by: 10) {
+                try log.append(Array(records[start..<start + 10]))
+                try log.commit()
+            }
+            try log.close()
+        }
+        try FileManager.default.removeItem(atPath: directory.file("recovery-point"))
+        let segments = Self.segments(in: directory.path)
+        try #require(segments.count > 1)
+        for segment in segments { try Self.rewriteInTheFirstLayout(segment) }
+        // The first segment's header checksum no longer holds (a bit of its magic flipped).
+        try Files.overwrite(segments[0], at: 0, with: [UInt8(ascii: "C")])
+
+        let verified = try LogVerifier.verify(directory: directory.path)
+        #expect(!verified.ok, "a bad header is damage")
+        let repair = try LogRepair.repair(directory: directory.path) { _ in (.random(), Data()) }
+        #expect(repair.lost.isEmpty, "every record of the segment is intact: \(repair)")
+        let log = try FileEventLog(directory: directory.path, options: Self.smallSegments())
+        #expect(try log.makeReader().read(after: 0, through: 60, limit: 1000, maxBytes: 1 << 30) == records)
+        try log.close()
+    }
+
     @Test func aLogThatNamesItsNewestSegmentInHEADOpensAndGetsARecoveryPoint() throws {
         let directory = try TemporaryDirectory("head-file")
         let log = try Self.copy(history: "2026-11-22-head-file", into: directory)
