@@ -61,7 +61,17 @@ final class CatchUpServer {
                 let wait = max(0, (nextRefresh - .now).inMilliseconds) + 1
                 try poller.poll(timeout: Int(clamping: wait))
                 if poller.isReadable(stopItem) { return }
-                if let renewal, let renewItem, poller.isReadable(renewItem) { renewal.perform(logger: logger) }
+                if let renewal, let renewItem, poller.isReadable(renewItem) {
+                    do {
+                        try renewal.perform(logger: logger)
+                    } catch {
+                        // Without its read socket the bus serves no reader: it stops as a whole,
+                        // failed (the ingress loop commits what it holds and closes the log).
+                        state.finish(error: error)
+                        stop.ring()
+                        return
+                    }
+                }
                 if ContinuousClock.now >= nextRefresh { refresh() }
                 for (index, item) in items.enumerated() where poller.isReadable(item) {
                     // Serve a few requests per socket per turn so that one busy client cannot starve the rest.

@@ -183,7 +183,7 @@ final class IngressLoop {
             // Finished first, then this wake-up's requests are written, then the next commit
             // begins: it covers them too.
             if poller.isReadable(commitItem) { try finishCommit() }
-            if let renewal, let renewItem, poller.isReadable(renewItem) { renewal.perform(logger: logger) }
+            if let renewal, let renewItem, poller.isReadable(renewItem) { try renewal.perform(logger: logger) }
             var budget = Budget(events: maxEventsPerBatch, bytes: maxBytesPerBatch)
             for (index, item) in ingressItems.enumerated() where taking && poller.isReadable(item) {
                 try drain(socket: index, into: &pending, budget: &budget)

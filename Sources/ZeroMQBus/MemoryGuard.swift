@@ -8,14 +8,18 @@
 /// messages libzmq was still receiving; producers send again (publishes are idempotent by id),
 /// subscribers notice the gap and read the log. While memory stays over the limit (memory the
 /// daemon itself holds, which dropping connections does not give back), it drops them again at
-/// most once per ``interval``.
+/// most once per ``interval``, unless memory has grown by ``regrowth`` from its lowest since the
+/// last drop (a peer at it again) or fell back under the limit in between: the guard is never off.
 struct MemoryGuard: Sendable {
     /// Anonymous resident memory, in bytes, past which connections are dropped.
     let limit: Int
-    /// The least time between two drops.
+    /// The least time between two drops while memory stays over the limit and does not grow.
     let interval: Duration
-    /// When connections were last dropped.
-    private(set) var lastDrop: ContinuousClock.Instant?
+    /// How much memory may grow from its lowest since the last drop before connections are
+    /// dropped again within ``interval``.
+    let regrowth: Int
+    /// When connections were last dropped, and the lowest memory seen since.
+    private(set) var lastDrop: (at: ContinuousClock.Instant, lowest: Int)?
     /// How many times they have been dropped.
     private(set) var drops = 0
 
@@ -26,16 +30,25 @@ struct MemoryGuard: Sendable {
         case dropConnections
     }
 
-    init(limit: Int, interval: Duration = .seconds(1)) {
+    init(limit: Int, interval: Duration = .seconds(1), regrowth: Int = 16 << 20) {
         self.limit = limit
         self.interval = interval
+        self.regrowth = regrowth
     }
 
     /// What to do about `resident` bytes of anonymous resident memory, measured at `now`.
     mutating func sample(resident: Int, at now: ContinuousClock.Instant) -> Action {
-        guard resident > limit else { return .keep }
-        if let lastDrop, now - lastDrop < interval { return .keep }
-        lastDrop = now
+        guard resident > limit else {
+            // Under the limit again: the next time over is a new peer's doing, dropped at once.
+            lastDrop = nil
+            return .keep
+        }
+        if var last = lastDrop, now - last.at < interval {
+            last.lowest = min(last.lowest, resident)
+            lastDrop = last
+            if resident < last.lowest + regrowth { return .keep }
+        }
+        lastDrop = (now, resident)
         drops += 1
         return .dropConnections
     }

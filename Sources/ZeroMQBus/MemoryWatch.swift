@@ -96,17 +96,27 @@ struct SocketRenewal {
     /// Each socket with an endpoint it is bound to, as bound (a TCP port resolved).
     let bound: [(ZMQSocket, String)]
 
-    /// Drops the connections, then hands what their messages held back to the system.
-    func perform(logger: Logger) {
+    /// Drops the connections, then hands what their messages held back to the system. Throws
+    /// if an endpoint cannot be bound again: the daemon would go on deaf on it, so it stops
+    /// instead (and its supervisor starts it again).
+    func perform(logger: Logger) throws {
         signal.drain()
         for (socket, endpoint) in bound {
             do {
                 try socket.unbind(endpoint)
+            } catch {
+                // Not bound (an earlier bind failed?): bound again below all the same.
+                logger.error(
+                    "an endpoint could not be unbound to drop its connections",
+                    metadata: ["bus.endpoint": "\(endpoint)", "bus.error": "\(error)"])
+            }
+            do {
                 try Self.bind(socket, endpoint)
             } catch {
                 logger.critical(
-                    "an endpoint could not be bound again after its connections were dropped",
+                    "an endpoint could not be bound again after its connections were dropped; the bus stops",
                     metadata: ["bus.endpoint": "\(endpoint)", "bus.error": "\(error)"])
+                throw error
             }
         }
         // libzmq's I/O thread frees the messages as the connections end, a moment later.

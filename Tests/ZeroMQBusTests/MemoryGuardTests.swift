@@ -13,23 +13,32 @@ struct MemoryGuardTests {
         #expect(policy.drops == 0)
     }
 
-    @Test func pastTheLimitEveryConnectionIsDroppedOncePerInterval() {
-        // Given a limit of 100 bytes and an interval of a second,
-        var policy = MemoryGuard(limit: 100, interval: .seconds(1))
+    @Test func memoryThatStaysOverWithoutGrowingIsDroppedOncePerInterval() {
+        // Given a limit of 100 MiB, an interval of a second and a regrowth of 16 MiB,
+        var policy = MemoryGuard(limit: 100 << 20, interval: .seconds(1), regrowth: 16 << 20)
         // when memory goes past it, connections are dropped;
-        #expect(policy.sample(resident: 101, at: start) == .dropConnections)
-        // while it stays over within the interval (the daemon's own memory), not again;
-        #expect(policy.sample(resident: 150, at: start + .milliseconds(999)) == .keep)
+        #expect(policy.sample(resident: 150 << 20, at: start) == .dropConnections)
+        // while it stays over without growing (the daemon's own memory), not again within the interval;
+        #expect(policy.sample(resident: 150 << 20, at: start + .milliseconds(999)) == .keep)
         // once the interval has passed, again.
-        #expect(policy.sample(resident: 150, at: start + .seconds(1)) == .dropConnections)
+        #expect(policy.sample(resident: 150 << 20, at: start + .seconds(1)) == .dropConnections)
         #expect(policy.drops == 2)
     }
 
-    @Test func memoryBackUnderTheLimitThenOverAgainIsDroppedOnlyAfterTheInterval() {
-        var policy = MemoryGuard(limit: 100, interval: .seconds(1))
-        #expect(policy.sample(resident: 200, at: start) == .dropConnections)
-        #expect(policy.sample(resident: 50, at: start + .milliseconds(10)) == .keep)
-        #expect(policy.sample(resident: 200, at: start + .milliseconds(500)) == .keep)
-        #expect(policy.sample(resident: 200, at: start + .milliseconds(1500)) == .dropConnections)
+    @Test func memoryBackUnderTheLimitRearmsTheGuardAtOnce() {
+        var policy = MemoryGuard(limit: 100 << 20, interval: .seconds(1), regrowth: 16 << 20)
+        #expect(policy.sample(resident: 200 << 20, at: start) == .dropConnections)
+        // The drop gave the memory back; a peer that reconnects and sends again is dropped at once.
+        #expect(policy.sample(resident: 50 << 20, at: start + .milliseconds(10)) == .keep)
+        #expect(policy.sample(resident: 101 << 20, at: start + .milliseconds(15)) == .dropConnections)
+    }
+
+    @Test func memoryGrowingAgainFromItsLowestSinceADropIsDroppedWithinTheInterval() {
+        var policy = MemoryGuard(limit: 100 << 20, interval: .seconds(1), regrowth: 16 << 20)
+        #expect(policy.sample(resident: 200 << 20, at: start) == .dropConnections)
+        // Over the limit still (the daemon holds 120 MiB of its own), then growing again.
+        #expect(policy.sample(resident: 120 << 20, at: start + .milliseconds(10)) == .keep)
+        #expect(policy.sample(resident: 135 << 20, at: start + .milliseconds(15)) == .keep)
+        #expect(policy.sample(resident: 136 << 20, at: start + .milliseconds(20)) == .dropConnections)
     }
 }
