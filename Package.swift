@@ -276,7 +276,7 @@ let package = Package(
         // bureau-faults only, never the product.
         .target(
             name: "FaultInjection",
-            dependencies: ["EventLog"],
+            dependencies: ["EventLog", "Guards"],
             swiftSettings: strict
         ),
         // `bureau bus` with a fault planned in its log's file system (BUREAU_FAULT=crash@N): the
