@@ -342,6 +342,16 @@ public final class BookingAdapterService: Service {
                 switch error {
                 case .refused(let reason):
                     return .done(.outcome(failure(of: work, reason: reason), nil))
+                case .invalidRequest(let reason):
+                    // Nothing was sent, and the same request would fail the same way: the adapter's
+                    // fault, raised as an error, not the service's refusal.
+                    logger.error(
+                        "a booking call could not be made",
+                        metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(reason)"])
+                    return .done(
+                        .outcome(
+                            failure(of: work, reason: reason),
+                            ErrorReport(code: "booking-request-invalid", message: "\(work.reservationID): \(reason)")))
                 case .unknown(let reason):
                     logger.warning(
                         "the outcome of a booking call is unknown; resolving it",
@@ -466,6 +476,8 @@ public final class BookingAdapterService: Service {
                 switch error {
                 case .refused(let reason):
                     return .done("the booking service would not cancel the booking: \(reason)")
+                case .invalidRequest(let reason):
+                    return .done("the booking service could not be asked to cancel the booking: \(reason)")
                 case .transient(let reason), .unknown(let reason):
                     // Sending the same key again is safe either way: it cancels once.
                     guard attempt < configuration.maxAttempts else {
@@ -502,7 +514,9 @@ public final class BookingAdapterService: Service {
         if outcomes.count > 1, case .rejected(let reason) = outcomes[1] {
             logger.error("the bus refused an ErrorRaised", metadata: ["booking.reason": "\(reason)"])
         }
-        return outcomes.first ?? .rejected("the bus answered nothing for it")
+        // Not the bus's refusal: a client that answers fewer outcomes than events is at fault.
+        guard let first = outcomes.first else { throw BusError.unexpectedAnswer("no outcome for \(outcome.type)") }
+        return first
     }
 
     private func confirmed(_ work: Work, code: String) -> Emitted {
