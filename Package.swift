@@ -451,7 +451,8 @@ let package = Package(
         .testTarget(
             name: "BureauCLITests",
             dependencies: [
-                "BureauCLI", "Guards", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "TestSupport", "BureauSchemas",
+                "BureauCLI", "Guards", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "ZeroMQBus", "TestSupport",
+                "BureauSchemas",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
