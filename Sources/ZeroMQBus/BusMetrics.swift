@@ -51,7 +51,9 @@ final class BusMetrics: Sendable {
             "Commits the bus made: one fdatasync each with the always policy, covering every batch written meanwhile.",
         "bureau_bus_publish_requests_total": "Publish requests the bus took in.",
         "bureau_bus_publish_outcomes_total":
-            "What the bus did with each event sent to it (committed, duplicate, rejected) or with a request it refused whole (refused), by reason.",
+            "What the bus did with each event sent to it (committed, duplicate, rejected) or with a request it refused whole (refused), by reason: for a rejection one of "
+            + PublishRejectionCode.allCases.map(\.rawValue).joined(separator: ", ")
+            + " (not-stored: a full disk); for a refusal its error code.",
         "bureau_bus_commit_batch_events":
             "Events per written batch: how many one wake-up of the ingress loop stored together.",
         "bureau_bus_fdatasync_seconds": "How long each fdatasync of the log took.",
