@@ -276,7 +276,7 @@ let package = Package(
         // bureau-faults only, never the product.
         .target(
             name: "FaultInjection",
-            dependencies: ["EventLog"],
+            dependencies: ["EventLog", "Guards"],
             swiftSettings: strict
         ),
         // `bureau bus` with a fault planned in its log's file system (BUREAU_FAULT=crash@N): the
@@ -451,7 +451,7 @@ let package = Package(
         .testTarget(
             name: "BureauCLITests",
             dependencies: [
-                "BureauCLI", "Guards", "Bus", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "TestSupport",
+                "BureauCLI", "Guards", "Bus", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "ZeroMQBus", "TestSupport",
                 "BureauSchemas", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -232,7 +232,8 @@ struct DeploymentHealth: Encodable, Equatable {
         var lines: [String] = []
         if let bus {
             var parts = [
-                "bus pid \(bus.pid)", "up \(PsCommand.format(seconds: bus.uptimeSeconds))", "head \(bus.head)",
+                "bus pid \(bus.pid)", "up \(Duration.seconds(saturating: bus.uptimeSeconds).compactText())",
+                "head \(bus.head)",
                 "commit \(Self.rate(bus.eventsPerSecond)) ev/s in \(Self.rate(bus.commitsPerSecond)) commits/s",
                 "batch \(bus.batchSize.map { String(format: "%.1f", $0) } ?? "-")",
                 "fsync p50 \(Self.milliseconds(bus.fsyncP50Ms)) p99 \(Self.milliseconds(bus.fsyncP99Ms))",
@@ -266,7 +267,7 @@ struct DeploymentHealth: Encodable, Equatable {
                 known { consumer in consumer.inPerSecond.map { Self.rate($0) } },
                 known { consumer in consumer.outPerSecond.map { Self.rate($0) } },
                 known { $0.lagEvents.map(String.init) },
-                known { $0.lagSeconds.map { String(format: "%.1f", $0) } },
+                known { $0.lagSeconds.map { Duration.seconds(saturating: $0).secondsText(decimals: 1) } },
                 known { consumer in
                     consumer.reported ? consumer.progressAgeSeconds.map { Self.seconds($0) + " ago" } : "no report"
                 },
@@ -294,13 +295,16 @@ struct DeploymentHealth: Encodable, Equatable {
         return value >= 100 ? String(format: "%.0f", value) : String(format: "%.1f", value)
     }
 
+    /// A figure in milliseconds, to the hundredth: "0.42 ms"; "-" if unknown.
     static func milliseconds(_ value: Double?) -> String {
         guard let value else { return "-" }
-        return String(format: "%.2f ms", value)
+        return Duration.milliseconds(saturating: value).millisecondsText(decimals: 2) + " ms"
     }
 
+    /// A lag or an age: to the tenth of a second under a minute ("45.0 s"), else "1m5s".
     static func seconds(_ value: Double) -> String {
-        value < 60 ? String(format: "%.1f s", value) : PsCommand.format(seconds: value)
+        let duration = Duration.seconds(saturating: value)
+        return duration < .seconds(60) ? duration.secondsText(decimals: 1) + " s" : duration.compactText()
     }
 
     static func bytes(_ value: UInt64) -> String {

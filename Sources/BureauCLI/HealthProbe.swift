@@ -15,12 +15,15 @@ final class HealthProbe: Sendable {
     let location: BusLocation
     /// Ask the supervisor of the data directory (false for a bus given with --bus).
     let local: Bool
+    /// How long the supervisor has to answer.
+    let supervisorTimeout: Duration
     private let system = Mutex(SystemEvents())
 
-    init(client: ZeroMQBusClient, location: BusLocation, local: Bool) {
+    init(client: ZeroMQBusClient, location: BusLocation, local: Bool, supervisorTimeout: Duration = .seconds(3)) {
         self.client = client
         self.location = location
         self.local = local
+        self.supervisorTimeout = supervisorTimeout
     }
 
     /// What the log's `bureau.system.` events say: each process's last start and exit, and the
@@ -127,8 +130,23 @@ final class HealthProbe: Sendable {
             system.lastErrors[name] ?? busNames[pid].flatMap { system.lastErrors[$0] }
         }
         // No supervisor to answer (none runs here, or it is stopping): the log's process events
-        // tell the processes instead.
-        if local, let rows = try? ControlClient.processes(location: location) {
+        // tell the processes instead. One whose socket is there but does not answer is trouble:
+        // `bureau ps` and `down` cannot reach it either.
+        var rows: [Supervisor.Row]?
+        var supervisorProblem: String?
+        if local {
+            do {
+                // A wait on a socket: on a thread of its own, not the cooperative pool's.
+                rows = try await OwnThread.run(name: "bureau-control") { [location, supervisorTimeout] in
+                    try ControlClient.processes(location: location, timeout: supervisorTimeout)
+                }
+            } catch {
+                if ControlClient.socketExists(location: location) {
+                    supervisorProblem = "the supervisor does not answer (\(error)); processes as the log tells them"
+                }
+            }
+        }
+        if let rows {
             processes = rows.map { row in
                 var process = DeploymentHealth.Process(row, lastError: lastError(row.name, pid: row.pid))
                 process.expectedConsumers = system.processes[row.name]?.expectedConsumers ?? []
@@ -142,13 +160,15 @@ final class HealthProbe: Sendable {
             }
         }
         // Without them the processes (remote), their errors and what each consumes may be missing.
-        let processesProblem =
+        let incomplete =
             system.complete
             ? nil
             : "the process list is incomplete: the log's system events (each process's start, exit and "
                 + "errors) could not be read up to the head"
+        let processesProblem = [supervisorProblem, incomplete].compactMap { $0 }
         return DeploymentHealth(
-            stats: stats, busProblem: busProblem, processes: processes, processesProblem: processesProblem,
+            stats: stats, busProblem: busProblem, processes: processes,
+            processesProblem: processesProblem.isEmpty ? nil : processesProblem.joined(separator: "; "),
             maxLagSeconds: maxLagSeconds)
     }
 }

@@ -33,7 +33,7 @@ struct PsCommand: ParsableCommand {
             "PROCESS".padding(toLength: width, withPad: " ", startingAt: 0)
                 + "  PID      STATE          RESTARTS  UPTIME    LAST EXIT")
         for row in rows {
-            let uptime = row.uptimeSeconds.map { Self.format(seconds: $0) } ?? "-"
+            let uptime = row.uptimeSeconds.map { Duration.seconds(saturating: $0).compactText() } ?? "-"
             print(
                 row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                     + "\(row.pid)".padding(toLength: 7, withPad: " ", startingAt: 0) + "  "
@@ -41,12 +41,5 @@ struct PsCommand: ParsableCommand {
                     + "\(row.restarts)".padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
                     + uptime.padding(toLength: 8, withPad: " ", startingAt: 0) + "  " + (row.lastExit ?? "-"))
         }
-    }
-
-    static func format(seconds: Double) -> String {
-        let total = Int(seconds)
-        if total < 60 { return "\(total)s" }
-        if total < 3600 { return "\(total / 60)m\(total % 60)s" }
-        return "\(total / 3600)h\(total / 60 % 60)m"
     }
 }

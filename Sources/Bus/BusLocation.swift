@@ -1,3 +1,5 @@
+import Guards
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -50,15 +52,39 @@ public struct BusLocation: Sendable, Equatable {
             events: "ipc://" + runDirectory + "/events.sock")
     }
 
-    /// The endpoints a client on this machine should use: what bus.json says, else the ipc defaults.
-    public func endpoints() -> BusEndpoints {
-        (try? readInfo())?.endpoints ?? ipcEndpoints
+    /// The endpoints a client on this machine should use: what bus.json says; the ipc defaults
+    /// when there is none (no daemon has run here, or it has stopped). A bus.json that cannot be
+    /// read or decoded is not taken for none silently: `unreadable` is told why, then the ipc
+    /// defaults are used (a daemon of this build listens there too).
+    public func endpoints(unreadable: (BusError) -> Void) -> BusEndpoints {
+        do {
+            return try readInfo()?.endpoints ?? ipcEndpoints
+        } catch {
+            unreadable(error)
+            return ipcEndpoints
+        }
     }
 
-    /// bus.json, written by a running daemon; nil if there is none.
-    public func readInfo() throws -> BusInfo? {
-        guard let data = FileManager.default.contents(atPath: infoFile) else { return nil }
-        return try JSONDecoder().decode(BusInfo.self, from: data)
+    /// The most bus.json is read of: a daemon writes a few hundred bytes.
+    public static let maxInfoBytes = 64 << 10
+
+    /// bus.json, written by a running daemon; nil if there is none. Throws
+    /// ``BusError/unusableLocation(_:)``, naming the file, if it cannot be read or is not what a
+    /// daemon writes.
+    public func readInfo() throws(BusError) -> BusInfo? {
+        let data: Data
+        do {
+            data = try BoundedFile.read(infoFile, limit: Self.maxInfoBytes)
+        } catch {
+            // Absent is none; unreadable (its mode, a directory in its place) is a problem.
+            if access(infoFile, F_OK) != 0 && errno == ENOENT { return nil }
+            throw .unusableLocation("\(infoFile) cannot be used: \(error)")
+        }
+        do {
+            return try JSONDecoder().decode(BusInfo.self, from: data)
+        } catch {
+            throw .unusableLocation("\(infoFile) is not what a bus daemon writes: \(error)")
+        }
     }
 
     /// The longest ipc socket path Linux accepts (`sun_path` less its terminator).

@@ -27,6 +27,9 @@ package struct Sequencer {
         /// The records to append, the stored envelopes in one buffer.
         package var records = RecordBatch()
         package var publications: [Publication] = []
+        /// The code of each event rejected, in the order of the rejected results: what the
+        /// daemon counts them by (the results say them to producers in words).
+        package var rejections: [PublishRejectionCode] = []
 
         /// A batch whose records go into `records`' memory (emptied first), so that a caller
         /// that keeps the buffer from batch to batch allocates it once.
@@ -143,7 +146,10 @@ package struct Sequencer {
             request.withBytes { bytes in
                 for (range, checked) in zip(request.envelopes, checks) {
                     guard case .success(let accepted) = checked else {
-                        if case .failure(let reason) = checked { results.append(.rejected(reason.text)) }
+                        if case .failure(let rejection) = checked {
+                            results.append(.rejected(rejection.text))
+                            batch.rejections.append(rejection.code)
+                        }
                         continue
                     }
                     if let position = known.next() ?? nil {
@@ -193,6 +199,7 @@ package struct Sequencer {
     }
 
     struct Rejection: Error {
+        let code: PublishRejectionCode
         let text: String
     }
 
@@ -200,26 +207,30 @@ package struct Sequencer {
     private mutating func check(_ envelope: UnsafeRawBufferPointer) -> Result<Accepted, Rejection> {
         guard envelope.count <= maxEnvelopeBytes else {
             return .failure(
-                Rejection(text: "envelope of \(envelope.count) bytes is over the limit of \(maxEnvelopeBytes)"))
+                Rejection(
+                    code: .tooLarge,
+                    text: "envelope of \(envelope.count) bytes is over the limit of \(maxEnvelopeBytes)"))
         }
         let header: EnvelopeHeader
         do {
             header = try EnvelopeScanner.scan(envelope)
         } catch {
-            return .failure(Rejection(text: error.description))
+            return .failure(Rejection(code: .malformed, text: error.description))
         }
         guard let idRange = header.idRange, let id = EventID(bytes: UnsafeRawBufferPointer(rebasing: envelope[idRange]))
         else {
             let count = header.idRange?.count ?? 0
-            return .failure(Rejection(text: "the envelope's id must be 16 bytes, not \(count)"))
+            return .failure(Rejection(code: .badID, text: "the envelope's id must be 16 bytes, not \(count)"))
         }
-        guard id != .zero else { return .failure(Rejection(text: "the envelope's id is all zeros")) }
+        guard id != .zero else { return .failure(Rejection(code: .badID, text: "the envelope's id is all zeros")) }
         if let correlation = header.correlationRange, correlation.count != 16, !correlation.isEmpty {
             return .failure(
-                Rejection(text: "the envelope's correlation id must be 16 bytes (or absent), not \(correlation.count)"))
+                Rejection(
+                    code: .badCorrelation,
+                    text: "the envelope's correlation id must be 16 bytes (or absent), not \(correlation.count)"))
         }
         guard let typeRange = header.typeRange else {
-            return .failure(Rejection(text: "the envelope has no type name"))
+            return .failure(Rejection(code: .badType, text: "the envelope has no type name"))
         }
         let typeBytes = UnsafeRawBufferPointer(rebasing: envelope[typeRange])
         let type: KnownType
@@ -232,7 +243,7 @@ package struct Sequencer {
             } else {
                 let name = String(decoding: typeBytes, as: UTF8.self)
                 if let problem = TypeName.problem(with: name) {
-                    return .failure(Rejection(text: problem))
+                    return .failure(Rejection(code: .badType, text: problem))
                 }
                 type = KnownType(name: name, package: String(TypeName.package(of: name)), topic: Data(typeBytes))
                 // Bounded, so that a producer inventing types cannot grow it without end.
@@ -242,10 +253,11 @@ package struct Sequencer {
             recentTypes.insert(type, at: 0)
         }
         guard header.position == nil || header.position == 0 else {
-            return .failure(Rejection(text: "the envelope sets a position; the bus assigns positions"))
+            return .failure(Rejection(code: .busField, text: "the envelope sets a position; the bus assigns positions"))
         }
         guard !header.hasCommitTime else {
-            return .failure(Rejection(text: "the envelope sets a commit time; the bus assigns commit times"))
+            return .failure(
+                Rejection(code: .busField, text: "the envelope sets a commit time; the bus assigns commit times"))
         }
         return .success(Accepted(id: id, type: type))
     }

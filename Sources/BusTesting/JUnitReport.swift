@@ -34,8 +34,10 @@ public enum JUnitReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The results' time in seconds: JUnit's `time` is a decimal number of seconds, its digits
+    /// free; three decimals, as JUnit's own reports write it.
     static func seconds(_ results: [ScenarioResult]) -> String {
-        String(format3: results.reduce(Duration.zero) { $0 + $1.duration }.inSeconds)
+        results.reduce(Duration.zero) { $0 + $1.duration }.secondsText(decimals: 3)
     }
 
     static func escape(_ text: String) -> String {
@@ -54,14 +56,5 @@ public enum JUnitReport {
             }
         }
         return result
-    }
-}
-
-extension String {
-    /// A number with three decimals, e.g. `0.125`.
-    init(format3 value: Double) {
-        let thousandths = Int((value * 1000).rounded())
-        let fraction = String(thousandths % 1000)
-        self = "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

@@ -148,7 +148,15 @@ extension FileEventLog {
                 try bytes.withUnsafeBytes { try file.write($0, at: 0) }
             } catch {
                 // Without an index, readers scan the segment; the writer adds no more entries.
-                _ = try? file.truncate(to: 0)
+                // Said once, in the report the log's opening logs, as the writer says its own.
+                var problem = "\(segment.indexPath) could not be rebuilt (\(error))"
+                do {
+                    try file.truncate(to: 0)
+                } catch let cut {
+                    // A partial entry may remain at the end: readers check every entry they use.
+                    problem += ", nor cut back to empty (\(cut))"
+                }
+                report.indexProblem = problem + "; readers scan the segment instead"
                 file.close()
                 index = nil
                 indexSize = 0

@@ -123,7 +123,9 @@ public final class FileEventLog: EventLog {
             lock.release()
             throw error
         }
-        if recovery.truncatedSegment != nil || recovery.listedDirectory || recovery.rebuiltIndex {
+        if recovery.truncatedSegment != nil || recovery.listedDirectory || recovery.rebuiltIndex
+            || recovery.indexProblem != nil
+        {
             logger.warning("recovered the event log", metadata: ["log.recovery": "\(recovery)"])
         } else {
             logger.info(
@@ -467,13 +469,17 @@ public final class FileEventLog: EventLog {
             indexSize += Int64(entries.count)
             lastIndexedOffset = lastIndexed
         } catch {
-            if (try? index.truncate(to: indexSize)) == nil {
+            var problem = "\(index.path) could not be written (\(error))"
+            do {
+                try index.truncate(to: indexSize)
+            } catch let cut {
                 // A partial entry may remain at the end: readers check every entry they use.
-                logger.warning("could not cut a failed index write back", metadata: ["log.index": "\(index.path)"])
+                problem += ", nor cut back to its entries (\(cut))"
             }
+            // Said once, in the words the log's opening uses for an index it cannot rebuild.
             logger.warning(
-                "stopped indexing a segment after a failed write; readers scan it instead",
-                metadata: ["log.index": "\(index.path)", "log.error": "\(error)"])
+                "stopped indexing a segment",
+                metadata: ["log.index": "\(index.path)", "log.problem": "\(problem); readers scan the segment instead"])
             index.close()
             self.index = nil
         }

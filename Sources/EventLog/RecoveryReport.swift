@@ -22,6 +22,9 @@ public struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
     public var recoveryPointProblem: String?
     /// Whether the newest segment's index did not match it and was rebuilt.
     public var rebuiltIndex = false
+    /// Why the newest segment is not indexed, if its index could not be rebuilt: readers scan
+    /// it, and the writer adds no entries to it.
+    public var indexProblem: String?
 
     public var description: String {
         var text =
@@ -35,7 +38,9 @@ public struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
         if listedDirectory {
             text += "; the recovery point was \(recoveryPointProblem ?? "missing"), so the directory was listed"
         }
-        if rebuiltIndex {
+        if let indexProblem {
+            text += "; stopped indexing the newest segment: " + indexProblem
+        } else if rebuiltIndex {
             text += "; the newest segment's index did not match it and was rebuilt"
         }
         return text

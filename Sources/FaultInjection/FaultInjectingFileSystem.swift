@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Guards
 import Synchronization
 
 #if canImport(Glibc)
@@ -274,8 +275,7 @@ public final class FaultInjectingFileSystem: FileSystem {
 
     /// Waits until `count` syncs are held, or `timeout` passes; whether they are.
     public func waitUntilSyncsHeld(_ count: Int = 1, timeout: Duration = .seconds(10)) -> Bool {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        let deadline = Date(timeIntervalSinceNow: timeout.inSeconds)
         gate.condition.lock()
         defer { gate.condition.unlock() }
         while gate.waiting < count {

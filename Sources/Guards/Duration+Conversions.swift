@@ -20,3 +20,22 @@ extension Duration {
         return total
     }
 }
+
+extension Duration {
+    /// `seconds` as a duration, for a figure read from elsewhere (JSON, a report): NaN is
+    /// zero, and anything beyond a billion years either way is cut to it, where
+    /// `Duration.seconds(_:)` would trap.
+    public static func seconds(saturating seconds: Double) -> Duration {
+        guard !seconds.isNaN else { return .zero }
+        return .seconds(min(max(seconds, -Self.saturationSeconds), Self.saturationSeconds))
+    }
+
+    /// `milliseconds` as a duration, as ``seconds(saturating:)`` does for seconds.
+    public static func milliseconds(saturating milliseconds: Double) -> Duration {
+        guard !milliseconds.isNaN else { return .zero }
+        return .milliseconds(min(max(milliseconds, -Self.saturationSeconds * 1000), Self.saturationSeconds * 1000))
+    }
+
+    /// A billion years, in seconds: far beyond anything measured, far within what a duration holds.
+    private static let saturationSeconds = 3.2e16
+}

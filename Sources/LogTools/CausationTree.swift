@@ -80,17 +80,8 @@ public struct CausationTree {
         return lines
     }
 
-    /// `duration` for people: "+412 µs", "+3.1 ms", "+2.40 s".
+    /// `duration` for people, signed: "+412 µs", "+3.1 ms", "+2.40 s" (``Duration/scaledText()``).
     public static func elapsed(_ duration: Duration) -> String {
-        let sign = duration < .zero ? "-" : "+"
-        let micros = Int64((abs(duration.inSeconds) * 1e6).rounded())
-        if micros < 1000 { return "\(sign)\(micros) µs" }
-        if micros < 1_000_000 {
-            let tenths = (micros + 50) / 100
-            return "\(sign)\(tenths / 10).\(tenths % 10) ms"
-        }
-        let hundredths = (micros + 5000) / 10_000
-        let cents = hundredths % 100
-        return "\(sign)\(hundredths / 100).\(cents < 10 ? "0" : "")\(cents) s"
+        (duration < .zero ? "" : "+") + duration.scaledText()
     }
 }

@@ -5,6 +5,12 @@ import ZeroMQ
 
 /// The client side of the control socket, for `bureau ps`, `down` and `logs`.
 public enum ControlClient {
+    /// Whether a supervisor's control socket is in `location`'s run directory: one runs there,
+    /// or one that stopped without removing it.
+    public static func socketExists(location: BusLocation) -> Bool {
+        FileManager.default.fileExists(atPath: location.runDirectory + "/supervisor.sock")
+    }
+
     /// Sends `request` and returns the answer, or throws when no supervisor answers in time.
     public static func ask(
         _ request: String, location: BusLocation, timeout: Duration = .seconds(3)
@@ -12,7 +18,7 @@ public enum ControlClient {
         -> Data
     {
         let path = location.runDirectory + "/supervisor.sock"
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard socketExists(location: location) else {
             throw SupervisorError(
                 "no deployment is running on \(location.dataDirectory) (no \(path)); start one with `bureau up`")
         }
@@ -43,8 +49,10 @@ public enum ControlClient {
     }
 
     /// The processes of a running deployment.
-    public static func processes(location: BusLocation) throws(SupervisorError) -> [Supervisor.Row] {
-        let data = try ask("ps", location: location)
+    public static func processes(
+        location: BusLocation, timeout: Duration = .seconds(3)
+    ) throws(SupervisorError) -> [Supervisor.Row] {
+        let data = try ask("ps", location: location, timeout: timeout)
         do {
             return try JSONDecoder().decode([Supervisor.Row].self, from: data)
         } catch {

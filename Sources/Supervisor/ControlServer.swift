@@ -30,11 +30,30 @@ final class ControlServer: Sendable {
             let socket = owned.value.socket
             var poller = ZMQPoller()
             let index = poller.add(socket)
+            var failures = FailureStreak()
             while !self.stopping.load(ordering: .relaxed) {
-                // A poll or receive that fails (interrupted, the request gone) is tried again next
-                // turn; the asking command has its own timeout.
-                guard (try? poller.poll(timeout: 100)) ?? 0 > 0, poller.isReadable(index) else { continue }
-                guard let request = try? socket.receiveMessage(wait: false), let first = request.first else { continue }
+                let request: [Data]?
+                do {
+                    guard try poller.poll(timeout: 100) > 0, poller.isReadable(index) else {
+                        Self.noteWorking(&failures, logger: logger)
+                        continue
+                    }
+                    request = try socket.receiveMessage(wait: false)
+                } catch let error as ZMQError where error.interrupted {
+                    continue  // a signal (a child's SIGCHLD, say): tried again at once
+                } catch {
+                    // Tried again after the poll's own wait, never in a spin; while it fails, `bureau
+                    // ps`, `down` and `logs` time out, so it is said at once, and once.
+                    if failures.failed() {
+                        logger.error(
+                            "the control socket fails: bureau ps, down and logs cannot reach this deployment",
+                            metadata: ["supervisor.error": "\(error)", "supervisor.retry": "every 100 ms"])
+                    }
+                    Thread.sleep(forTimeInterval: 0.1)
+                    continue
+                }
+                Self.noteWorking(&failures, logger: logger)
+                guard let request, let first = request.first else { continue }
                 let answer = Self.answer(String(decoding: first, as: UTF8.self), supervisor: supervisor, logger: logger)
                 do {
                     try socket.send(Data(answer.utf8))
@@ -50,6 +69,14 @@ final class ControlServer: Sendable {
             }
             socket.close()
             owned.value.context.shutdown()
+        }
+    }
+
+    /// Ends a streak of failures of the control socket, saying so if there was one.
+    private static func noteWorking(_ failures: inout FailureStreak, logger: Logger) {
+        let failed = failures.succeeded()
+        if failed > 0 {
+            logger.info("the control socket works again", metadata: ["supervisor.failures": "\(failed)"])
         }
     }
 

@@ -1,10 +1,11 @@
 import Foundation
+import Guards
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Starts `bureau` children with posix_spawn.
+/// Starts `bureau` children (through ``ProcessSpawn``, in Guards).
 ///
 /// The child gets: /dev/null (or the terminal) on stdin; its output on a pipe; the write end of
 /// a readiness pipe as fd 3 (with `--ready-fd 3`); the read end of the supervisor's lifeline
@@ -19,77 +20,43 @@ enum ProcessLauncher {
         executable: String, arguments: [String], environment: [String: String], readiness: Bool, lifeline: Int32,
         foreground: Bool = false
     ) throws(LaunchError) -> LaunchedProcess {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
+        var spawn = ProcessSpawn(executable: executable, arguments: arguments)
         var toClose: [Int32] = []
         defer { for fd in toClose { close(fd) } }
-        var output: Int32?
-        if !foreground {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            let ends = try pipePair()
-            posix_spawn_file_actions_adddup2(&actions, ends.write, 1)
-            posix_spawn_file_actions_adddup2(&actions, ends.write, 2)
-            toClose.append(ends.write)
-            output = ends.read
+        // The ends this process keeps; closed again if the child does not start.
+        var kept: [Int32] = []
+        do throws(ProcessSpawn.Failure) {
+            var output: Int32?
+            if !foreground {
+                let ends = try ProcessSpawn.pipe()
+                toClose.append(ends.write)
+                kept.append(ends.read)
+                output = ends.read
+                spawn.fileActions += [
+                    .open(0, path: "/dev/null", flags: O_RDONLY), .duplicate(ends.write, to: 1),
+                    .duplicate(ends.write, to: 2),
+                ]
+                // A group of its own: Ctrl-C reaches the supervisor only, which stops children in order.
+                spawn.ownProcessGroup = true
+            }
+            var readyEnd: Int32?
+            if readiness {
+                let ends = try ProcessSpawn.pipe()
+                toClose.append(ends.write)
+                kept.append(ends.read)
+                readyEnd = ends.read
+                spawn.fileActions.append(.duplicate(ends.write, to: readyFD))
+                spawn.arguments += ["--ready-fd", "\(readyFD)"]
+            }
+            spawn.fileActions.append(.duplicate(lifeline, to: lifelineFD))
+            spawn.defaultSignals = [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT]
+            spawn.environment = environment
+            spawn.environment["BUREAU_LIFELINE_FD"] = "\(lifelineFD)"
+            let pid = try spawn.spawn()
+            return LaunchedProcess(pid: pid, output: output, readiness: readyEnd)
+        } catch {
+            for fd in kept { close(fd) }
+            throw LaunchError(description: error.description)
         }
-        var arguments = arguments
-        var readyEnd: Int32?
-        if readiness {
-            let ends = try pipePair()
-            posix_spawn_file_actions_adddup2(&actions, ends.write, readyFD)
-            toClose.append(ends.write)
-            readyEnd = ends.read
-            arguments += ["--ready-fd", "\(readyFD)"]
-        }
-        posix_spawn_file_actions_adddup2(&actions, lifeline, lifelineFD)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
-        if !foreground {
-            // A group of its own: Ctrl-C reaches the supervisor only, which stops children in order.
-            flags |= Int32(POSIX_SPAWN_SETPGROUP)
-            posix_spawnattr_setpgroup(&attributes, 0)
-        }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
-
-        var merged = ProcessInfo.processInfo.environment
-        for (key, value) in environment { merged[key] = value }
-        merged["BUREAU_LIFELINE_FD"] = "\(lifelineFD)"
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            if let output { close(output) }
-            if let readyEnd { close(readyEnd) }
-            throw LaunchError(description: "could not start \(executable): \(String(cString: strerror(result)))")
-        }
-        return LaunchedProcess(pid: pid, output: output, readiness: readyEnd)
-    }
-
-    /// A pipe whose ends are closed on exec, so that no other child holds them open.
-    static func pipePair() throws(LaunchError) -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            throw LaunchError(description: "pipe: \(String(cString: strerror(errno)))")
-        }
-        // Supervisor threads spawn concurrently, so a child may briefly inherit another's pipe;
-        // CLOEXEC closes it at exec, before any of the child's code runs.
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return (ends[0], ends[1])
     }
 }

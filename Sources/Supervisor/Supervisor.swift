@@ -63,7 +63,7 @@ public final class Supervisor: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         do {
-            lifeline = try ProcessLauncher.pipePair()
+            lifeline = try ProcessSpawn.pipe()
         } catch {
             throw SupervisorError(error.description)
         }

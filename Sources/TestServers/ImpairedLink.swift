@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 import Synchronization
 
 #if canImport(Glibc)
@@ -147,10 +148,7 @@ private final class DelayQueue: @unchecked Sendable {
                     return frame
                 }
                 // Holding the frame for its delay is the point of this queue.
-                _ = condition.wait(
-                    until: Date(
-                        timeIntervalSinceNow: Double(wait.components.seconds) + Double(wait.components.attoseconds)
-                            / 1e18))
+                _ = condition.wait(until: Date(timeIntervalSinceNow: wait.inSeconds))
             } else {
                 condition.wait()
             }

@@ -48,9 +48,10 @@ public final class ZAPHandler: @unchecked Sendable {
         let socket = try context.socket(.rep)
         try socket.setLinger(milliseconds: 0)
         try socket.bind("inproc://zeromq.zap.01")
-        let box = SocketBox(socket)
+        // Used by the handler thread alone from here on.
+        let box = UncheckedBox(socket)
         thread = try OwnThread(name: "bureau-zap") { [self] in
-            if let socket = box.take() { self.serve(socket) }
+            self.serve(box.value)
         }
     }
 

@@ -29,7 +29,7 @@ final class BusMetrics: Sendable {
     private let committed: Counter
     private let duplicates: Counter
     private let factory: any MetricsFactory
-    /// Counters by label values made on first use: reasons are a short fixed list (``reason(of:)``).
+    /// Counters by label values made on first use: reasons are a short fixed list (``PublishRejectionCode``, ``BusErrorCode``).
     private let labelled = Mutex<[String: Counter]>([:])
     /// Each consumer's lag gauges, made when it first reports and dropped when it leaves.
     private let consumers = Mutex<[ConsumerTable.Key: ConsumerGauges]>([:])
@@ -51,7 +51,9 @@ final class BusMetrics: Sendable {
             "Commits the bus made: one fdatasync each with the always policy, covering every batch written meanwhile.",
         "bureau_bus_publish_requests_total": "Publish requests the bus took in.",
         "bureau_bus_publish_outcomes_total":
-            "What the bus did with each event sent to it (committed, duplicate, rejected) or with a request it refused whole (refused), by reason.",
+            "What the bus did with each event sent to it (committed, duplicate, rejected) or with a request it refused whole (refused), by reason: for a rejection one of "
+            + PublishRejectionCode.allCases.map(\.rawValue).joined(separator: ", ")
+            + " (not-stored: a full disk); for a refusal its error code.",
         "bureau_bus_commit_batch_events":
             "Events per written batch: how many one wake-up of the ingress loop stored together.",
         "bureau_bus_fdatasync_seconds": "How long each fdatasync of the log took.",
@@ -121,10 +123,12 @@ final class BusMetrics: Sendable {
         if duplicateCount > 0 { duplicates.increment(by: duplicateCount) }
     }
 
-    /// An event rejected, for the reason the sequencer gave.
-    func rejected(_ reason: String) {
-        counter("bureau_bus_publish_outcomes_total", [("outcome", "rejected"), ("reason", Self.reason(of: reason))])
-            .increment()
+    /// `count` events rejected, under the code of the reason the sequencer (or, for a full
+    /// disk, the ingress loop) gave.
+    func rejected(_ code: PublishRejectionCode, count: Int = 1) {
+        guard count > 0 else { return }
+        counter("bureau_bus_publish_outcomes_total", [("outcome", "rejected"), ("reason", code.rawValue)])
+            .increment(by: count)
     }
 
     /// A request refused whole, with the error code it was answered (README, "Other requests and errors").
@@ -146,18 +150,6 @@ final class BusMetrics: Sendable {
             counters[key] = counter
             return counter
         }
-    }
-
-    /// A rejection's reason as a short code: the sequencer's reasons are sentences that name
-    /// sizes and types, and a label must take few values.
-    static func reason(of text: String) -> String {
-        if text.hasPrefix("not stored") { return "not-stored" }
-        if text.contains("over the limit") { return "too-large" }
-        if text.contains("id") && text.contains("envelope's id") { return "bad-id" }
-        if text.contains("correlation") { return "bad-correlation" }
-        if text.contains("type") { return "bad-type" }
-        if text.contains("the bus assigns") { return "bus-field" }
-        return "malformed"
     }
 
     /// The refusal codes the daemon answers; anything else is counted as `other`.

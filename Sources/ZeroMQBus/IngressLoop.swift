@@ -436,24 +436,24 @@ final class IngressLoop {
         }
         let reason = "not stored: \(error)"
         let head = log.head
+        var notStored = 0
+        var duplicates = 0
         // A repeat of an id within the batch was answered DUPLICATE of a position that is not
         // written either.
         let results = batch.results.map { list in
-            list.map { result in
-                result.status == .committed || (result.status == .duplicate && result.position > head)
-                    ? .rejected(reason) : result
-            }
-        }
-        // Counted as the answers say: not stored (by reason), or as the sequencer judged them.
-        for list in results {
-            for result in list {
-                switch result.status {
-                case .rejected: state.metrics.rejected(result.reason)
-                case .duplicate: state.metrics.batchWritten(committed: 0, duplicates: 1)
-                default: break
+            list.map { result -> Bureau_Bus_PublishResult in
+                if result.status == .committed || (result.status == .duplicate && result.position > head) {
+                    notStored += 1
+                    return .rejected(reason)
                 }
+                if result.status == .duplicate { duplicates += 1 }
+                return result
             }
         }
+        // Counted as the answers say: not stored, or as the sequencer judged them.
+        for code in batch.rejections { state.metrics.rejected(code) }
+        state.metrics.rejected(.notStored, count: notStored)
+        state.metrics.batchWritten(committed: 0, duplicates: duplicates)
         // Answered after what is written before it is durable: a duplicate's position may be in
         // a batch whose commit is under way.
         hold(
@@ -494,14 +494,13 @@ final class IngressLoop {
         for list in batch.results {
             for result in list {
                 switch result.status {
-                case .rejected:
-                    badInput.record(result.reason, socket: "ingress")
-                    state.metrics.rejected(result.reason)
+                case .rejected: badInput.record(result.reason, socket: "ingress")
                 case .duplicate: duplicates += 1
                 default: break
                 }
             }
         }
+        for code in batch.rejections { state.metrics.rejected(code) }
         state.metrics.requests.increment(by: requests)
         state.metrics.batchWritten(committed: batch.records.count, duplicates: duplicates)
     }

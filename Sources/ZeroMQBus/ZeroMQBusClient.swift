@@ -73,7 +73,12 @@ public final class ZeroMQBusClient: EventBus {
         throws
     {
         if let problem = location.socketPathProblem { throw BusError.unusableLocation(problem) }
-        try self.init(endpoints: location.endpoints(), options: options, logger: logger)
+        let endpoints = location.endpoints { problem in
+            logger.warning(
+                "the bus's address file cannot be read; trying the data directory's ipc sockets",
+                metadata: ["bus.problem": "\(problem)"])
+        }
+        try self.init(endpoints: endpoints, options: options, logger: logger)
     }
 
     /// A client of a bus on another machine, over TCP (CURVE when `remote` has keys).

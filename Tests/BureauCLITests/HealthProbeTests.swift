@@ -1,7 +1,9 @@
 import BureauSchemas
 import Bus
 import Foundation
+import TestSupport
 import Testing
+import ZeroMQBus
 
 @testable import BureauCLI
 
@@ -55,5 +57,29 @@ struct HealthProbeTests {
         let said = try #require(system.lastErrors["reducers"])
         #expect(said.hasPrefix("unreadable bureau.system.ErrorRaised at position 2: "), "\(said)")
         #expect(system.processes.isEmpty)
+    }
+}
+
+extension HealthProbeTests {
+    /// Without a supervisor the log tells the processes; a supervisor whose socket is there but
+    /// does not answer is trouble, said, since `bureau ps` and `down` cannot reach it either.
+    @Test func aSupervisorThatDoesNotAnswerIsTroubleAndNoSupervisorIsNot() async throws {
+        let directory = try TemporaryDirectory("probe")
+        let location = BusLocation(dataDirectory: directory.file("data"))
+        try FileManager.default.createDirectory(atPath: location.runDirectory, withIntermediateDirectories: true)
+        let client = try ZeroMQBusClient(location: location, options: .init(process: "test"))
+        defer { client.close() }
+        let probe = HealthProbe(
+            client: client, location: location, local: true, supervisorTimeout: .milliseconds(200))
+        // Given no supervisor: nothing is said of one
+        let none = await probe.health(maxLagSeconds: 30, timeout: .milliseconds(200))
+        #expect(none.processesProblem?.contains("supervisor") != true, "\(none.problems)")
+        // Given a socket file nobody answers on (a supervisor killed with SIGKILL leaves one)
+        #expect(FileManager.default.createFile(atPath: location.runDirectory + "/supervisor.sock", contents: Data()))
+        let stale = await probe.health(maxLagSeconds: 30, timeout: .milliseconds(200))
+        let problem = try #require(stale.processesProblem)
+        #expect(problem.hasPrefix("the supervisor does not answer ("), "\(problem)")
+        #expect(problem.contains("processes as the log tells them"))
+        #expect(!stale.healthy)
     }
 }

@@ -135,3 +135,36 @@ struct SequencerTests {
         #expect(fromBuffers.records.records.map(\.body) == fromData.records.records.map(\.body))
     }
 }
+
+extension SequencerTests {
+    @Test(arguments: [
+        (Data([0xFF, 0xFF, 0xFF]), PublishRejectionCode.malformed),
+        (TestEnvelope.bytes(id: nil), .badID),
+        (TestEnvelope.bytes(id: .zero), .badID),
+        (TestEnvelope.bytes { $0.correlation = Data([1, 2, 3]) }, .badCorrelation),
+        (TestEnvelope.bytes(type: nil), .badType),
+        (TestEnvelope.bytes(type: "NoPackage"), .badType),
+        (TestEnvelope.bytes(type: String(repeating: "a.", count: 200) + "X"), .badType),
+        (TestEnvelope.bytes { $0.position = 7 }, .busField),
+        (TestEnvelope.bytes { $0.commitTime.seconds = 7 }, .busField),
+        (TestEnvelope.bytes { $0.payload = Data(count: 2000) }, .tooLarge),
+    ])
+    func eachRejectionCarriesTheCodeOfItsReason(envelope: Data, code: PublishRejectionCode) {
+        // Given a request with a valid envelope on either side of an invalid one
+        var sequencer = Self.sequencer()
+        let batch = sequencer.sequence(
+            [[TestEnvelope.bytes(), envelope, TestEnvelope.bytes()]], log: InMemoryEventLog(), now: (1, 0))
+        // Then the one rejection is said in words to the producer and carries its code for the daemon
+        #expect(batch.results[0].map(\.status) == [.committed, .rejected, .committed])
+        #expect(batch.rejections == [code], "\(batch.results[0][1].reason)")
+    }
+
+    @Test func aBatchWithoutRejectionsCarriesNoCodes() {
+        var sequencer = Self.sequencer()
+        let id = EventID.random()
+        let batch = sequencer.sequence(
+            [[TestEnvelope.bytes(id: id)], [TestEnvelope.bytes(id: id)]], log: InMemoryEventLog(), now: (1, 0))
+        #expect(batch.results.map { $0.map(\.status) } == [[.committed], [.duplicate]])
+        #expect(batch.rejections.isEmpty)
+    }
+}

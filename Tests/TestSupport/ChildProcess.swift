@@ -1,3 +1,4 @@
+import Guards
 import Synchronization
 
 #if canImport(Glibc)
@@ -28,37 +29,28 @@ public final class ChildProcess: @unchecked Sendable {
     ) throws {
         stdoutPath = directory + "/\(name).out"
         stderrPath = directory + "/\(name).err"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        var arguments = arguments
-        var pipeEnds: [Int32] = [-1, -1]
+        var spawn = ProcessSpawn(executable: executable, arguments: arguments)
+        spawn.environment = environment
+        spawn.fileActions = [
+            .open(0, path: "/dev/null", flags: O_RDONLY),
+            .open(1, path: stdoutPath, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o644),
+            .open(2, path: stderrPath, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o644),
+        ]
+        var ends: (read: Int32, write: Int32)?
         if readiness {
-            guard pipe(&pipeEnds) == 0 else { throw TestSupportError("pipe: errno \(errno)") }
-            // Neither end leaks into other children; dup2 gives the child a copy without the flag.
-            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-            posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 3)
-            arguments += ["--ready-fd", "3"]
-            readinessFD = pipeEnds[0]
-        } else {
-            readinessFD = nil
+            let pipe = try ProcessSpawn.pipe()
+            spawn.fileActions.append(.duplicate(pipe.write, to: 3))
+            spawn.arguments += ["--ready-fd", "3"]
+            ends = pipe
         }
-        defer { if pipeEnds[1] >= 0 { close(pipeEnds[1]) } }
-        var merged = ProcessEnvironment.current
-        for (key, value) in environment { merged[key] = value }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
+        defer { if let ends { close(ends.write) } }
+        do {
+            pid = try spawn.spawn()
+        } catch {
+            if let ends { close(ends.read) }
+            throw error
         }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard result == 0 else { throw TestSupportError("posix_spawn \(executable): errno \(result)") }
-        self.pid = pid
+        readinessFD = ends?.read
         startWaiter()
     }
 
@@ -202,22 +194,6 @@ public final class ChildProcess: @unchecked Sendable {
 
     deinit {
         if status.withLock({ $0 }) == nil { kill(pid, SIGKILL) }
-    }
-}
-
-/// The test process's environment.
-public enum ProcessEnvironment {
-    public static var current: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
     }
 }
 

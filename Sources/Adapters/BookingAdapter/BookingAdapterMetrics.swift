@@ -11,7 +11,7 @@ public struct BookingAdapterMetrics: Sendable {
     public static let help: [String: String] = [
         "bureau_booking_call_seconds": "How long each call to the booking service took (book, cancel, resolve).",
         "bureau_booking_call_failures_total":
-            "Calls to the booking service that failed, by reason: transient (retried), refused (a 4xx), unknown (resolved with the service).",
+            "Calls to the booking service that failed, by reason: transient (retried), refused (a 4xx), unknown (resolved with the service), invalid-request (not sent: the adapter could not make it).",
     ]
 
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
@@ -20,7 +20,7 @@ public struct BookingAdapterMetrics: Sendable {
                 ($0, Timer(label: "bureau_booking_call_seconds", dimensions: [("call", $0)], factory: factory))
             })
         failures = Dictionary(
-            uniqueKeysWithValues: ["transient", "refused", "unknown"].map {
+            uniqueKeysWithValues: ["transient", "refused", "unknown", "invalid-request"].map {
                 (
                     $0,
                     Counter(label: "bureau_booking_call_failures_total", dimensions: [("reason", $0)], factory: factory)
@@ -37,6 +37,7 @@ public struct BookingAdapterMetrics: Sendable {
         case .transient: failures["transient"]?.increment()
         case .refused: failures["refused"]?.increment()
         case .unknown: failures["unknown"]?.increment()
+        case .invalidRequest: failures["invalid-request"]?.increment()
         }
     }
 }

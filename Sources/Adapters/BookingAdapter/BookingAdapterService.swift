@@ -65,7 +65,7 @@ public final class BookingAdapterService: Service {
     private let service: any BookingService
     private let client: any EventBus
     private let snapshots: any SnapshotStore
-    private let configuration: Configuration
+    let configuration: Configuration
     private let logger: Logger
     public let statistics: BookingAdapterStatistics
     private let metrics: BookingAdapterMetrics
@@ -320,20 +320,18 @@ public final class BookingAdapterService: Service {
     /// Calls the service, again after a backoff while it did nothing (no connection, a 503),
     /// up to ``Configuration/maxAttempts`` times; nil if the adapter is stopping.
     private func call(_ work: Work) async -> CallResult? {
-        var attempt = 0
-        while true {
-            attempt += 1
+        await retrying { (attempt: Int) -> Attempt<CallResult> in
             let began = ContinuousClock.now
             do throws(BookingError) {
                 switch work.kind {
                 case .book(let request):
                     let code = try await service.book(request, idempotencyKey: work.key)
                     metrics.called("book", took: .now - began)
-                    return .outcome(confirmed(work, code: code), nil)
+                    return .done(.outcome(confirmed(work, code: code), nil))
                 case .cancel(let id):
                     try await service.cancel(reservationID: id, idempotencyKey: work.key)
                     metrics.called("cancel", took: .now - began)
-                    return .outcome(cancelled(work), nil)
+                    return .done(.outcome(cancelled(work), nil))
                 }
             } catch {
                 switch work.kind {
@@ -343,19 +341,30 @@ public final class BookingAdapterService: Service {
                 metrics.failed(error)
                 switch error {
                 case .refused(let reason):
-                    return .outcome(failure(of: work, reason: reason), nil)
+                    return .done(.outcome(failure(of: work, reason: reason), nil))
+                case .invalidRequest(let reason):
+                    // Nothing was sent, and the same request would fail the same way: the adapter's
+                    // fault, raised as an error, not the service's refusal.
+                    logger.error(
+                        "a booking call could not be made",
+                        metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(reason)"])
+                    return .done(
+                        .outcome(
+                            failure(of: work, reason: reason),
+                            ErrorReport(code: "booking-request-invalid", message: "\(work.reservationID): \(reason)")))
                 case .unknown(let reason):
                     logger.warning(
                         "the outcome of a booking call is unknown; resolving it",
                         metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(reason)"])
-                    return .unknown(reason)
+                    return .done(.unknown(reason))
                 case .transient(let reason):
                     statistics.retried()
                     guard attempt < configuration.maxAttempts else {
                         let message = "the booking service did not answer after \(attempt) attempts: \(reason)"
-                        return .outcome(
-                            failure(of: work, reason: message),
-                            ErrorReport(code: "booking-unavailable", message: "\(work.reservationID): \(message)"))
+                        return .done(
+                            .outcome(
+                                failure(of: work, reason: message),
+                                ErrorReport(code: "booking-unavailable", message: "\(work.reservationID): \(message)")))
                     }
                     logger.warning(
                         "the booking service failed; retrying",
@@ -363,11 +372,7 @@ public final class BookingAdapterService: Service {
                             "booking.reservation": "\(work.reservationID)", "booking.attempt": "\(attempt)",
                             "booking.reason": "\(reason)",
                         ])
-                    do {
-                        try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
-                    } catch {
-                        return nil
-                    }
+                    return .again
                 }
             }
         }
@@ -406,17 +411,15 @@ public final class BookingAdapterService: Service {
     /// outcome but the service's would be a guess. Returns the outcome the answer gives; nil
     /// if the adapter is stopping.
     private func resolve(_ work: Work, reason: String) async -> Emitted? {
-        var attempt = 0
-        while true {
-            attempt += 1
+        await retrying { (attempt: Int) -> Attempt<Emitted> in
             let began = ContinuousClock.now
             defer { metrics.called("resolve", took: .now - began) }
             do throws(BookingError) {
                 switch try await service.resolve(idempotencyKey: work.key) {
                 case .done(let code, _):
                     switch work.kind {
-                    case .book: return confirmed(work, code: code)
-                    case .cancel: return cancelled(work)
+                    case .book: return .done(confirmed(work, code: code))
+                    case .cancel: return .done(cancelled(work))
                     }
                 case .nothingDone(let answer):
                     let verb =
@@ -424,11 +427,12 @@ public final class BookingAdapterService: Service {
                         case .book: "book"
                         case .cancel: "cancel"
                         }
-                    return failure(
-                        of: work,
-                        reason:
-                            "the booking service did not \(verb) it: the call's outcome was unknown (\(reason)), and the service answered: \(answer)"
-                    )
+                    return .done(
+                        failure(
+                            of: work,
+                            reason:
+                                "the booking service did not \(verb) it: the call's outcome was unknown (\(reason)), and the service answered: \(answer)"
+                        ))
                 }
             } catch {
                 statistics.resolveRetried()
@@ -438,11 +442,7 @@ public final class BookingAdapterService: Service {
                         "booking.reservation": "\(work.reservationID)", "booking.attempt": "\(attempt)",
                         "booking.reason": "\(error)",
                     ])
-                do {
-                    try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
-                } catch {
-                    return nil
-                }
+                return .again
             }
         }
     }
@@ -453,15 +453,14 @@ public final class BookingAdapterService: Service {
     private func publishRetryingRefusals(
         _ outcome: Emitted, _ raised: ErrorReport?, of work: Work
     ) async throws -> String? {
-        var attempt = 0
-        while true {
-            attempt += 1
+        let refusal: String?? = try await retrying { (attempt: Int) async throws -> Attempt<String?> in
             guard case .rejected(let reason) = try await publish(outcome, raised, of: work, errorIndex: 1) else {
-                return nil
+                return .done(nil)
             }
-            guard attempt < configuration.maxAttempts else { return reason }
-            try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
+            return attempt < configuration.maxAttempts ? .again : .done(reason)
         }
+        guard let refusal else { throw CancellationError() }
+        return refusal
     }
 
     /// Cancels at the booking service a booking whose confirmation the bus refused (with its
@@ -469,32 +468,30 @@ public final class BookingAdapterService: Service {
     /// clause for the failure's reason.
     private func undoBooking(of work: Work) async -> String {
         let key = work.key + "/undo"
-        var attempt = 0
-        while true {
-            attempt += 1
+        let undone = await retrying { (attempt: Int) -> Attempt<String> in
             do throws(BookingError) {
                 try await service.cancel(reservationID: work.reservationID, idempotencyKey: key)
-                return "the booking was cancelled at the booking service"
+                return .done("the booking was cancelled at the booking service")
             } catch {
                 switch error {
                 case .refused(let reason):
-                    return "the booking service would not cancel the booking: \(reason)"
+                    return .done("the booking service would not cancel the booking: \(reason)")
+                case .invalidRequest(let reason):
+                    return .done("the booking service could not be asked to cancel the booking: \(reason)")
                 case .transient(let reason), .unknown(let reason):
                     // Sending the same key again is safe either way: it cancels once.
                     guard attempt < configuration.maxAttempts else {
                         if case .unknown = error {
-                            return "whether the booking was cancelled at the booking service is not known: \(reason)"
+                            return .done(
+                                "whether the booking was cancelled at the booking service is not known: \(reason)")
                         }
-                        return "the booking could not be cancelled at the booking service: \(reason)"
+                        return .done("the booking could not be cancelled at the booking service: \(reason)")
                     }
-                    do {
-                        try await Task.sleep(for: configuration.backoff.delay(attempt: attempt))
-                    } catch {
-                        return "the booking was not cancelled at the booking service: the adapter is stopping"
-                    }
+                    return .again
                 }
             }
         }
+        return undone ?? "the booking was not cancelled at the booking service: the adapter is stopping"
     }
 
     /// Publishes `work`'s outcome (under its derived id) and, if any, an `ErrorRaised` (under
@@ -517,7 +514,9 @@ public final class BookingAdapterService: Service {
         if outcomes.count > 1, case .rejected(let reason) = outcomes[1] {
             logger.error("the bus refused an ErrorRaised", metadata: ["booking.reason": "\(reason)"])
         }
-        return outcomes.first ?? .rejected("the bus answered nothing for it")
+        // Not the bus's refusal: a client that answers fewer outcomes than events is at fault.
+        guard let first = outcomes.first else { throw BusError.unexpectedAnswer("no outcome for \(outcome.type)") }
+        return first
     }
 
     private func confirmed(_ work: Work, code: String) -> Emitted {

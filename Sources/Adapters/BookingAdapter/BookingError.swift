@@ -17,10 +17,14 @@ public enum BookingError: Error, Equatable, CustomStringConvertible {
     /// service answers, a 5xx other than 503). Only the service knows: ask it with
     /// ``BookingService/resolve(idempotencyKey:)`` before recording anything.
     case unknown(String)
+    /// The call could not be made on this side (its request could not be built): nothing was
+    /// sent, and sending it again would fail the same way. The adapter's fault, not the
+    /// service's refusal.
+    case invalidRequest(String)
 
     public var description: String {
         switch self {
-        case .transient(let reason), .refused(let reason), .unknown(let reason): reason
+        case .transient(let reason), .refused(let reason), .unknown(let reason), .invalidRequest(let reason): reason
         }
     }
 }

@@ -23,6 +23,7 @@ extension HTTPBookingService {
         case .transient: SpanStatus(code: .error, message: "not done; to be retried")
         case .refused: SpanStatus(code: .error, message: "refused by the service")
         case .unknown: SpanStatus(code: .error, message: "outcome unknown")
+        case .invalidRequest: SpanStatus(code: .error, message: "not sent: the request could not be made")
         }
     }
 }

@@ -47,8 +47,8 @@ public struct HTTPBookingService: BookingService {
         do {
             encoded = try JSONEncoder().encode(request)
         } catch {
-            // Not sent: without its body the service would refuse it anyway, for a reason less clear.
-            throw .refused("the booking request could not be encoded: \(error)")
+            // Not sent: this side's failure, not the service's refusal.
+            throw .invalidRequest("the booking request could not be encoded: \(error)")
         }
         let (status, body) = try await call("POST", "/reservations", key: idempotencyKey, body: encoded)
         try Self.check(status, body)
