@@ -1,6 +1,9 @@
+import Bus
+import BusTesting
 import Foundation
 import TestSupport
 import Testing
+import ZeroMQBus
 
 #if canImport(Glibc)
     import Glibc
@@ -46,20 +49,20 @@ struct ReadmeWalkthroughTests {
         defer { up.signal(SIGKILL) }
         try await up.waitUntilReady(timeout: .seconds(120))
         // Setup, not the walkthrough: the rates adapter has published, so the watchlist shows a quote.
-        for _ in 0..<200 {
-            let rates = try await ChildProcess.bureau(
-                ["log", "show", "--type", "bureau.rates.RatesPublished", "--data", data], in: directory.path,
-                name: "rates", timeout: .seconds(30))
-            if rates.code == 0, !rates.out.isEmpty { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        let observer = try ZeroMQBusClient(
+            location: BusLocation(dataDirectory: data), options: .init(process: "readme-test"),
+            logger: TestLogging.logger("readme-test"))
+        defer { observer.close() }
+        let rates = try await observer.collect(
+            EventFilter(prefixes: ["bureau.rates.RatesPublished"]), count: 1, timeout: .seconds(60))
+        try #require(!rates.isEmpty, "the rates adapter published no rates within 60 s")
 
         let script = ["set -euo pipefail"] + lines.enumerated().map { Self.scripted($1, index: $0) }
         let scriptFile = directory.file("using-it.sh")
         try Files.write(scriptFile, script.joined(separator: "\n") + "\n")
         let binDirectory = (BureauExecutable.path as NSString).deletingLastPathComponent
         let environment = [
-            "PATH": binDirectory + ":" + (ProcessEnvironment.current["PATH"] ?? "/usr/bin:/bin"),
+            "PATH": binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
             "BUREAU_DATA": data,
         ]
         var result = try await Self.run(scriptFile, in: directory.path, environment: environment)
