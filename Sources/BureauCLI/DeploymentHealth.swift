@@ -245,7 +245,7 @@ struct DeploymentHealth: Encodable, Equatable {
             }
             lines.append(parts.joined(separator: "  "))
         } else {
-            lines.append("bus: \(busProblem ?? "unknown")")
+            lines.append("bus: \(TerminalText.escaped(busProblem ?? "unknown"))")
         }
         let header = [
             "PROCESS", "STATE", "RESTARTS", "CONSUMER", "IN/S", "OUT/S", "LAG EV", "LAG S", "HEARD", "LAST ERROR",
@@ -259,20 +259,21 @@ struct DeploymentHealth: Encodable, Equatable {
                 guard let consumer else { return "-" }
                 return figure(consumer) ?? "?"
             }
-            table.append([
-                process?.name ?? consumer?.process ?? "?",
-                process?.state ?? "?",
-                process.map { $0.restarts.map(String.init) ?? "?" } ?? "?",
-                consumer?.consumer ?? "-",
-                known { consumer in consumer.inPerSecond.map { Self.rate($0) } },
-                known { consumer in consumer.outPerSecond.map { Self.rate($0) } },
-                known { $0.lagEvents.map(String.init) },
-                known { $0.lagSeconds.map { Duration.seconds(saturating: $0).secondsText(decimals: 1) } },
-                known { consumer in
-                    consumer.reported ? consumer.progressAgeSeconds.map { Self.seconds($0) + " ago" } : "no report"
-                },
-                Self.cut(process?.lastError ?? "-", to: 48),
-            ])
+            table.append(
+                [
+                    process?.name ?? consumer?.process ?? "?",
+                    process?.state ?? "?",
+                    process.map { $0.restarts.map(String.init) ?? "?" } ?? "?",
+                    consumer?.consumer ?? "-",
+                    known { consumer in consumer.inPerSecond.map { Self.rate($0) } },
+                    known { consumer in consumer.outPerSecond.map { Self.rate($0) } },
+                    known { $0.lagEvents.map(String.init) },
+                    known { $0.lagSeconds.map { Duration.seconds(saturating: $0).secondsText(decimals: 1) } },
+                    known { consumer in
+                        consumer.reported ? consumer.progressAgeSeconds.map { Self.seconds($0) + " ago" } : "no report"
+                    },
+                    Self.cut(process?.lastError ?? "-", to: 48),
+                ].map { TerminalText.escaped($0) })  // names and errors are what processes said
         }
         let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
         for line in table {
@@ -286,7 +287,7 @@ struct DeploymentHealth: Encodable, Equatable {
         lines.append(
             problems.isEmpty
                 ? "healthy: every process up, every consumer within \(Self.seconds(maxLagSeconds))"
-                : "trouble: " + problems.joined(separator: "; "))
+                : "trouble: " + problems.map { TerminalText.escaped($0) }.joined(separator: "; "))
         return lines.map { Self.cut($0, to: width) }.joined(separator: "\n")
     }
 

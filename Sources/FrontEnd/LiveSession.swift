@@ -85,15 +85,19 @@ public struct LiveSession: Sendable {
                     // A traced request is published under its trace's id (CommandTrace).
                     let trace = RequestTraces.start(url, router: router)
                     let id = trace?.id ?? EventID.random()
-                    let next = coordinator.handle(.dispatched(url, id: id), in: &state)
-                    for case .publish(var outgoing) in next {
-                        if let trace {
-                            outgoing = trace.traced(outgoing)
+                    var next = coordinator.handle(.dispatched(url, id: id), in: &state)
+                    if let trace {
+                        // The request it publishes carries its trace; none published, the trace ends.
+                        if let index = next.firstIndex(where: { if case .publish = $0 { true } else { false } }),
+                            case .publish(let outgoing) = next[index]
+                        {
+                            next[index] = .publish(trace.traced(outgoing))
                             traces.sent(trace)
+                        } else {
+                            trace.end()
                         }
-                        publish(outgoing, sink: sink)
                     }
-                    if !next.contains(where: { if case .publish = $0 { true } else { false } }) { trace?.end() }
+                    guard perform(next) else { return false }
                 case .publish(let outgoing):
                     publish(outgoing, sink: sink)
                 case .subscribe(let position, let delay):

@@ -45,6 +45,9 @@ final class ClientWorker {
         var tracker: SubscriptionTracker
         /// It noticed a gap while live: its next read says so (the daemon counts them).
         var gapNoticed = false
+        /// Replies in a row that held an envelope it could not read: past a few, the subscription
+        /// fails, saying where, rather than ask for ever.
+        var unreadableReplies = 0
 
         init(id: Int, socket: ZMQSocket, channel: SubscriptionChannel, tracker: SubscriptionTracker) {
             self.id = id
@@ -325,6 +328,16 @@ final class ClientWorker {
                 }
             }
             if let unreadable {
+                subscription.unreadableReplies += 1
+                if subscription.unreadableReplies >= Self.unreadableRepliesBeforeFailing {
+                    fail(
+                        subscriptionID,
+                        BusError.unexpectedAnswer(
+                            "\(subscription.unreadableReplies) catch-up replies in a row after position "
+                                + "\(subscription.tracker.cursor) held an envelope that cannot be read "
+                                + "(\(unreadable.error)); the bus serves what this client cannot read"))
+                    continue
+                }
                 perform(timers.readRefused(for: subscriptionID, now: clock.now))
                 logger.warning(
                     "an envelope of a catch-up read's reply cannot be read; reading again",
@@ -333,6 +346,7 @@ final class ClientWorker {
                     ])
                 continue
             }
+            subscription.unreadableReplies = 0
             perform(timers.readAnswered(for: subscriptionID, now: clock.now))
             // A daemon from before `ahead-of-log` answers such a read with nothing, and its head.
             if subscription.tracker.isAhead(ofHead: header.head) {
@@ -432,18 +446,31 @@ final class ClientWorker {
         }
     }
 
+    /// How many replies in a row may hold an envelope that cannot be read before the
+    /// subscription fails.
+    static let unreadableRepliesBeforeFailing = 3
+
     /// Ends a subscription whose cursor is past the bus's head: it fails with
     /// ``BusError/aheadOfLog(position:head:epoch:)``, after what it was already given.
     private func end(_ id: Int, aheadOf head: UInt64, epoch: UInt64) {
-        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
-        timers.unsubscribed(id)
-        subscriptionOrder.removeAll { $0 == id }
-        let position = subscription.tracker.cursor
+        guard let position = subscriptions[id]?.tracker.cursor else { return }
         logger.error(
             "the bus's log ends before what this subscriber has read; the subscription ends",
             metadata: ["bus.position": "\(position)", "bus.head": "\(head)", "bus.epoch": "\(epoch)"])
+        fail(id, .aheadOfLog(position: position, head: head, epoch: epoch))
+    }
+
+    /// Ends subscription `id` with `error`, after what it was already given.
+    private func fail(_ id: Int, _ error: BusError) {
+        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
+        timers.unsubscribed(id)
+        subscriptionOrder.removeAll { $0 == id }
+        if case .aheadOfLog = error {
+        } else {
+            logger.error("the subscription ends", metadata: ["bus.error": "\(error)"])
+        }
         subscription.socket.close()
-        subscription.channel.push([.failure(.aheadOfLog(position: position, head: head, epoch: epoch))])
+        subscription.channel.push([.failure(error)])
         subscription.channel.finish()
     }
 

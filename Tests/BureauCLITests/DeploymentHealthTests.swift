@@ -45,6 +45,23 @@ struct DeploymentHealthTests {
         #expect(health.render().contains("healthy: every process up"))
     }
 
+    @Test func whatProcessesSaidIsShownEscapedOneRowEach() {
+        // Given a process whose last error (an ErrorRaised's message, from the log) holds a
+        // terminal's escape sequence and a forged line
+        let hostile = "\u{1B}]0;owned\u{07}\n2026-01-01 healthy"
+        let health = DeploymentHealth(
+            stats: Self.stats([]), busProblem: nil,
+            processes: [
+                Self.process("bus", pid: 10), Self.process("rates" + hostile, pid: 13, up: false, error: hostile),
+            ],
+            maxLagSeconds: 30)
+        // When it is shown, then nothing of it reaches the terminal raw, and its row is one line
+        let text = health.render()
+        #expect(!text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(text)")
+        #expect(text.contains("\\u{1B}]0;owned"))
+        #expect(!text.split(separator: "\n").contains { $0.hasPrefix("2026-01-01 healthy") }, "\(text)")
+    }
+
     @Test func troubleComesFirstAndFailsTheCheck() {
         let health = DeploymentHealth(
             stats: Self.stats([

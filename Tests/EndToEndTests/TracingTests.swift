@@ -291,9 +291,7 @@ struct TracingTests {
 }
 
 /// `bureau trace --store`: the same tree from a log kept in PostgreSQL.
-@Suite(
-    .disabled(if: TestPostgres.unavailable != nil, Comment(rawValue: TestPostgres.unavailable ?? "")),
-    .timeLimit(.minutes(3)))
+@Suite(.requiresPostgreSQL, .timeLimit(.minutes(3)))
 struct PostgresTraceTests {
     @Test func traceReadsAChainFromAStore() async throws {
         let directory = try TemporaryDirectory("pgtrace")

@@ -8,10 +8,7 @@ import Testing
 /// The PostgreSQL store's connections, made again after a failover or a restart, are counted
 /// where an operator looks (`bureau_store_reconnects_total`), by what they serve.
 // Statements wait for the server on the caller's thread: off the cooperative pool.
-@Suite(
-    .disabled("no PostgreSQL server for the tests: the reason is on standard error") {
-        await TestPostgres.unavailableOffThePool() != nil
-    }, .ownThreads)
+@Suite(.requiresPostgreSQL, .ownThreads)
 struct PostgresStoreMetricsTests {
     struct Counter: Codable, Equatable, Sendable {
         var count: Int

@@ -65,4 +65,44 @@ struct ClientWorkerTests {
             log.lines.contains { $0.level == .warning && $0.message.contains("cannot be read; reading again") },
             "the client said why it read again: \(log.lines.map(\.message))")
     }
+
+    /// A bus that keeps serving an envelope this client cannot read: the subscription does not
+    /// ask for ever, it fails after a few replies, naming the position it could not read past.
+    @Test func aBusThatKeepsServingAnUnreadableEnvelopeFailsTheSubscriptionSayingWhere() async throws {
+        let directory = try TemporaryDirectory("unreadable-for-ever")
+        let server = try ScriptedReadServer(location: BusLocation(dataDirectory: directory.path))
+        defer { server.close() }
+        var options = ZeroMQBusClient.Options(process: "reader")
+        options.readTimeout = .milliseconds(500)
+        let client = try ZeroMQBusClient(
+            location: server.location, options: options, logger: TestLogging.logger("reader"))
+        defer { client.close() }
+        let subscription = client.subscribe(EventFilter(prefixes: []), after: 0)
+        let ended = Task { () async -> (any Error)? in
+            do {
+                for try await _ in subscription {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+        defer { ended.cancel() }
+        // Every read is answered with the same unreadable envelope, until the client stops asking.
+        let answering = Task {
+            for _ in 0..<20 {
+                guard let read = try? await server.nextRequest(verb: WireProtocol.read) else { return }
+                try server.answer(read, envelopes: [Data([0xFF, 0xFF])], head: 1, scannedTo: 1)
+            }
+        }
+        let failure = await Timeout.result(within: .seconds(30)) { await ended.value }
+        answering.cancel()
+        _ = try? await answering.value
+        guard case .some(.some(BusError.unexpectedAnswer(let reason))) = failure else {
+            Issue.record(
+                "expected the subscription to fail with an unexpected answer, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains("after position 0"), "\(reason)")
+        #expect(reason.contains("cannot be read"), "\(reason)")
+    }
 }
