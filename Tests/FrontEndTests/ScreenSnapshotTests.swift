@@ -90,7 +90,8 @@ struct ScreenSnapshotTests {
         return ReadModels.folding(
             [
                 Fixtures.event(31, accepted("R31", rate: "0.005", commission: "2.71", net: "538.89", basis: .schedule)),
-                Fixtures.event(32, accepted("R32", rate: "0", commission: "0.00", net: "541.60", basis: .beforeCommissions)),
+                Fixtures.event(
+                    32, accepted("R32", rate: "0", commission: "0.00", net: "541.60", basis: .beforeCommissions)),
                 Fixtures.event(33, old),
             ].map(upcasting.upcast))
     }
