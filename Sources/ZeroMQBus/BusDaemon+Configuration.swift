@@ -5,8 +5,11 @@ import Metrics
 import ZeroMQ
 
 extension BusDaemon {
-    /// The default of ``Configuration/maxMemoryBytes``, in MiB: above what the daemon holds at its
-    /// busiest with the limits of README's "Limits", below the bound README states.
+    /// The default of ``Configuration/maxMemoryBytes``, in MiB: above what the daemon was measured
+    /// to hold at its busiest (`MemoryBoundTests`: four producers sending the largest requests at
+    /// once, a subscriber that never reads; peaks of 99 to 180 MiB resident, less of it anonymous),
+    /// below the bound README states. README's sum of the worst cases is higher: a load that
+    /// reaches it has its connections dropped and sends again (README, "Limits").
     public static let defaultMaxMemoryMiB = 160
 
     /// How a bus daemon runs; the defaults are those of `bureau bus`.
