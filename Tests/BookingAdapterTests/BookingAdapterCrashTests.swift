@@ -56,15 +56,8 @@ struct BookingAdapterCrashTests {
         let client = try ZeroMQBusClient(
             location: bus.location, options: .init(process: "test"), logger: TestLogging.logger("test"))
         defer { client.close() }
-        var accepted = Bureau_Reservations_ReservationAcceptedV2()
-        accepted.reservationID = "r-1"
-        accepted.base = "EUR"
-        accepted.quote = "USD"
-        accepted.amount = "500.00"
-        accepted.rate = "1.0832"
-        accepted.grossAmount = "541.60"
-        accepted.netAmount = "541.60"
-        _ = try await client.publish(try Emitted(accepted).outgoing(id: .random(), module: "reservations"))
+        _ = try await client.publish(
+            try Emitted(ReservationFixtures.accepted("r-1")).outgoing(id: .random(), module: "reservations"))
 
         // The server books at once and holds its answer back for 10 s (a margin for a loaded
         // machine): kill the adapter in between.

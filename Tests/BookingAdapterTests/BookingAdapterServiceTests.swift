@@ -2,9 +2,11 @@ import BureauSchemas
 import Bus
 import BusTesting
 import EventLog
+import FeatureTestSupport
 import Foundation
 import Guards
 import Logging
+import ReservationsFeature
 import Runtime
 import ServiceLifecycle
 import TestSupport
@@ -82,16 +84,44 @@ struct BookingAdapterServiceTests {
         }
     }
 
+    /// A reservation asked for through the reservations reducer and carried by the adapter on
+    /// `service`, which fails it: every event the request caused, expected to be its acceptance,
+    /// its failure and an `ErrorRaised` of the booking module with `code`, within `timeout`.
+    static func reservationThatFails(
+        with service: any BookingService, raising code: String, within timeout: Duration = .seconds(30)
+    ) async throws -> [StoredEvent] {
+        let reservations = ReservationsModule.make()
+        let deployment = try await TestDeployment.inProcess(
+            modules: [reservations],
+            services: [
+                { client in
+                    BookingAdapterService(
+                        service: service, client: client, snapshots: InMemorySnapshotStore(),
+                        configuration: configuration(), logger: TestLogging.logger("booking"))
+                }
+            ], logger: TestLogging.logger("deployment"))
+        return try await deployment.run { deployment in
+            var options = BusFixture.Options()
+            options.timeout = timeout
+            let fixture = deployment.fixture(router: ModuleRegistry([reservations]).router, options: options)
+            try await fixture.given([Emitted(rates(["USD": "1.0832"]))])
+            return try await fixture.when(
+                command: CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "500.00", rate: "1.0832")
+                    .text,
+                expect: [
+                    EventPattern(type: Bureau_Reservations_ReservationAcceptedV2.protoMessageName),
+                    EventPattern(
+                        type: Bureau_Booking_ReservationFailed.protoMessageName,
+                        fields: .object([("reservationId", .string("*")), ("reason", .string("*"))])),
+                    EventPattern(
+                        type: Bureau_System_ErrorRaised.protoMessageName,
+                        fields: .object([("code", .string(code)), ("module", .string("booking"))])),
+                ])
+        }
+    }
+
     static func accepted(_ id: String, amount: String = "500.00") -> Emitted {
-        var event = Bureau_Reservations_ReservationAcceptedV2()
-        event.reservationID = id
-        event.base = "EUR"
-        event.quote = "USD"
-        event.amount = amount
-        event.rate = "1.0832"
-        event.grossAmount = "541.60"
-        event.netAmount = "541.60"
-        return Emitted(event)
+        Emitted(ReservationFixtures.accepted(id, amount: amount))
     }
 
     static func cancellation(_ id: String) -> Emitted {
@@ -371,7 +401,7 @@ struct BookingAdapterServiceTests {
             #expect(await service.bookings.count == 3)
             let checkpoint = try #require(
                 store.load(
-                    BookingAdapterService.Checkpoint.self, module: BookingAdapterService.module, stateVersion: 1
+                    CheckpointSaver.Checkpoint.self, module: BookingAdapterService.module, stateVersion: 1
                 ) { _ in })
             #expect(checkpoint.position >= last)
             // And a restart on that checkpoint books nothing again
@@ -381,6 +411,49 @@ struct BookingAdapterServiceTests {
             }
             #expect(owed == 0)
             #expect(await service.calls == 3)
+        }
+    }
+
+    /// A snapshot store that says every save it makes, so that a test awaits one.
+    final class SavesSaid: SnapshotStore {
+        let inner = InMemorySnapshotStore()
+        let saved: AsyncStream<UInt64>
+        private let said: AsyncStream<UInt64>.Continuation
+
+        init() { (saved, said) = AsyncStream.makeStream(of: UInt64.self) }
+
+        func load<State: Codable & Sendable>(
+            _ type: State.Type, module: String, stateVersion: Int, rejected: (String) -> Void
+        ) -> Snapshot<State>? {
+            inner.load(type, module: module, stateVersion: stateVersion, rejected: rejected)
+        }
+
+        func save<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws {
+            try inner.save(snapshot)
+            said.yield(snapshot.position)
+        }
+    }
+
+    @Test func aCheckpointWhoseSaveFailedIsSavedOnceTheStoreIsBackWithNoFurtherWork() async throws {
+        // Given a checkpoint store that fails its next save, as a store failing over does
+        try await Self.onBus { deployment in
+            let service = InMemoryBookingService()
+            let store = SavesSaid()
+            store.inner.failSaves(1)
+            // When one reservation is accepted, and nothing after it
+            try await Self.withAdapter(service: service, on: deployment, snapshots: store) { observer, statistics in
+                let sent = try await observer.publish(
+                    try Self.accepted("r-1").outgoing(id: .random(), module: "reservations"))
+                let last = try #require(sent.position)
+                await statistics.waitUntilCompleted(1)
+                // Then its checkpoint is saved all the same, after the backoff, covering it
+                let saved = await Timeout.result(within: .seconds(10)) { () async -> UInt64? in
+                    for await position in store.saved where position >= last { return position }
+                    return nil
+                }
+                #expect(saved != nil, "the checkpoint was not saved again")
+            }
+            #expect(await service.bookings.count == 1)
         }
     }
 }

@@ -37,37 +37,10 @@ actor OversizedCodeBookingService: BookingService {
 struct BookingOutcomeRefusalTests {
     @Test func aRefusedConfirmationEndsTheReservationFailedWithAnError() async throws {
         let service = OversizedCodeBookingService()
-        let reservations = ReservationsModule.make()
-        let deployment = try await TestDeployment.inProcess(
-            modules: [reservations],
-            services: [
-                { client in
-                    BookingAdapterService(
-                        service: service, client: client, snapshots: InMemorySnapshotStore(),
-                        configuration: BookingAdapterServiceTests.configuration(), logger: TestLogging.logger("booking")
-                    )
-                }
-            ], logger: TestLogging.logger("deployment"))
-        let events = try await deployment.run { deployment in
-            // A generous wait: the adapter tries the refused publish max-attempts times with its
-            // backoff first, and a loaded machine is slow to get through them.
-            var options = BusFixture.Options()
-            options.timeout = .seconds(60)
-            let fixture = deployment.fixture(router: ModuleRegistry([reservations]).router, options: options)
-            try await fixture.given([Emitted(rates(["USD": "1.0832"]))])
-            return try await fixture.when(
-                command: CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "500.00", rate: "1.0832")
-                    .text,
-                expect: [
-                    EventPattern(type: Bureau_Reservations_ReservationAcceptedV2.protoMessageName),
-                    EventPattern(
-                        type: Bureau_Booking_ReservationFailed.protoMessageName,
-                        fields: .object([("reservationId", .string("*")), ("reason", .string("*"))])),
-                    EventPattern(
-                        type: Bureau_System_ErrorRaised.protoMessageName,
-                        fields: .object([("code", .string("outcome-refused")), ("module", .string("booking"))])),
-                ])
-        }
+        // A generous wait: the adapter tries the refused publish max-attempts times with its
+        // backoff first, and a loaded machine is slow to get through them.
+        let events = try await BookingAdapterServiceTests.reservationThatFails(
+            with: service, raising: "outcome-refused", within: .seconds(60))
         let failed = try #require(
             events.lazy.compactMap { try? $0.payload(as: Bureau_Booking_ReservationFailed.self) }.first)
         #expect(failed.reason.hasPrefix("the bus refused bureau.booking.ReservationConfirmed: "), "\(failed.reason)")
@@ -79,7 +52,7 @@ struct BookingOutcomeRefusalTests {
         let raised = try #require(events.lazy.compactMap { try? $0.payload(as: Bureau_System_ErrorRaised.self) }.first)
         #expect(raised.message.contains(failed.reservationID) && raised.message.contains("the bus refused"))
         // The read model a person looks at: failed, not pending.
-        let fold = try #require(reservations.projections.first { $0.name == "reservations" }).fold()
+        let fold = try #require(ReservationsModule.make().projections.first { $0.name == "reservations" }).fold()
         for event in events { fold.apply(event) }
         let shown = try fold.json()
         #expect(shown.contains("\"status\" : \"failed\"") && !shown.contains("\"status\" : \"pending\""), "\(shown)")

@@ -36,33 +36,8 @@ actor UnmakeableRequestBookingService: BookingService {
 struct BookingRequestInvalidTests {
     @Test func aRequestThatCannotBeMadeFailsTheReservationOnceWithAnError() async throws {
         let service = UnmakeableRequestBookingService()
-        let reservations = ReservationsModule.make()
-        let deployment = try await TestDeployment.inProcess(
-            modules: [reservations],
-            services: [
-                { client in
-                    BookingAdapterService(
-                        service: service, client: client, snapshots: InMemorySnapshotStore(),
-                        configuration: BookingAdapterServiceTests.configuration(), logger: TestLogging.logger("booking")
-                    )
-                }
-            ], logger: TestLogging.logger("deployment"))
-        let events = try await deployment.run { deployment in
-            let fixture = deployment.fixture(router: ModuleRegistry([reservations]).router)
-            try await fixture.given([Emitted(rates(["USD": "1.0832"]))])
-            return try await fixture.when(
-                command: CommandURL.Reservations.reserve(base: "EUR", quote: "USD", amount: "500.00", rate: "1.0832")
-                    .text,
-                expect: [
-                    EventPattern(type: Bureau_Reservations_ReservationAcceptedV2.protoMessageName),
-                    EventPattern(
-                        type: Bureau_Booking_ReservationFailed.protoMessageName,
-                        fields: .object([("reservationId", .string("*")), ("reason", .string("*"))])),
-                    EventPattern(
-                        type: Bureau_System_ErrorRaised.protoMessageName,
-                        fields: .object([("code", .string("booking-request-invalid")), ("module", .string("booking"))])),
-                ])
-        }
+        let events = try await BookingAdapterServiceTests.reservationThatFails(
+            with: service, raising: "booking-request-invalid")
         let failed = try #require(
             events.lazy.compactMap { try? $0.payload(as: Bureau_Booking_ReservationFailed.self) }.first)
         #expect(failed.reason == "the booking request could not be encoded: a test's reason")

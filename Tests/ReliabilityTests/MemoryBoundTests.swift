@@ -51,14 +51,7 @@ struct MemoryBoundTests {
         try idle.connect(bus.location.ipcEndpoints.events)
 
         // Sample the daemon's memory while the load runs.
-        let gauge = Gauge(baseline)
-        let pid = daemon.pid
-        let sampler = Task.detached {
-            for _ in 0..<6000 where gauge.sampling.load(ordering: .relaxed) {
-                if let now = Self.residentMiB(pid) { gauge.peak.max(now, ordering: .relaxed) }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-        }
+        let gauge = Gauge(sampling: daemon.pid, from: baseline, every: .milliseconds(20))
 
         var options = ZeroMQBusClient.Options(process: "memory")
         options.publishTimeout = .seconds(60)
@@ -119,8 +112,7 @@ struct MemoryBoundTests {
             if anonymousAfter <= anonymousBaseline + 32 { break }
         }
         let after = Self.residentMiB(daemon.pid) ?? loaded
-        gauge.sampling.store(false, ordering: .relaxed)
-        _ = await sampler.value
+        await gauge.stop()
         client.close()
         #expect(await bus.stop() == 0)
         print(
@@ -144,14 +136,7 @@ extension MemoryBoundTests {
         let bus = BusProcess(directory: directory.path)
         let daemon = try await bus.start()
         let baseline = try #require(Self.residentMiB(daemon.pid))
-        let gauge = Gauge(baseline)
-        let pid = daemon.pid
-        let sampler = Task.detached {
-            for _ in 0..<6000 where gauge.sampling.load(ordering: .relaxed) {
-                if let now = Self.residentMiB(pid) { gauge.peak.max(now, ordering: .relaxed) }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-        }
+        let gauge = Gauge(sampling: daemon.pid, from: baseline, every: .milliseconds(10))
         let context = try ZMQContext()
         let producers = 4
         let requests = 12
@@ -199,8 +184,7 @@ extension MemoryBoundTests {
             location: bus.location, options: ZeroMQBusClient.Options(process: "after"),
             logger: TestLogging.logger("after"))
         let still = try await client.ping()
-        gauge.sampling.store(false, ordering: .relaxed)
-        _ = await sampler.value
+        await gauge.stop()
         client.close()
         over.close()
         for peer in peers { peer.close() }
@@ -228,14 +212,7 @@ extension MemoryBoundTests {
         let bus = BusProcess(directory: directory.path)
         let daemon = try await bus.start()
         let baseline = try #require(Self.residentMiB(daemon.pid))
-        let gauge = Gauge(baseline)
-        let pid = daemon.pid
-        let sampler = Task.detached {
-            for _ in 0..<30_000 where gauge.sampling.load(ordering: .relaxed) {
-                if let now = Self.residentMiB(pid) { gauge.peak.max(now, ordering: .relaxed) }
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-        }
+        let gauge = Gauge(sampling: daemon.pid, from: baseline, every: .milliseconds(5))
         let endpoints = bus.location.ipcEndpoints
         // Two on the ingress socket, frames of 8 MiB; one on the read socket, frames of 60 KiB:
         // each would be 400 or 120 MiB held whole.
@@ -272,8 +249,7 @@ extension MemoryBoundTests {
             logger: TestLogging.logger("after"))
         let outcome = try await client.publish(OutgoingEvent(type: "bureau.test.After", payload: Data("after".utf8)))
         let read = try await client.collect(EventFilter(prefixes: ["bureau.test."]), count: 1)
-        gauge.sampling.store(false, ordering: .relaxed)
-        _ = await sampler.value
+        await gauge.stop()
         client.close()
         #expect(await bus.stop() == 0)
         let drops = daemon.standardError.components(separatedBy: "every connection is dropped").count - 1
@@ -292,6 +268,26 @@ extension MemoryBoundTests {
 /// The highest memory seen, and whether to go on sampling, shared with the sampling task.
 final class Gauge: Sendable {
     let peak: Atomic<Int>
-    let sampling = Atomic<Bool>(true)
-    init(_ start: Int) { peak = Atomic(start) }
+    private let sampling = Atomic<Bool>(true)
+    private let sampler = Mutex<Task<Void, Never>?>(nil)
+
+    /// Samples the resident memory of process `pid` every `period` (for at most five minutes),
+    /// from `start` MiB, until ``stop()``.
+    init(sampling pid: pid_t, from start: Int, every period: Duration) {
+        peak = Atomic(start)
+        let limit = Int(Duration.seconds(300) / period)
+        let task = Task.detached { [self] in
+            for _ in 0..<limit where self.sampling.load(ordering: .relaxed) {
+                if let now = MemoryBoundTests.residentMiB(pid) { self.peak.max(now, ordering: .relaxed) }
+                try? await Task.sleep(for: period)
+            }
+        }
+        sampler.withLock { $0 = task }
+    }
+
+    /// Stops sampling; returns once the sampler has.
+    func stop() async {
+        sampling.store(false, ordering: .relaxed)
+        await sampler.withLock { $0 }?.value
+    }
 }

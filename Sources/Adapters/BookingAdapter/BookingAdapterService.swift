@@ -127,15 +127,15 @@ public final class BookingAdapterService: Service {
         let message: String
     }
 
-    struct Checkpoint: Codable, Sendable {}
-
     public func run() async throws {
-        let start =
-            snapshots.load(Checkpoint.self, module: Self.module, stateVersion: 1, rejected: { _ in })?.position ?? 0
+        let checkpoints = CheckpointSaver(
+            snapshots: snapshots, module: Self.module, backoff: configuration.backoff, logger: logger)
+        let start = checkpoints.load()
         let tracker = OpenWork(start: start)
         let subscription = client.subscribe(EventFilter(prefixes: Self.inputTypes + Self.outputTypes), after: start)
         consumer?.follow(subscription)
         try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await checkpoints.retryOwed() }
             let slots = AsyncSemaphore(configuration.concurrency)
             var catchingUp = true
             // Found while catching up, by position: launched once the adapter is live.
@@ -145,19 +145,7 @@ public final class BookingAdapterService: Service {
                 group.addTask {
                     defer { slots.signal() }
                     await self.performTraced(work)
-                    if let checkpoint = tracker.finish(work.position) {
-                        // Only shortens the next start (work after the checkpoint is found in the
-                        // log again): a failure is said, and the next finished work saves a newer one.
-                        do {
-                            try self.snapshots.save(
-                                Snapshot(
-                                    module: Self.module, stateVersion: 1, position: checkpoint, state: Checkpoint()))
-                        } catch {
-                            self.logger.error(
-                                "could not save the checkpoint; the next finished work tries again",
-                                metadata: ["booking.checkpoint": "\(checkpoint)", "booking.error": "\(error)"])
-                        }
-                    }
+                    if let checkpoint = tracker.finish(work.position) { checkpoints.save(checkpoint) }
                 }
             }
             try await withGracefulShutdownHandler {
@@ -224,6 +212,7 @@ public final class BookingAdapterService: Service {
                 subscription.cancel()
             }
             // Calls still retrying are abandoned; they are owed again after a restart.
+            checkpoints.finish()
             group.cancelAll()
         }
     }
