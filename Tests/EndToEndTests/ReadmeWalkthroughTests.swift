@@ -57,7 +57,9 @@ struct ReadmeWalkthroughTests {
             EventFilter(prefixes: ["bureau.rates.RatesPublished"]), count: 1, timeout: .seconds(60))
         try #require(!rates.isEmpty, "the rates adapter published no rates within 60 s")
 
-        let script = ["set -euo pipefail"] + lines.enumerated().map { Self.scripted($1, index: $0) }
+        // In the test's directory: what the follow commands print goes there, not into the checkout.
+        let script =
+            ["set -euo pipefail", "cd \"$(dirname \"$0\")\""] + lines.enumerated().map { Self.scripted($1, index: $0) }
         let scriptFile = directory.file("using-it.sh")
         try Files.write(scriptFile, script.joined(separator: "\n") + "\n")
         let binDirectory = (BureauExecutable.path as NSString).deletingLastPathComponent
