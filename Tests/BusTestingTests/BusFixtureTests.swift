@@ -128,7 +128,9 @@ struct BusFixtureTests {
     }
 
     @Test func expectingNothingPassesOnlyWhenTheChainStaysEmpty() async throws {
-        try await withFixture { fixture, deployment in
+        // The quiet period is all that stands between the alert and a pass: long enough for the
+        // alerts module to answer on a machine running the whole suite (300 ms was not, in CI).
+        try await withFixture({ $0.quiet = .seconds(5) }) { fixture, deployment in
             let first = try await fixture.when(Emitted(rates(["USD": "1.1172"])))
             try await fixture.expect(first, [])
             try await fixture.given(command: CommandURL.Alerts.set(base: "EUR", quote: "USD", below: "1.0").text)

@@ -73,7 +73,10 @@ struct ClientWorkerTests {
         let server = try ScriptedReadServer(location: BusLocation(dataDirectory: directory.path))
         defer { server.close() }
         var options = ZeroMQBusClient.Options(process: "reader")
-        options.readTimeout = .milliseconds(500)
+        // A reply that comes after the read timeout is stale and passed over: the timeout must be
+        // longer than the test's answers take on a loaded machine (500 ms was not, in CI), or no
+        // reply ever counts. Three replies, the last two each a timeout after the one before.
+        options.readTimeout = .seconds(5)
         let client = try ZeroMQBusClient(
             location: server.location, options: options, logger: TestLogging.logger("reader"))
         defer { client.close() }
@@ -94,7 +97,7 @@ struct ClientWorkerTests {
                 try server.answer(read, envelopes: [Data([0xFF, 0xFF])], head: 1, scannedTo: 1)
             }
         }
-        let failure = await Timeout.result(within: .seconds(30)) { await ended.value }
+        let failure = await Timeout.result(within: .seconds(45)) { await ended.value }
         answering.cancel()
         _ = try? await answering.value
         guard case .some(.some(BusError.unexpectedAnswer(let reason))) = failure else {
