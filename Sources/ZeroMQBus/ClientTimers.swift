@@ -16,7 +16,9 @@ import Guards
 /// - A subscription whose bus has been silent for ``missedHeartbeats`` heartbeat intervals is
 ///   disconnected, once; hearing the bus again connects it.
 /// - A catch-up read unanswered after `readTimeout` may be sent again; one that could not be
-///   sent may be tried again after ``readRetryInterval``.
+///   sent may be tried again after ``readRetryInterval``. Its reply, should it come after all,
+///   still answers it (``read(answeredBy:)``): a bus slower than the timeout is slow, and a
+///   client that took only the newest read's reply would never get on past it.
 ///
 /// Call ``advance(to:)`` after every wake-up and sleep no longer than ``nextWake(after:)``.
 struct ClientTimers {
@@ -30,7 +32,7 @@ struct ClientTimers {
         /// Ping `requestID` was not answered before its deadline: fail it. It is forgotten.
         case failPing(UInt64)
         /// The subscription's catch-up read was not answered within `readTimeout`: it is no
-        /// longer in flight, so a new one may be sent.
+        /// longer in flight, so a new one may be sent (its reply, if it comes, still counts).
         case readTimedOut(subscription: Int)
         /// The subscription's bus has been silent too long: tell its consumer it is disconnected.
         case disconnected(subscription: Int)
@@ -38,6 +40,8 @@ struct ClientTimers {
         case connected(subscription: Int)
     }
 
+    /// How many reads that timed out a subscription remembers, the newest kept.
+    static let lateReadsKept = 4
     /// How soon a read that could not be sent is tried again.
     static let readRetryInterval: Duration = .milliseconds(100)
     /// How many heartbeat intervals of silence disconnect a subscription.
@@ -66,7 +70,10 @@ struct ClientTimers {
         var heartbeatInterval = ClientTimers.defaultHeartbeatInterval
         /// nil until the bus is first heard or found silent.
         var connected: Bool?
-        var readInFlight: (requestID: UInt64, sentAt: ContinuousClock.Instant)?
+        var readInFlight: (requestID: UInt64, after: UInt64, sentAt: ContinuousClock.Instant)?
+        /// Reads that timed out, oldest first, at most ``lateReadsKept``: by request id, the
+        /// position each asked after.
+        var lateReads: [(requestID: UInt64, after: UInt64)] = []
         /// A read could not be sent: not before this instant again.
         var readRetryAt: ContinuousClock.Instant?
 
@@ -144,10 +151,10 @@ struct ClientTimers {
         return subscription.readInFlight == nil && subscription.readRetryAt.map { now >= $0 } ?? true
     }
 
-    /// Subscription `id` sent catch-up read `requestID` at `now`; it may be sent again after
-    /// `readTimeout` unless answered.
-    mutating func readSent(for id: Int, requestID: UInt64, now: ContinuousClock.Instant) {
-        subscriptions[id]?.readInFlight = (requestID, now)
+    /// Subscription `id` sent catch-up read `requestID`, for the events after position `after`,
+    /// at `now`; it may be sent again after `readTimeout` unless answered.
+    mutating func readSent(for id: Int, requestID: UInt64, after: UInt64, now: ContinuousClock.Instant) {
+        subscriptions[id]?.readInFlight = (requestID, after, now)
         subscriptions[id]?.readRetryAt = nil
     }
 
@@ -157,26 +164,42 @@ struct ClientTimers {
         subscriptions[id]?.readRetryAt = now + Self.readRetryInterval
     }
 
-    /// The subscription whose catch-up read in flight is `requestID`, if any.
-    func subscription(awaitingRead requestID: UInt64) -> Int? {
-        subscriptions.first { $0.value.readInFlight?.requestID == requestID }?.key
+    /// The subscription whose catch-up read `requestID` is, and the position it asked after: the
+    /// read in flight, or one that timed out (`late`). A late read's reply is the worker's to
+    /// take only while the subscription is still where the read asked from.
+    func read(answeredBy requestID: UInt64) -> (subscription: Int, after: UInt64, late: Bool)? {
+        for (id, subscription) in subscriptions {
+            if let read = subscription.readInFlight, read.requestID == requestID { return (id, read.after, false) }
+            if let read = subscription.lateReads.first(where: { $0.requestID == requestID }) {
+                return (id, read.after, true)
+            }
+        }
+        return nil
     }
 
-    /// Subscription `id`'s read was answered with events at `now`: no longer in flight, and the
-    /// bus was heard (`.connected` if that is news).
+    /// Subscription `id`'s read was answered with events at `now`: nothing is in flight and no
+    /// late reply is awaited any more (what they would say is answered), and the bus was heard
+    /// (`.connected` if that is news).
     mutating func readAnswered(for id: Int, now: ContinuousClock.Instant) -> Action? {
         subscriptions[id]?.readInFlight = nil
+        subscriptions[id]?.lateReads = []
         return heard(from: id, now: now)
     }
 
-    /// Subscription `id`'s read was refused at `now`: the bus was heard (`.connected` if that is
-    /// news), and the read counts as in flight from `now`, so that it is asked again after
-    /// `readTimeout` rather than at once.
-    mutating func readRefused(for id: Int, now: ContinuousClock.Instant) -> Action? {
+    /// Subscription `id`'s read `requestID` was refused at `now`: the bus was heard
+    /// (`.connected` if that is news), and the read is asked again after `readTimeout` rather
+    /// than at once: the read in flight counts as sent `now`, or, with none, the next is not
+    /// sent before then.
+    mutating func readRefused(for id: Int, requestID: UInt64, now: ContinuousClock.Instant) -> Action? {
         let action = heard(from: id, now: now)
-        if let requestID = subscriptions[id]?.readInFlight?.requestID {
-            subscriptions[id]?.readInFlight = (requestID, now)
+        guard var subscription = subscriptions[id] else { return action }
+        subscription.lateReads.removeAll { $0.requestID == requestID }
+        if let read = subscription.readInFlight {
+            subscription.readInFlight = (read.requestID, read.after, now)
+        } else {
+            subscription.readRetryAt = now + readTimeout
         }
+        subscriptions[id] = subscription
         return action
     }
 
@@ -209,6 +232,9 @@ struct ClientTimers {
             var actions: [Action] = []
             if let read = subscription.readInFlight, now - read.sentAt >= readTimeout {
                 subscriptions.values[index].readInFlight = nil
+                subscriptions.values[index].lateReads.append((read.requestID, read.after))
+                subscriptions.values[index].lateReads.removeFirst(
+                    max(0, subscriptions.values[index].lateReads.count - Self.lateReadsKept))
                 actions.append(.readTimedOut(subscription: id))
             }
             if subscription.connected != false, now >= subscription.silenceDeadline {

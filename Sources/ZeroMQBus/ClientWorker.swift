@@ -276,16 +276,19 @@ final class ClientWorker {
                 }
                 continue
             }
-            guard let subscriptionID = timers.subscription(awaitingRead: id),
-                let subscription = subscriptions[subscriptionID]
+            // A read that timed out is answered by its reply all the same while the subscription
+            // is where it asked from; once it has got on, the reply is stale.
+            guard let read = timers.read(answeredBy: id), let subscription = subscriptions[read.subscription],
+                !read.late || read.after == subscription.tracker.cursor
             else { continue }
+            let subscriptionID = read.subscription
             guard verb == WireProtocol.events, let header = try? Bureau_Bus_ReadReply(serializedBytes: frames[3]) else {
                 let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
                 if let error, error.code == BusErrorCode.aheadOfLog.rawValue {
                     end(subscriptionID, aheadOf: error.head, epoch: error.epoch)
                     continue
                 }
-                perform(timers.readRefused(for: subscriptionID, now: clock.now))
+                perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
                 logger.warning(
                     "a catch-up read failed; retrying",
                     metadata: ["error.code": "\(error?.code ?? verb)", "error.message": "\(error?.message ?? "")"])
@@ -300,7 +303,7 @@ final class ClientWorker {
                 else {
                     // Refused while still in flight, so that it is asked again after the read
                     // timeout, not at once.
-                    perform(timers.readRefused(for: subscriptionID, now: clock.now))
+                    perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
                     logger.warning("a catch-up read's reply is not one batch of envelopes; reading again")
                     continue
                 }
@@ -338,7 +341,7 @@ final class ClientWorker {
                                 + "(\(unreadable.error)); the bus serves what this client cannot read"))
                     continue
                 }
-                perform(timers.readRefused(for: subscriptionID, now: clock.now))
+                perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
                 logger.warning(
                     "an envelope of a catch-up read's reply cannot be read; reading again",
                     metadata: [
@@ -549,7 +552,7 @@ final class ClientWorker {
             ]
             if (try? reader.send(multipart: frames, wait: false)) == true {
                 subscription.gapNoticed = false
-                timers.readSent(for: id, requestID: requestID, now: clock.now)
+                timers.readSent(for: id, requestID: requestID, after: request.after, now: clock.now)
             } else {
                 timers.readNotSent(for: id, now: clock.now)
             }

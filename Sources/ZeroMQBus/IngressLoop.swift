@@ -721,7 +721,6 @@ final class IngressLoop {
         }
     }
 
-    /// Sends a reply; a peer that has gone away or stopped reading is skipped, never waited for.
     /// Answers a request with an `error` reply: `code` (README, "Other requests and errors")
     /// and what the client is told.
     private func refuse(
@@ -736,6 +735,7 @@ final class IngressLoop {
         }
     }
 
+    /// Sends a reply; a peer that has gone away or stopped reading is skipped, never waited for.
     private func reply(
         on socket: ZMQSocket, to identity: Data, verb: String, requestID: Data,
         _ message: () throws -> some SwiftProtobuf.Message

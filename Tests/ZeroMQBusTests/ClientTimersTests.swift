@@ -237,13 +237,13 @@ struct ClientTimersTests {
     @Test func anEndedSubscriptionHasNothingDueAndIsNotHeard() {
         var timers = Self.timers()
         timers.subscribed(7, now: Self.at(0))
-        timers.readSent(for: 7, requestID: 42, now: Self.at(0))
+        timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(0))
 
         timers.unsubscribed(7)
 
         #expect(timers.advance(to: Self.at(10_000)) == [])
         #expect(timers.heard(from: 7, now: Self.at(10_000)) == nil)
-        #expect(timers.subscription(awaitingRead: 42) == nil)
+        #expect(timers.read(answeredBy: 42) == nil)
         #expect(!timers.mayRequestRead(for: 7, now: Self.at(10_000)))
     }
 
@@ -251,7 +251,7 @@ struct ClientTimersTests {
         var timers = Self.timers()
         timers.subscribed(9, now: Self.at(0))
         timers.subscribed(2, now: Self.at(0))
-        timers.readSent(for: 9, requestID: 1, now: Self.at(0))
+        timers.readSent(for: 9, requestID: 1, after: 0, now: Self.at(0))
 
         #expect(
             timers.advance(to: Self.at(2_000)) == [
@@ -272,47 +272,80 @@ struct ClientTimersTests {
     @Test func aReadInFlightIsAwaitedAndNoSecondOneIsSent() {
         var timers = Self.subscribedWithQuietBus()
 
-        timers.readSent(for: 7, requestID: 42, now: Self.at(0))
+        timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(0))
 
         #expect(!timers.mayRequestRead(for: 7, now: Self.at(1_000)))
-        #expect(timers.subscription(awaitingRead: 42) == 7)
-        #expect(timers.subscription(awaitingRead: 43) == nil)
+        #expect(timers.read(answeredBy: 42)?.subscription == 7)
+        #expect(timers.read(answeredBy: 43) == nil)
         #expect(Self.nextWake(timers, after: 1_500) == 2_000)
     }
 
     @Test func anUnansweredReadTimesOutOnceAndMayBeSentAgain() {
         var timers = Self.subscribedWithQuietBus()
-        timers.readSent(for: 7, requestID: 42, now: Self.at(0))
+        timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(0))
 
         #expect(timers.advance(to: Self.at(1_999)) == [])
         #expect(timers.advance(to: Self.at(2_000)) == [.readTimedOut(subscription: 7)])
 
         #expect(timers.mayRequestRead(for: 7, now: Self.at(2_000)))
-        #expect(timers.subscription(awaitingRead: 42) == nil, "a late reply to it is nobody's")
+        #expect(timers.read(answeredBy: 42)?.subscription == 7, "a late reply to it still answers it")
+        #expect(timers.read(answeredBy: 42)?.late == true)
         #expect(timers.advance(to: Self.at(5_000)) == [])
+    }
+
+    /// A bus slower than the read timeout answers every read late: were only the newest read's
+    /// reply taken, the subscription would never get on.
+    @Test func readsThatTimedOutAreRememberedTheNewestFourUntilOneIsAnswered() {
+        var timers = Self.subscribedWithQuietBus()
+        for request in UInt64(1)...5 {
+            timers.readSent(for: 7, requestID: request, after: 10 * request, now: Self.at(Int(request) * 2_000))
+            _ = timers.advance(to: Self.at(Int(request) * 2_000 + 2_000))
+        }
+        #expect(timers.read(answeredBy: 1) == nil, "only the newest four are kept")
+        #expect(timers.read(answeredBy: 2)?.after == 20)
+        #expect(timers.read(answeredBy: 5)?.after == 50)
+
+        timers.readSent(for: 7, requestID: 6, after: 50, now: Self.at(12_000))
+        #expect(timers.read(answeredBy: 6)?.late == false)
+        _ = timers.readAnswered(for: 7, now: Self.at(12_100))
+        #expect(timers.read(answeredBy: 5) == nil, "answered: what a late reply would say is known")
+        #expect(timers.read(answeredBy: 6) == nil)
+        #expect(timers.mayRequestRead(for: 7, now: Self.at(12_100)))
+    }
+
+    @Test func aLateReplyRefusedWithNoReadInFlightDelaysTheNextByTheReadTimeout() {
+        var timers = Self.subscribedWithQuietBus()
+        timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(0))
+        _ = timers.advance(to: Self.at(2_000))
+
+        _ = timers.readRefused(for: 7, requestID: 42, now: Self.at(2_100))
+
+        #expect(timers.read(answeredBy: 42) == nil, "a reply is taken once")
+        #expect(!timers.mayRequestRead(for: 7, now: Self.at(4_099)))
+        #expect(timers.mayRequestRead(for: 7, now: Self.at(4_100)))
     }
 
     @Test func anAnsweredReadIsNoLongerInFlightAndHearsTheBus() {
         var timers = Self.timers()
         timers.subscribed(7, now: Self.at(0))
-        timers.readSent(for: 7, requestID: 42, now: Self.at(0))
+        timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(0))
 
         #expect(timers.readAnswered(for: 7, now: Self.at(100)) == .connected(subscription: 7))
 
         #expect(timers.mayRequestRead(for: 7, now: Self.at(100)))
-        #expect(timers.subscription(awaitingRead: 42) == nil)
+        #expect(timers.read(answeredBy: 42) == nil)
         #expect(timers.advance(to: Self.at(1_599)) == [], "no read timeout, and silence counted from the answer")
         #expect(timers.advance(to: Self.at(1_600)) == [.disconnected(subscription: 7)])
     }
 
     @Test func aRefusedReadIsAskedAgainAfterTheReadTimeoutNotAtOnce() {
         var timers = Self.subscribedWithQuietBus()
-        timers.readSent(for: 7, requestID: 42, now: Self.at(0))
+        timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(0))
 
-        #expect(timers.readRefused(for: 7, now: Self.at(1_000)) == nil, "the heartbeat already connected it")
+        #expect(timers.readRefused(for: 7, requestID: 42, now: Self.at(1_000)) == nil, "the heartbeat already connected it")
 
         #expect(!timers.mayRequestRead(for: 7, now: Self.at(1_000)))
-        #expect(timers.subscription(awaitingRead: 42) == 7)
+        #expect(timers.read(answeredBy: 42)?.subscription == 7)
         #expect(timers.advance(to: Self.at(2_999)) == [])
         #expect(timers.advance(to: Self.at(3_000)) == [.readTimedOut(subscription: 7)])
         #expect(timers.mayRequestRead(for: 7, now: Self.at(3_000)))
@@ -321,9 +354,9 @@ struct ClientTimersTests {
     @Test func aRefusedReadHearsTheBus() {
         var timers = Self.timers()
         timers.subscribed(7, now: Self.at(0))
-        timers.readSent(for: 7, requestID: 42, now: Self.at(0))
+        timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(0))
 
-        #expect(timers.readRefused(for: 7, now: Self.at(1_000)) == .connected(subscription: 7))
+        #expect(timers.readRefused(for: 7, requestID: 42, now: Self.at(1_000)) == .connected(subscription: 7))
         #expect(timers.advance(to: Self.at(2_499)) == [])
         #expect(timers.advance(to: Self.at(2_500)) == [.disconnected(subscription: 7)])
     }
@@ -353,7 +386,7 @@ struct ClientTimersTests {
         var timers = Self.subscribedWithQuietBus()
         timers.readNotSent(for: 7, now: Self.at(1_000))
 
-        timers.readSent(for: 7, requestID: 42, now: Self.at(1_100))
+        timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(1_100))
         _ = timers.readAnswered(for: 7, now: Self.at(1_200))
 
         #expect(timers.mayRequestRead(for: 7, now: Self.at(1_200)))
@@ -375,7 +408,7 @@ struct ClientTimersTests {
         #expect(Self.nextWake(timers, after: 0) == 1_000, "the longest sleep before the silence")
         #expect(Self.nextWake(timers, after: 600) == 1_500, "the silence")
 
-        timers.readSent(for: 7, requestID: 42, now: Self.at(-600))
+        timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(-600))
         #expect(Self.nextWake(timers, after: 600) == 1_400, "the read timeout")
 
         timers.pingSent(5, deadline: Self.at(1_300))
