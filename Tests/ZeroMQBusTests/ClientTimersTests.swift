@@ -342,7 +342,8 @@ struct ClientTimersTests {
         var timers = Self.subscribedWithQuietBus()
         timers.readSent(for: 7, requestID: 42, after: 0, now: Self.at(0))
 
-        #expect(timers.readRefused(for: 7, requestID: 42, now: Self.at(1_000)) == nil, "the heartbeat already connected it")
+        #expect(
+            timers.readRefused(for: 7, requestID: 42, now: Self.at(1_000)) == nil, "the heartbeat already connected it")
 
         #expect(!timers.mayRequestRead(for: 7, now: Self.at(1_000)))
         #expect(timers.read(answeredBy: 42)?.subscription == 7)
