@@ -40,8 +40,10 @@ struct ClientTimers {
         case connected(subscription: Int)
     }
 
-    /// How many reads that timed out a subscription remembers, the newest kept.
-    static let lateReadsKept = 4
+    /// How many reads that timed out a subscription remembers, the newest kept: replies later
+    /// than this many read timeouts are stale. Generous, since a bus that slow answers the
+    /// reads in the order asked, the oldest first; a kilobyte a subscription.
+    static let lateReadsKept = 64
     /// How soon a read that could not be sent is tried again.
     static let readRetryInterval: Duration = .milliseconds(100)
     /// How many heartbeat intervals of silence disconnect a subscription.

@@ -295,22 +295,23 @@ struct ClientTimersTests {
 
     /// A bus slower than the read timeout answers every read late: were only the newest read's
     /// reply taken, the subscription would never get on.
-    @Test func readsThatTimedOutAreRememberedTheNewestFourUntilOneIsAnswered() {
+    @Test func readsThatTimedOutAreRememberedTheNewestUntilOneIsAnswered() {
         var timers = Self.subscribedWithQuietBus()
-        for request in UInt64(1)...5 {
+        let sent = UInt64(ClientTimers.lateReadsKept + 1)
+        for request in UInt64(1)...sent {
             timers.readSent(for: 7, requestID: request, after: 10 * request, now: Self.at(Int(request) * 2_000))
             _ = timers.advance(to: Self.at(Int(request) * 2_000 + 2_000))
         }
-        #expect(timers.read(answeredBy: 1) == nil, "only the newest four are kept")
+        #expect(timers.read(answeredBy: 1) == nil, "only the newest are kept")
         #expect(timers.read(answeredBy: 2)?.after == 20)
-        #expect(timers.read(answeredBy: 5)?.after == 50)
+        #expect(timers.read(answeredBy: sent)?.after == 10 * sent)
 
-        timers.readSent(for: 7, requestID: 6, after: 50, now: Self.at(12_000))
-        #expect(timers.read(answeredBy: 6)?.late == false)
-        _ = timers.readAnswered(for: 7, now: Self.at(12_100))
-        #expect(timers.read(answeredBy: 5) == nil, "answered: what a late reply would say is known")
-        #expect(timers.read(answeredBy: 6) == nil)
-        #expect(timers.mayRequestRead(for: 7, now: Self.at(12_100)))
+        timers.readSent(for: 7, requestID: sent + 1, after: 10 * sent, now: Self.at(Int(sent) * 2_000 + 2_000))
+        #expect(timers.read(answeredBy: sent + 1)?.late == false)
+        _ = timers.readAnswered(for: 7, now: Self.at(Int(sent) * 2_000 + 2_100))
+        #expect(timers.read(answeredBy: sent) == nil, "answered: what a late reply would say is known")
+        #expect(timers.read(answeredBy: sent + 1) == nil)
+        #expect(timers.mayRequestRead(for: 7, now: Self.at(Int(sent) * 2_000 + 2_100)))
     }
 
     @Test func aLateReplyRefusedWithNoReadInFlightDelaysTheNextByTheReadTimeout() {

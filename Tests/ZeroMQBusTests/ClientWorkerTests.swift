@@ -69,7 +69,9 @@ struct ClientWorkerTests {
     /// A bus slower than the read timeout: the client asks again, and the first read's reply,
     /// when it comes, is taken all the same (the subscription is still where it asked from).
     /// Taking only the newest read's reply, a client whose bus is always that slow never got on
-    /// (CI found it: a loaded machine answered every read of a test late).
+    /// (CI found it: a loaded machine answered every read of a test late). The reply comes after
+    /// the client asked again at least once, and on a loaded machine after many more: seconds
+    /// passed in CI before the test first heard the client.
     @Test func aReplyThatComesAfterTheReadTimeoutIsTakenWhileTheReadStillStands() async throws {
         let directory = try TemporaryDirectory("late-reply")
         let server = try ScriptedReadServer(location: BusLocation(dataDirectory: directory.path))
