@@ -521,6 +521,7 @@ let package = Package(
                 "TestServers", "Guards",
                 "FeatureTestSupport",
                 "BusTesting", "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "WatchlistFeature",
+                "InMemoryBus",
                 "AlertsFeature", "ConverterFeature", "ReservationsFeature",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

@@ -27,6 +27,9 @@ extension EventBus {
         _ filter: EventFilter, count: Int, after position: UInt64 = 0, timeout: Duration = .seconds(30),
         where predicate: @escaping @Sendable (StoredEvent) -> Bool = { _ in true }
     ) async throws -> [StoredEvent] {
-        try await collect(filter, after: position, until: .now + timeout, where: predicate) { $0.count >= count }
+        // Events come in batches: the one that reaches `count` may bring more, which are not asked for.
+        Array(
+            try await collect(filter, after: position, until: .now + timeout, where: predicate) { $0.count >= count }
+                .prefix(count))
     }
 }
