@@ -19,6 +19,13 @@ public struct ProcessSpawn: Sendable {
         case duplicate(_ source: Int32, to: Int32)
         /// The child's `descriptor` is closed.
         case close(_ descriptor: Int32)
+
+        /// The child's descriptor the action sets up.
+        var descriptor: Int32 {
+            switch self {
+            case .open(let descriptor, _, _, _), .duplicate(_, let descriptor), .close(let descriptor): descriptor
+            }
+        }
     }
 
     /// The program's path (no search of `PATH`); also the child's `argv[0]`.
@@ -66,6 +73,15 @@ public struct ProcessSpawn: Sendable {
             }
             guard result == 0 else { throw failure("\(action)", result) }
         }
+        // The child gets the descriptors set up above and no other: one this process left
+        // inheritable (Foundation's pipes are, as are any opened without O_CLOEXEC) would stay
+        // open for the child's whole life. A server a test started kept a pipe's write end so,
+        // and the promtool reading that pipe waited for its end for ever.
+        if let addCloseFrom = Self.addCloseFrom {
+            let first = max(2, fileActions.map(\.descriptor).max() ?? 2) + 1
+            let result = addCloseFrom(&actions, first)
+            guard result == 0 else { throw failure("close from \(first)", result) }
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -103,6 +119,18 @@ public struct ProcessSpawn: Sendable {
         guard result == 0 else { throw Failure(description: "could not start \(executable): \(Self.text(result))") }
         return pid
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), found at run time:
+    /// Swift's Glibc module leaves GNU extensions out. nil with an older C library, whose
+    /// children then inherit what this process left inheritable.
+    private static let addCloseFrom:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+            guard let handle = dlopen(nil, RTLD_NOW),
+                let symbol = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np")
+            else { return nil }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// A pipe whose ends are closed on exec, so that no other child (started meanwhile on
     /// another thread, or left running by a command) holds them open; a ``FileAction/duplicate(_:to:)``

@@ -46,6 +46,27 @@ struct ProcessSpawnTests {
         #expect(ProcessSpawn.currentEnvironment["SPAWN_TEST"] == nil, "the variable was the child's only")
     }
 
+    /// A descriptor this process left inheritable (Foundation's pipes are) does not reach the
+    /// child: a server a test started kept a pipe so, and the promtool reading it never saw its end.
+    @Test func aChildGetsNoDescriptorItWasNotGivenEvenAnInheritableOne() async throws {
+        // Given a pipe whose ends are inheritable, and a child given only its stdout
+        var stray: [Int32] = [-1, -1]
+        #expect(pipe(&stray) == 0)
+        defer { for end in stray { close(end) } }
+        let ends = try ProcessSpawn.pipe()
+        let script =
+            "for fd in \(stray[0]) \(stray[1]); do [ -e /proc/$$/fd/$fd ] && echo \"$fd open\"; done; echo done"
+        var spawn = ProcessSpawn(executable: "/bin/sh", arguments: ["-c", script])
+        spawn.fileActions = [.duplicate(ends.write, to: 1)]
+        // When it runs
+        let pid = try spawn.spawn()
+        close(ends.write)
+        let (output, ended) = try await Self.finish(pid, reading: ends.read)
+        // Then neither end is open in it
+        #expect(output == "done\n")
+        #expect(ended.succeeded)
+    }
+
     @Test func signalsThisProcessIgnoresStartAtTheirDefaultWhenAsked() async throws {
         // Given SIGPIPE ignored here, as the supervisor does (left so: a test process wants a write
         // to a closed socket to fail rather than kill it), and a child that reports how it finds it

@@ -3,6 +3,7 @@ import BusTesting
 import Foundation
 import Guards
 import NIOCore
+import TestServers
 
 /// A real Prometheus (Debian's `prometheus`, which `tools/setup` installs and never starts as a
 /// service) that a test starts on a loopback port, scraping what a file-based service-discovery
@@ -139,20 +140,8 @@ public final class PrometheusServer: Sendable {
 
     /// `promtool check metrics` on `text`, waited for on the caller's thread.
     private static func runPromtool(_ promtool: String, on text: String) throws -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: promtool)
-        process.arguments = ["check", "metrics"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let said = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? nil : String(decoding: said, as: UTF8.self)
+        let (ended, said) = try SystemCommand.outcome([promtool, "check", "metrics"], input: Data(text.utf8))
+        return ended.succeeded ? nil : said
     }
 
     private static func which(_ name: String) -> String? {
