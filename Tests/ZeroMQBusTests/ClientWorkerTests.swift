@@ -3,6 +3,7 @@ import Bus
 import EventLog
 import Foundation
 import Guards
+import Logging
 import TestSupport
 import Testing
 import ZeroMQBus
@@ -20,20 +21,37 @@ struct ClientWorkerTests {
             try envelope.serializedData(), position: position)
     }
 
+    /// A client reading from a ``ScriptedReadServer`` in a fresh directory, its reads timed out
+    /// after `readTimeout`; the directory and server live as long as the value.
+    struct ScriptedReader {
+        let directory: TemporaryDirectory
+        let server: ScriptedReadServer
+        let client: ZeroMQBusClient
+
+        init(_ name: String, readTimeout: Duration, logger: Logger = TestLogging.logger("reader")) throws {
+            directory = try TemporaryDirectory(name)
+            server = try ScriptedReadServer(location: BusLocation(dataDirectory: directory.path))
+            var options = ZeroMQBusClient.Options(process: "reader")
+            options.readTimeout = readTimeout
+            client = try ZeroMQBusClient(location: server.location, options: options, logger: logger)
+        }
+
+        func close() {
+            client.close()
+            server.close()
+        }
+    }
+
     /// An envelope in a read reply that cannot be read has no position to be delivered at: taken
     /// for one already delivered, the event would be lost unsaid. The client asks again from the
     /// same position, and delivers the event when it comes.
     @Test func anEnvelopeThatCannotBeReadInAReplyIsAskedForAgainNotPassedOver() async throws {
-        let directory = try TemporaryDirectory("unreadable-reply")
-        let server = try ScriptedReadServer(location: BusLocation(dataDirectory: directory.path))
-        defer { server.close() }
         let log = CapturedLog()
-        var options = ZeroMQBusClient.Options(process: "reader")
         // Longer than any wait for the test's answers on a loaded machine: a read is asked
         // again only because its reply could not be read.
-        options.readTimeout = .seconds(5)
-        let client = try ZeroMQBusClient(location: server.location, options: options, logger: log.logger("reader"))
-        defer { client.close() }
+        let reader = try ScriptedReader("unreadable-reply", readTimeout: .seconds(5), logger: log.logger("reader"))
+        defer { reader.close() }
+        let (server, client) = (reader.server, reader.client)
         let subscription = client.subscribe(EventFilter(prefixes: []), after: 0)
         let received = Task { () async throws -> StoredEvent? in
             for try await item in subscription {
@@ -73,14 +91,9 @@ struct ClientWorkerTests {
     /// the client asked again at least once, and on a loaded machine after many more: seconds
     /// passed in CI before the test first heard the client.
     @Test func aReplyThatComesAfterTheReadTimeoutIsTakenWhileTheReadStillStands() async throws {
-        let directory = try TemporaryDirectory("late-reply")
-        let server = try ScriptedReadServer(location: BusLocation(dataDirectory: directory.path))
-        defer { server.close() }
-        var options = ZeroMQBusClient.Options(process: "reader")
-        options.readTimeout = .milliseconds(200)
-        let client = try ZeroMQBusClient(
-            location: server.location, options: options, logger: TestLogging.logger("reader"))
-        defer { client.close() }
+        let reader = try ScriptedReader("late-reply", readTimeout: .milliseconds(200))
+        defer { reader.close() }
+        let (server, client) = (reader.server, reader.client)
         let subscription = client.subscribe(EventFilter(prefixes: []), after: 0)
         let received = Task { () async throws -> [StoredEvent] in
             var events: [StoredEvent] = []
@@ -106,14 +119,9 @@ struct ClientWorkerTests {
     /// A bus that keeps serving an envelope this client cannot read: the subscription does not
     /// ask for ever, it fails after a few replies, naming the position it could not read past.
     @Test func aBusThatKeepsServingAnUnreadableEnvelopeFailsTheSubscriptionSayingWhere() async throws {
-        let directory = try TemporaryDirectory("unreadable-for-ever")
-        let server = try ScriptedReadServer(location: BusLocation(dataDirectory: directory.path))
-        defer { server.close() }
-        var options = ZeroMQBusClient.Options(process: "reader")
-        options.readTimeout = .milliseconds(500)
-        let client = try ZeroMQBusClient(
-            location: server.location, options: options, logger: TestLogging.logger("reader"))
-        defer { client.close() }
+        let reader = try ScriptedReader("unreadable-for-ever", readTimeout: .milliseconds(500))
+        defer { reader.close() }
+        let (server, client) = (reader.server, reader.client)
         let subscription = client.subscribe(EventFilter(prefixes: []), after: 0)
         let ended = Task { () async -> (any Error)? in
             do {
