@@ -39,7 +39,8 @@ public final class OwnThread: @unchecked Sendable {
     }
 
     /// Runs `body` on a thread of its own and returns what it returns: for blocking work (a
-    /// standby waiting for a lock, a test waiting on a semaphore) that an async caller must not do on the cooperative pool.
+    /// standby waiting for a lock, a test waiting on a semaphore) or a long computation that an
+    /// async caller must not do on the cooperative pool.
     public static func run<Value: Sendable>(
         name: String, _ body: @escaping @Sendable () throws -> Value
     ) async throws -> Value {

@@ -7,7 +7,9 @@ import ZeroMQBus
 
 @testable import BureauCLI
 
-/// What `bureau status` and `top` read from the log's system events.
+/// What `bureau status` and `top` read from the log's system events. Off the cooperative pool:
+/// parsing a process's command line with swift-argument-parser is slow in a debug build.
+@Suite(.ownThreads)
 struct HealthProbeTests {
     static func event(_ position: UInt64, _ type: String, payload: Data) -> StoredEvent {
         StoredEvent(

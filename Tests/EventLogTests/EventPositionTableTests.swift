@@ -9,7 +9,8 @@ struct EventPositionTableTests {
         EventID(high: 0x4000, low: number)
     }
 
-    @Test func answersWhatADictionaryAnswersThroughInsertsRemovalsAndGrowth() {
+    // Off the pool: 200,000 steps are a third of a second of a debug build's work.
+    @Test(.ownThreads) func answersWhatADictionaryAnswersThroughInsertsRemovalsAndGrowth() {
         var table = EventPositionTable(minimumCapacity: 8)
         var model: [EventID: UInt64] = [:]
         var generator = TestSeed.generator(for: "position table: the steps")

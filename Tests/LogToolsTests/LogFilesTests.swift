@@ -7,7 +7,9 @@ import TestSupport
 import Testing
 
 /// Reading a log's files for the tools: every event once, in order, across the read-ahead's
-/// chunks; a record that is not an envelope is an error after every event before it.
+/// chunks; a record that is not an envelope is an error after every event before it. Off the
+/// cooperative pool: writing and reading back their logs is seconds of a debug build's work.
+@Suite(.ownThreads)
 struct LogFilesTests {
     /// A log of `count` events, the one at `bad` (if given) a record whose body is not an envelope.
     static func log(count: Int, bad: UInt64? = nil) throws -> TemporaryDirectory {

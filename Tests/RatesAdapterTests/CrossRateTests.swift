@@ -131,7 +131,7 @@ struct CrossRateTests {
     @Test func theConverterShowsCrossRatesComputedIndependentlyFromTheCSV() async throws {
         // Read (and, without ../shared, unpacked by gzip, waited for) on a thread of its own.
         let rows = try await OwnThread.run(name: "test-csv") { try Self.csv() }
-        let history = try ECBHistory.bundled()
+        let history = try await RatesAdapterServiceTests.bundledHistory()
         let dates = rows.keys.sorted()
         #expect(dates.count > 7000)
         // Ten days spread over the whole history, oldest to newest.

@@ -24,6 +24,12 @@ struct RatesAdapterServiceTests {
                 .utf8)
     }
 
+    /// The bundled ECB history, unpacked and parsed on a thread of its own: a second of a debug
+    /// build's work, which on the cooperative pool would hold up every test queued behind it.
+    static func bundledHistory() async throws -> ECBHistory {
+        try await OwnThread.run(name: "test-ecb") { try ECBHistory.bundled() }
+    }
+
     /// Runs `body` on a fresh deployment of `tier` (the in-memory twin unless a test runs live
     /// too), and stops it after.
     static func onBus<T: Sendable>(
@@ -278,7 +284,7 @@ struct RatesAdapterServiceTests {
             configuration.failFirst = 6
             configuration.start = "2026-10-30"
             configuration.daysPerSecond = 0
-            let rates = try RatesServer(configuration: configuration, history: try ECBHistory.bundled())
+            let rates = try RatesServer(configuration: configuration, history: try await Self.bundledHistory())
             let server = try await InProcessServer {
                 rates.application(logger: TestLogging.logger("ecb"), onListening: $0)
             }
