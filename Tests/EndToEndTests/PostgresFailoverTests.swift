@@ -270,6 +270,72 @@ struct PostgresFailoverTests {
         #expect(await bus.stop() == 0)
     }
 
+    /// The rates adapter keeps its last fixing in the store: across the promotion it goes on
+    /// polling and publishing, in the same process, and its snapshot is saved on the promoted
+    /// server, holding the last fixing it published.
+    @Test func theRatesAdapterOnTheStoreRidesOutThePromotionAndGoesOnPublishing() async throws {
+        let primary = try PostgresServer.start(settings: PostgresServer.synchronousPrimarySettings)
+        defer { primary.stop() }
+        let standby = try primary.startStandby()
+        defer { standby.stop() }
+        let database = try primary.createDatabase(prefix: "ratesfailover")
+        let url =
+            "postgres://postgres:\(primary.password)@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
+            + "?connect_timeout=2&query_timeout=10"
+        let directory = try TemporaryDirectory("pgratesfailover")
+        let bus = BusProcess(directory: directory.path)
+        let daemon = try await bus.start(["--store", url, "--store-wait-s", "60"])
+        defer { Task { await bus.stop(SIGKILL) } }
+        // Twenty ECB days a second: a new fixing at almost every poll.
+        let server = try ChildProcess(
+            BureauExecutable.path, ["serve", "rates", "--port", "0", "--pace", "20"], directory: directory.path,
+            name: "rates-server", readiness: true)
+        defer { server.signal(SIGKILL) }
+        let ratesURL = try await server.waitUntilReady() + "/stats/eurofxref/eurofxref-daily.xml"
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "observer"))
+        defer { client.close() }
+        let published = EventCollector(client, EventFilter(prefixes: [Bureau_Rates_RatesPublished.protoMessageName]))
+        let adapter = try ChildProcess(
+            BureauExecutable.path,
+            [
+                "run", "rates-adapter", "--data", bus.location.dataDirectory, "--store", url, "--set",
+                "rates-url=\(ratesURL)", "--set", "poll-ms=100",
+            ],
+            directory: directory.path, name: "adapter", readiness: true)
+        defer { adapter.signal(SIGKILL) }
+        _ = try await adapter.waitUntilReady()
+        func fixings() -> [String] {
+            published.events.compactMap { try? $0.payload(as: Bureau_Rates_RatesPublished.self)?.asOf }
+        }
+
+        // Before: two fixings published, the snapshot in the primary.
+        let before = try await published.wait(until: .now + .seconds(60)) { $0.count >= 2 }
+        try #require(before.count >= 2, "fixings published before the failover: \(adapter.standardError)")
+        primary.kill9()
+        try standby.promote()
+        let beforePromotion = published.events.count
+        // After: more fixings, published by the same process, which connected to the store again.
+        let after = try await published.wait(until: .now + .seconds(60)) { $0.count >= beforePromotion + 3 }
+        guard after.count >= beforePromotion + 3 else {
+            let said = "the adapter said:\n\(adapter.standardError)\nthe daemon said:\n\(daemon.standardError)"
+            Issue.record("\(after.count - beforePromotion) fixings published after the promotion\n\(said)")
+            return
+        }
+        #expect(adapter.isRunning, "the adapter should have ridden out the failover: \(adapter.standardError)")
+        try await adapter.waitForOutput("connected to the store again", timeout: .seconds(30))
+        let dates = fixings()
+        #expect(dates == dates.sorted() && Set(dates).count == dates.count, "each fixing once, in order: \(dates)")
+        adapter.signal(SIGTERM)
+        #expect(await adapter.exitCode(within: .seconds(30)) == 0, "\(adapter.standardError)")
+
+        // In the promoted store: the snapshot holds the last fixing published.
+        let last = try #require(fixings().last)
+        let snapshot = try standby.sql(
+            "SELECT encode(state, 'escape') FROM bureau_snapshots WHERE module = 'rates-adapter'", database: database)
+        #expect(snapshot.contains(last), "the snapshot holds \(last): \(snapshot.prefix(300))")
+        #expect(await bus.stop() == 0)
+    }
+
     /// The answers of the watchlist and the converter, as a subscriber from the start sees them
     /// (through the promotion too).
     static func answers(from client: any EventBus) -> EventCollector {

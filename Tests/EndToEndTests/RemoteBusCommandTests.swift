@@ -232,6 +232,37 @@ struct RemoteBusCommandTests {
         #expect(await remote.bus.stop() == 0)
     }
 
+    /// `bureau status`, the health check for scripts, asked of a bus on another machine: it
+    /// reports that bus (its process, its head), healthy, and fails saying so once the bus is gone.
+    @Test func statusReportsABusOnAnotherMachineAndFailsWhenItStopsAnswering() async throws {
+        let remote = try await CurveBus.start()
+        for index in 0..<3 {
+            let published = try await remote.publish(remote.remoteOptions, name: "publish-\(index)")
+            #expect(published.code == 0, "\(published.err)")
+        }
+        let busPid = try #require(remote.bus.process?.pid)
+        let status = try await remote.run(["status", "--json"] + remote.remoteOptions, name: "status")
+        #expect(status.code == 0, "\(status.out) \(status.err)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(status.out.utf8)) as? [String: Any])
+        #expect(report["healthy"] as? Bool == true, "\(status.out)")
+        let bus = try #require(report["bus"] as? [String: Any], "\(status.out)")
+        #expect((bus["pid"] as? Int).map(Int32.init) == busPid, "the remote bus's own process: \(status.out)")
+        #expect((bus["head"] as? Int ?? 0) >= 3, "the three events published: \(status.out)")
+
+        let text = try await remote.run(["status"] + remote.remoteOptions, name: "status-text")
+        #expect(text.code == 0, "\(text.err)")
+        #expect(!text.out.isEmpty)
+
+        #expect(await remote.bus.stop() == 0)
+        let gone = try await remote.run(["status", "--json"] + remote.remoteOptions, name: "status-gone")
+        #expect(gone.code == 1, "\(gone.out) \(gone.err)")
+        let goneReport = try JSONSerialization.jsonObject(with: Data(gone.out.utf8)) as? [String: Any]
+        #expect(goneReport?["healthy"] as? Bool == false, "\(gone.out)")
+        #expect(
+            (goneReport?["problems"] as? [String])?.contains { $0.hasPrefix("the bus does not answer") } == true,
+            "\(gone.out) \(gone.err)")
+    }
+
     @Test func scenarioFilesRunAgainstADeploymentWhoseBusIsOnAnotherMachine() async throws {
         let remote = try await CurveBus.start()
         let converter = try ChildProcess(
