@@ -188,6 +188,45 @@ struct PythonClientTests {
                 && said.contains("every event through position 1 was delivered"), "\(said)")
     }
 
+    /// README's subscriber algorithm, step 1: the read matches plain prefixes, so a package
+    /// prefix (`bureau.watchlist.`) returns a nested package's events too, and a client on the
+    /// global chain, as the Python one is, delivers them from the log and live alike; another
+    /// package's events it passes over.
+    @Test func aPackagePrefixAlsoDeliversANestedPackagesEventsFromTheLogAndLive() async throws {
+        let directory = try TemporaryDirectory("python-nested")
+        let bus = BusProcess(directory: directory.path)
+        try await bus.start()
+        let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "nested"))
+        defer { client.close() }
+        func publish(_ types: [String]) async throws -> [UInt64] {
+            try await client.publish(types.map { OutgoingEvent(type: $0, payload: Data([1])) }).compactMap(\.position)
+        }
+        let plain = "bureau.watchlist.Noted"
+        let nested = "bureau.watchlist.archive.PairArchived"
+        let other = "bureau.watchlistx.Elsewhere"
+        let logged = try await publish([plain, other, nested])
+        let subscriber = try ChildProcess(
+            Self.python,
+            [
+                Self.scripts + "/subscribe.py", "--data", bus.location.dataDirectory, "--type", "bureau.watchlist.",
+                "--count", "4",
+            ],
+            directory: directory.path, name: "nested")
+        defer { subscriber.signal(SIGKILL) }
+        // Caught up on the log (both of its events delivered), then live.
+        try await subscriber.waitForOutput("\(logged[2]) \(nested)")
+        let live = try await publish([nested, other, plain])
+        let code = await subscriber.exitCode(within: .seconds(60))
+        #expect(code == 0, "\(subscriber.standardError)")
+        let seen = subscriber.standardOutput.split(separator: "\n").map {
+            $0.split(separator: " ").prefix(2).joined(separator: " ")
+        }
+        #expect(
+            seen == ["\(logged[0]) \(plain)", "\(logged[2]) \(nested)", "\(live[0]) \(nested)", "\(live[2]) \(plain)"],
+            "\(subscriber.standardOutput)")
+        await bus.stop()
+    }
+
     /// A Python subscriber that follows the text of README's algorithm, while the bus is under
     /// load and some events are too large for the live stream: every event once, in order.
     @Test func aPythonSubscriberAheadOfTheLogStopsAndSaysWhereTheLogEnds() async throws {

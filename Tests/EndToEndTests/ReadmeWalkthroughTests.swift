@@ -15,31 +15,8 @@ import ZeroMQBus
 /// must still be following when they are stopped after 3 s.
 @Suite(.timeLimit(.minutes(3)))
 struct ReadmeWalkthroughTests {
-    /// The shell block after "From another terminal:" in README.md; throws naming what is missing.
-    static func usingItBlock() throws -> [String] {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let readme = try String(contentsOf: path, encoding: .utf8)
-        guard let start = readme.range(of: "From another terminal:\n\n```sh\n"),
-            let end = readme.range(of: "\n```", range: start.upperBound..<readme.endIndex)
-        else { throw TestSupportError("README.md has no shell block after 'From another terminal:'") }
-        return readme[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
-    }
-
-    /// `line` as the script runs it: its comment off, and a command that follows for ever run
-    /// for 3 s into a file of its own (stopped by the timeout is its success; an exit of its
-    /// own before, a failure).
-    static func scripted(_ line: String, index: Int) -> String {
-        let command = line.range(of: "  # ").map { String(line[..<$0.lowerBound]) } ?? line
-        let trimmed = command.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasSuffix(" -f") || trimmed == "bureau log tail" {
-            return "{ status=0; timeout 3 \(trimmed) > follow-\(index).out || status=$?; [ $status -eq 124 ]; }"
-        }
-        return trimmed
-    }
-
     @Test func theCommandsOfUsingItSucceedAsWrittenAgainstTheDefaultDeployment() async throws {
-        let lines = try Self.usingItBlock()
+        let lines = try ReadmeBlock.shell(after: "From another terminal:\n")
         #expect(lines.count >= 8, "\(lines)")
         let directory = try TemporaryDirectory("readme")
         let data = directory.file("data")
@@ -59,7 +36,8 @@ struct ReadmeWalkthroughTests {
 
         // In the test's directory: what the follow commands print goes there, not into the checkout.
         let script =
-            ["set -euo pipefail", "cd \"$(dirname \"$0\")\""] + lines.enumerated().map { Self.scripted($1, index: $0) }
+            ["set -euo pipefail", "cd \"$(dirname \"$0\")\""]
+            + lines.enumerated().map { ReadmeBlock.scripted($1, index: $0) }
         let scriptFile = directory.file("using-it.sh")
         try Files.write(scriptFile, script.joined(separator: "\n") + "\n")
         let binDirectory = (BureauExecutable.path as NSString).deletingLastPathComponent

@@ -290,6 +290,85 @@ struct HostsTests {
         #expect(audit.contiguous)
     }
 
+    /// README's "Joining a bus from another machine", run as written, step by step in its order:
+    /// the laptop and the bus's machine are hosts of their own (the bus's is 198.51.100.1, as
+    /// README says), each in a directory of its own; between the steps the test copies the public
+    /// keys the comments say to copy. The bus's machine runs only the bus; the laptop's reducer
+    /// answers its `send`, `log tail` follows the remote bus and `tui` runs on it.
+    @Test func readmesStepsForJoiningABusFromAnotherMachineSucceedAsWritten() async throws {
+        let lines = try ReadmeBlock.shell(after: "### Joining a bus from another machine")
+        let steps = Self.steps(lines)
+        try #require(steps.count == 3, "README's block has steps 1, 2 and 3: \(lines)")
+        let directory = try TemporaryDirectory("joining")
+        let network = try NetworkHosts(["bus-machine", "laptop"])
+        defer { network.remove() }
+        let machine = directory.file("bus-machine")
+        let laptop = directory.file("laptop")
+        for folder in [machine, laptop] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let binDirectory = (BureauExecutable.path as NSString).deletingLastPathComponent
+        let environment = [
+            "PATH": binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+            "TERM": "xterm-256color",
+        ]
+        /// Runs `commands` with bash on `host`, in `folder`, to its end (at most 120 s); the
+        /// background jobs it started are ended with it.
+        func run(
+            _ commands: [String], on host: String, in folder: String, name: String
+        ) async throws -> (code: Int32?, out: String, err: String) {
+            let script = directory.file("\(name).sh")
+            let prologue = [
+                "set -euo pipefail", "cd '\(folder)'", "trap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT",
+            ]
+            let body = commands.enumerated().map { ReadmeBlock.scripted($1, index: $0) }
+            try Files.write(script, (prologue + body).joined(separator: "\n") + "\n")
+            let (executable, arguments) = try network.command(host, ["/bin/bash", script])
+            let child = try ChildProcess(
+                executable, arguments, directory: folder, name: name, environment: environment)
+            let code = await child.exitCode(within: .seconds(120))
+            if code == nil { child.signal(SIGKILL) }
+            return (code, child.standardOutput, child.standardError)
+        }
+
+        // 1. On the laptop: its key pair; laptop.pub is copied to the bus's machine.
+        let first = try await run(steps[0], on: "laptop", in: laptop, name: "step-1")
+        #expect(first.code == 0, "step 1: \(first.err)")
+        try FileManager.default.copyItem(atPath: laptop + "/laptop.pub", toPath: machine + "/laptop.pub")
+        // 2. On the bus's machine: everything up to the bus, then the bus, which runs on.
+        let busLine = try #require(steps[1].last, "step 2 ends with the bus")
+        try #require(busLine.hasPrefix("bureau bus "), "step 2 ends with the bus: \(busLine)")
+        let second = try await run(Array(steps[1].dropLast()), on: "bus-machine", in: machine, name: "step-2")
+        #expect(second.code == 0, "step 2: \(second.err)")
+        let (executable, arguments) = try network.command(
+            "bus-machine", ["/bin/bash", "-c", "cd '\(machine)' && exec " + ReadmeBlock.scripted(busLine, index: 0)])
+        let bus = try ChildProcess(executable, arguments, directory: machine, name: "bus", environment: environment)
+        defer { bus.signal(SIGKILL) }
+        try await bus.waitForOutput("the bus is up", timeout: .seconds(60))
+        try FileManager.default.copyItem(atPath: machine + "/bus.pub", toPath: laptop + "/bus.pub")
+        // 3. On the laptop, beside laptop.key and the copied bus.pub.
+        let third = try await run(steps[2], on: "laptop", in: laptop, name: "step-3")
+        #expect(third.code == 0, "step 3:\n\(third.out)\n\(third.err)")
+        #expect(
+            third.out.contains(#"bureau.converter.AmountChanged {"value":"250.00","currency":"EUR"}"#),
+            "the send was answered by the laptop's converter: \(third.out)")
+        bus.signal(SIGTERM)
+        #expect(await bus.exitCode(within: .seconds(30)) == 0, "\(bus.standardError)")
+    }
+
+    /// README's numbered steps: each from its `# N.` comment to the next.
+    static func steps(_ lines: [String]) -> [[String]] {
+        var steps: [[String]] = []
+        for line in lines {
+            if line.range(of: #"^# [0-9]+\."#, options: .regularExpression) != nil {
+                steps.append([])
+            } else if !steps.isEmpty, !line.trimmingCharacters(in: .whitespaces).hasPrefix("#"), !line.isEmpty {
+                steps[steps.count - 1].append(line)
+            }
+        }
+        return steps
+    }
+
     /// The impairment itself, at the bus's level: through it every ping takes at least the
     /// delay twice (there and back); after healing, the same bus answers as before.
     @Test func anImpairedLinkHoldsEveryFrameForItsDelayBothWays() async throws {
