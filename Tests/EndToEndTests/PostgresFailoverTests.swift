@@ -36,9 +36,7 @@ struct PostgresFailoverTests {
         let database = try primary.createDatabase(prefix: "failover")
         // What the promise rests on: the standby confirms every commit before it is acknowledged.
         #expect(try primary.sql("SELECT sync_state FROM pg_stat_replication").contains("sync"))
-        let url =
-            "postgres://postgres:\(primary.password)@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
-            + "?connect_timeout=2&query_timeout=10"
+        let url = Self.storeURL(primary, standby, database)
 
         let directory = try TemporaryDirectory("pgfailover")
         let bus = BusProcess(directory: directory.path)
@@ -83,9 +81,7 @@ struct PostgresFailoverTests {
         let standby = try primary.startStandby()
         defer { standby.stop() }
         let database = try primary.createDatabase(prefix: "hostfailover")
-        let url =
-            "postgres://postgres:\(primary.password)@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
-            + "?connect_timeout=2&query_timeout=10"
+        let url = Self.storeURL(primary, standby, database)
         let directory = try TemporaryDirectory("pghostfailover")
         let bus = BusProcess(directory: directory.path)
         let daemon = try await bus.start(["--store", url, "--store-wait-s", "60"])
@@ -182,9 +178,7 @@ struct PostgresFailoverTests {
         let standby = try primary.startStandby()
         defer { standby.stop() }
         let database = try primary.createDatabase(prefix: "adapterfailover")
-        let url =
-            "postgres://postgres:\(primary.password)@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
-            + "?connect_timeout=2&query_timeout=10"
+        let url = Self.storeURL(primary, standby, database)
         let directory = try TemporaryDirectory("pgadapterfailover")
         let bus = BusProcess(directory: directory.path)
         let daemon = try await bus.start(["--store", url, "--store-wait-s", "60"])
@@ -279,9 +273,7 @@ struct PostgresFailoverTests {
         let standby = try primary.startStandby()
         defer { standby.stop() }
         let database = try primary.createDatabase(prefix: "ratesfailover")
-        let url =
-            "postgres://postgres:\(primary.password)@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
-            + "?connect_timeout=2&query_timeout=10"
+        let url = Self.storeURL(primary, standby, database)
         let directory = try TemporaryDirectory("pgratesfailover")
         let bus = BusProcess(directory: directory.path)
         let daemon = try await bus.start(["--store", url, "--store-wait-s", "60"])
@@ -345,6 +337,12 @@ struct PostgresFailoverTests {
         adapter.signal(SIGTERM)
         #expect(await adapter.exitCode(within: .seconds(30)) == 0, "\(adapter.standardError)")
         #expect(await bus.stop() == 0)
+    }
+
+    /// The store's URL with both servers, the primary first, as a failover manager would give it.
+    static func storeURL(_ primary: PostgresServer, _ standby: PostgresServer, _ database: String) -> String {
+        "postgres://postgres:\(primary.password)@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
+            + "?connect_timeout=2&query_timeout=10"
     }
 
     /// The answers of the watchlist and the converter, as a subscriber from the start sees them
