@@ -96,8 +96,18 @@ struct ReplayBenchmark: AsyncParsableCommand {
                         }
                         return (rate, count)
                     },
+                    {
+                        // The same work on one thread: the read-ahead's two threads share the
+                        // decoding as their timing falls (two steady rates, a third apart, in one
+                        // process), which a comparison of builds must not take for their work.
+                        let (rate, count, _) = try timeReplay { apply in
+                            try timing.timeRead(location) { upcasting.reading($0, apply) }
+                        }
+                        return (rate, count)
+                    },
                 ])
             let (raw, ahead, replay, inline, upcast) = (runs[0], runs[1], runs[2], runs[3], runs[4])
+            let inlineUpcast = runs[5]
 
             let verifier = ReplayVerifier(reducers: [WatchlistReducer()])
             var divergence: ReplayDivergence?
@@ -129,10 +139,15 @@ struct ReplayBenchmark: AsyncParsableCommand {
                 upcastRequests ? "every add request stored under an older name and upcast" : "no event needs one"
             print(
                 "| replay through an upcaster (\(upcastWhat))\(best) | \(formatted(upcast.best)) events/s |")
+            print(
+                "| replay reading inline through an upcaster (\(upcastWhat))\(best) "
+                    + "| \(formatted(inlineUpcast.best)) events/s |")
             if self.runs > 1 {
                 print("| raw read + decode: every run | \(raw.every) events/s |")
                 print("| replay: every run | \(replay.every) events/s |")
                 print("| replay through an upcaster: every run | \(upcast.every) events/s |")
+                print("| replay reading inline: every run | \(inline.every) events/s |")
+                print("| replay reading inline through an upcaster: every run | \(inlineUpcast.every) events/s |")
             }
             print(
                 "| verify: \(formatted(Double(compared))) answers re-computed and compared "
@@ -142,6 +157,9 @@ struct ReplayBenchmark: AsyncParsableCommand {
             print(
                 "| replay through an upcaster / replay (\(upcastWhat)) | "
                     + "\(String(format: "%.2f", upcast.best / replay.best)) |")
+            print(
+                "| replay reading inline, through an upcaster / without (\(upcastWhat)) | "
+                    + "\(String(format: "%.2f", inlineUpcast.best / inline.best)) |")
             print("| verify / raw read + decode | \(String(format: "%.2f", verifyRate / raw.best)) |")
             print("")
             print(
