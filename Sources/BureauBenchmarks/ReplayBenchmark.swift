@@ -30,7 +30,10 @@ struct ReplayBenchmark: AsyncParsableCommand {
 
             Replay spreads its work over two threads; the baseline runs on one. So it also times
             a CPU-bound loop on one thread and on two at once, and prints how fast each of two
-            runs: below 1, the machine's two processors share a core or a busy host.
+            runs: below 1, the machine's two processors share a core or a busy host. Its two
+            threads settle at one of two rates, about a third apart, whichever the build (and now
+            and then change within a process): to compare builds, the replay through the upcasters
+            is timed on one thread too ("replay reading inline through an upcaster"), the work alone.
 
             Example: swift run -c release bureau-bench replay --events 1000000
             """
