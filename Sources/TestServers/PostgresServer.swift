@@ -208,7 +208,9 @@ public final class PostgresServer: @unchecked Sendable {
         return pid_t(first)
     }
 
-    /// Stops the server (fast: connections are ended, then a clean shutdown) and deletes its directory.
+    /// Stops the server and deletes its directory. At once (`pg_ctl stop -m immediate`): a clean
+    /// shutdown's checkpoint would write out every database the tests made, only for the
+    /// directory to be deleted next; the test process waits for it as it exits.
     public func stop() {
         let already = stopped.withLock { stopped in
             defer { stopped = true }
@@ -216,7 +218,7 @@ public final class PostgresServer: @unchecked Sendable {
         }
         guard !already else { return }
         if FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
-            _ = try? asServerUser([binaries + "/pg_ctl", "-D", data, "-m", "fast", "-w", "-t", "30", "stop"])
+            _ = try? asServerUser([binaries + "/pg_ctl", "-D", data, "-m", "immediate", "-w", "-t", "30", "stop"])
         }
         try? FileManager.default.removeItem(atPath: directory)
     }
