@@ -23,12 +23,21 @@ public struct EventUpcasting: Sendable {
 
     /// Few (one per retired shape): a list searched in order costs less than a lookup.
     private let steps: [Step]
+    /// Bit `n % 64` set for each stored type `n` UTF-8 bytes long that an upcaster reads: most
+    /// events' types have a length no upcaster's does, and are passed through on one test,
+    /// inlined into the reader, without a call or a string compared.
+    @usableFromInline let storedLengths: UInt64
 
     /// No upcaster: every event reads as stored.
     public static let none = EventUpcasting(steps: [])
 
     private init(steps: [Step]) {
         self.steps = steps
+        storedLengths = Self.lengths(of: steps)
+    }
+
+    private static func lengths(of steps: [Step]) -> UInt64 {
+        steps.reduce(0) { $0 | (1 &<< UInt64($1.from.utf8.count % 64)) }
     }
 
     /// The set of `upcasters`, checked against `readTypes`, the type names this build's code
@@ -70,6 +79,7 @@ public struct EventUpcasting: Sendable {
         }
         guard problems.isEmpty else { throw UpcastingError(problems: Array(Set(problems)).sorted()) }
         self.steps = steps
+        storedLengths = Self.lengths(of: steps)
     }
 
     /// Whether no event is upcast.
@@ -82,8 +92,13 @@ public struct EventUpcasting: Sendable {
 
     /// Whether an upcaster reads events stored as `type`; when none does, such an event reads as
     /// stored.
+    @inlinable
     public func upcasts(_ type: String) -> Bool {
-        !steps.isEmpty && step(from: type) != nil
+        (storedLengths &>> UInt64(type.utf8.count % 64)) & 1 != 0 && hasStep(from: type)
+    }
+
+    @usableFromInline func hasStep(from type: String) -> Bool {
+        step(from: type) != nil
     }
 
     /// Calls `body` with `event` as this build reads it: the event itself, not a copy, when no

@@ -173,7 +173,8 @@ public struct StoredEvent: Sendable, Equatable {
     @inlinable
     public func payload<M: PayloadDecodable>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
-        if let failure = upcastFailure { throw failure }
+        // The test of `upcast` inlined: the failure is made, by a call, only for an upcast event.
+        if upcast != nil, let failure = upcastFailure { throw failure }
         return try M(payloadBytes: payload)
     }
 
@@ -187,7 +188,7 @@ public struct StoredEvent: Sendable, Equatable {
     /// ``PayloadDecodable``), with swift-protobuf; nil if the event is not of that type.
     public func payload<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
-        if let failure = upcastFailure { throw failure }
+        if upcast != nil, let failure = upcastFailure { throw failure }
         return try M(serializedBytes: payload)
     }
 

@@ -134,4 +134,18 @@ struct EventUpcastingTests {
         let current = try Self.stored(wanted)
         #expect(upcasting.reading(current) { $0 } == current)
     }
+
+    @Test func aTypeAsLongAsAnUpcastOneReadsAsStored() throws {
+        // Given an upcaster for "bureau.old.PairWanted", 21 bytes long
+        let upcasting = try EventUpcasting(
+            [RenamedEvent(from: "bureau.old.PairWanted", to: V1.self)], readTypes: [V1.protoMessageName])
+        // Then a type of the same length, or 64 bytes longer, is not upcast (the reader's first
+        // test is by length), and the upcaster's own type is
+        #expect(!upcasting.upcasts("bureau.old.PairWasted"))
+        #expect(!upcasting.upcasts("bureau.old.PairWanted" + String(repeating: "x", count: 64)))
+        #expect(upcasting.upcasts("bureau.old.PairWanted"))
+        var event = try Self.stored(V1())
+        event.type = "bureau.old.PairWasted"
+        #expect(upcasting.reading(event) { $0 } == event)
+    }
 }
