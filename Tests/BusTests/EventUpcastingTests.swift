@@ -113,6 +113,25 @@ struct EventUpcastingTests {
         #expect(read.line.contains("Refusing could not read it as bureau.watchlist.PairAdded: no base"))
     }
 
+    /// An upcaster returns a typed message, which always encodes; what can fail to decode is the
+    /// stored payload, read as the upcaster's old shape: that is its failure too, named the same way.
+    @Test func storedBytesThatDoNotDecodeAsTheOldShapeFailTheUpcastNamingTheUpcaster() throws {
+        let upcasting = try EventUpcasting([OneToTwo()], readTypes: [V2.protoMessageName])
+        var event = try Self.stored(V1(), at: 9)
+        event.payload = Data([0x0A, 0xFF, 0xFF])  // field 1, a length running past the end
+        let read = upcasting.upcast(event)
+        #expect(read.type == V2.protoMessageName)
+        #expect(read.payload == event.payload, "the stored bytes are kept")
+        guard case .failed(let storedType, let upcaster, _)? = read.upcast else {
+            Issue.record("not marked failed: \(String(describing: read.upcast))")
+            return
+        }
+        #expect(storedType == V1.protoMessageName && upcaster == "OneToTwo")
+        #expect(throws: UpcastFailure.self) { _ = try read.payload(as: V2.self) }
+        let failure = try #require(read.upcastFailure)
+        #expect("\(failure)".contains("position 9") && "\(failure)".contains("OneToTwo failed"), "\(failure)")
+    }
+
     @Test func aRenamedTypeReadsAsItsNewNameWithTheSameBytes() throws {
         // Given events once stored as "bureau.old.PairWanted", a name no schema has any more
         let upcasting = try EventUpcasting(

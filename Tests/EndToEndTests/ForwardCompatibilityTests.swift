@@ -37,8 +37,13 @@ struct ForwardCompatibilityTests {
             type: PairAddRequested.protoMessageName,
             payload: try Self.withUnknownField(PairAddRequested(base: "EUR", quote: "USD")))
         let unheard = OutgoingEvent(type: "bureau.future.SomethingNew", payload: Data([0x0A, 0x03, 0x6E, 0x65, 0x77]))
+        // And a type a later build added to each running module's own package: each host's
+        // subscription takes it in, and each passes over it.
+        let inPackage = ["watchlist", "converter", "reservations", "alerts"].map { module in
+            OutgoingEvent(type: "bureau.\(module).AddedByALaterBuild", payload: Data([0x0A, 0x03, 0x6E, 0x65, 0x77]))
+        }
         let after = try OutgoingEvent(PairAddRequested(base: "EUR", quote: "GBP"))
-        _ = try await client.publish([later, unheard, after])
+        _ = try await client.publish([later, unheard] + inPackage + [after])
         // The hosts answered the request with the unknown field, passed over the unknown type,
         // and went on to answer the next request.
         let answered = try await ExactlyOnceTests.waitForAnswers(
@@ -77,8 +82,9 @@ struct ForwardCompatibilityTests {
         let shown = try await bus.run(["log", "show"])
         #expect(shown.code == 0)
         #expect(shown.out.contains("bureau.future.SomethingNew (unknown type, 5 bytes: CgNuZXc=)"), "\(shown.out)")
+        #expect(shown.out.contains("bureau.reservations.AddedByALaterBuild (unknown type, 5 bytes"), "\(shown.out)")
         let stats = try await bus.run(["log", "stats"])
-        #expect(stats.out.contains("unknown    1 event(s) of 1 type(s) this build does not know"), "\(stats.out)")
+        #expect(stats.out.contains("unknown    5 event(s) of 5 type(s) this build does not know"), "\(stats.out)")
         let verified = try await bus.run(["replay", "--verify"])
         #expect(verified.code == 0, "\(verified.out)")
         let watchlist = try await bus.run(["show", "watchlist", "--json"])

@@ -52,6 +52,31 @@ struct DeploymentFileTests {
         #expect(deployment.logMaxBytes == 65536)
     }
 
+    @Test func setupCommandsAreReadInOrderAndEachMustBeACommandURL() throws {
+        let deployment = try DeploymentFile.parse(
+            """
+            processes:
+              bus:
+                command: bus
+            setup:
+              - bureau://reservations/commission?currency=USD&rate=0.005
+              - bureau://reservations/commission?currency=JPY&rate=0.01
+            """)
+        #expect(
+            deployment.setup == [
+                "bureau://reservations/commission?currency=USD&rate=0.005",
+                "bureau://reservations/commission?currency=JPY&rate=0.01",
+            ])
+        #expect(try DeploymentFile.defaultDeployment().setup.count == 4, "the default sets four commissions")
+        #expect(try DeploymentFile.parse("processes:\n  bus:\n    command: bus\n").setup.isEmpty)
+        #expect {
+            _ = try DeploymentFile.parse(
+                "processes:\n  bus:\n    command: bus\nsetup:\n  - bureau://a/b\n  - https://example.com/x\n")
+        } throws: { error in
+            "\(error)".contains("setup[1]: is not a command URL (bureau://MODULE/COMMAND?…): 'https://example.com/x'")
+        }
+    }
+
     @Test func aHostsDeploymentJoinsABusOnAnotherMachineWithKeysBesideTheFile() throws {
         let deployment = try DeploymentFile.parse(
             """

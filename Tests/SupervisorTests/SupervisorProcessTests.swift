@@ -69,11 +69,22 @@ struct SupervisorProcessTests {
                 "booking-adapter", "booking-server", "bus", "rates-adapter", "rates-server", "reducers",
             ])
         #expect(rows.allSatisfy { $0.state == "ready" })
-
-        // Rates first: a pair must be quoted before it can be watched.
         let observer = try ZeroMQBusClient(
             location: bus.location, options: .init(process: "test"), logger: TestLogging.logger("t"))
         defer { observer.close() }
+
+        // The file's `setup:` commands, sent once every process is ready, in order: the
+        // commission on each currency the bureau sells, set in the log.
+        // (A filter is by prefix: the exact type, not the requests, which share its name's start.)
+        let setType = Bureau_Reservations_CommissionRateSet.protoMessageName
+        let commissions = try await observer.collect(.types([setType]), count: 4, timeout: .seconds(60)) {
+            $0.type == setType
+        }
+        let set = try commissions.compactMap { try $0.payload(as: Bureau_Reservations_CommissionRateSet.self) }
+        #expect(
+            set.map { "\($0.currency)=\($0.rate)" } == ["USD=0.005", "GBP=0.0075", "EUR=0.005", "JPY=0.01"])
+
+        // Rates first: a pair must be quoted before it can be watched.
         let rates = try await observer.collect(
             .types([Bureau_Rates_RatesPublished.protoMessageName]), count: 1, timeout: .seconds(60))
         try #require(rates.count == 1)
