@@ -33,11 +33,7 @@ public struct EventUpcasting: Sendable {
 
     private init(steps: [Step]) {
         self.steps = steps
-        storedLengths = Self.lengths(of: steps)
-    }
-
-    private static func lengths(of steps: [Step]) -> UInt64 {
-        steps.reduce(0) { $0 | (1 &<< UInt64($1.from.utf8.count % 64)) }
+        storedLengths = steps.reduce(0) { $0 | (1 &<< UInt64($1.from.utf8.count % 64)) }
     }
 
     /// The set of `upcasters`, checked against `readTypes`, the type names this build's code
@@ -78,8 +74,7 @@ public struct EventUpcasting: Sendable {
             }
         }
         guard problems.isEmpty else { throw UpcastingError(problems: Array(Set(problems)).sorted()) }
-        self.steps = steps
-        storedLengths = Self.lengths(of: steps)
+        self.init(steps: steps)
     }
 
     /// Whether no event is upcast.

@@ -173,9 +173,15 @@ public struct StoredEvent: Sendable, Equatable {
     @inlinable
     public func payload<M: PayloadDecodable>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
-        // The test of `upcast` inlined: the failure is made, by a call, only for an upcast event.
-        if upcast != nil, let failure = upcastFailure { throw failure }
+        try throwIfUpcastFailed()
         return try M(payloadBytes: payload)
+    }
+
+    /// Throws ``upcastFailure`` if this event's upcast failed: what reading it as its type does.
+    /// The test of `upcast` is inlined; the failure is made, by a call, only for an upcast event.
+    @inlinable
+    func throwIfUpcastFailed() throws(UpcastFailure) {
+        if upcast != nil, let failure = upcastFailure { throw failure }
     }
 
     /// Why an event whose upcast failed cannot be read as its type; nil for any other.
@@ -188,7 +194,7 @@ public struct StoredEvent: Sendable, Equatable {
     /// ``PayloadDecodable``), with swift-protobuf; nil if the event is not of that type.
     public func payload<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M? {
         guard self.type == M.protoMessageName else { return nil }
-        if upcast != nil, let failure = upcastFailure { throw failure }
+        try throwIfUpcastFailed()
         return try M(serializedBytes: payload)
     }
 
