@@ -44,14 +44,33 @@ final class MemoryWatch: @unchecked Sendable {
     /// backed by files, the binary and its libraries, are shared); nil if it cannot be read.
     func anonymousResident() -> Int? {
         guard statm >= 0 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let count = buffer.withUnsafeMutableBytes { pread(statm, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return nil }
-        let fields = buffer[0..<count].split(separator: UInt8(ascii: " ")).prefix(3).map {
-            Int(String(decoding: $0, as: UTF8.self))
+        // Parsed in place, with nothing allocated: it runs 200 times a second for as long as the
+        // daemon does (splitting into Strings cost the test suite's daemons seconds of CPU).
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer -> Int? in
+            let count = pread(statm, buffer.baseAddress, buffer.count, 0)
+            guard count > 0 else { return nil }
+            // "size resident shared text lib data dt", in pages.
+            var field = 0
+            var value = 0
+            var digits = 0
+            var resident = 0
+            for byte in buffer[0..<count] {
+                if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                    // 15 digits of pages times the page size stays far inside an Int.
+                    guard digits < 15 else { return nil }
+                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                    digits += 1
+                    continue
+                }
+                guard byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n"), digits > 0 else { return nil }
+                if field == 1 { resident = value }
+                if field == 2 { return max(0, resident - value) * pageSize }
+                field += 1
+                value = 0
+                digits = 0
+            }
+            return nil
         }
-        guard fields.count == 3, let resident = fields[1], let shared = fields[2] else { return nil }
-        return max(0, resident - shared) * pageSize
     }
 
     /// Samples until the stop signal rings.
