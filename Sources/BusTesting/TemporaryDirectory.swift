@@ -1,19 +1,25 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A fresh directory under /tmp, removed with everything in it when released.
+/// A fresh directory in the temporary directory (`TMPDIR`, or /tmp), removed with everything in
+/// it when released.
 ///
-/// The path is short on purpose: `ipc://` socket paths must fit in 107 bytes.
+/// The path is short on purpose: `ipc://` socket paths must fit in 107 bytes, so a `TMPDIR`
+/// should be short too (tools/test's is `/dev/shm/bt.XXXXXX`).
 public final class TemporaryDirectory: @unchecked Sendable {
     public let path: String
 
     public init(_ prefix: String = "bt") throws {
-        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        var template = Array("\(NSTemporaryDirectory())\(prefix)-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.flatMap { mkdtemp($0) } != nil
         }
-        guard created else { throw BusTestingError("cannot create a directory under /tmp: errno \(errno)") }
+        guard created else {
+            throw BusTestingError("cannot create a directory in \(NSTemporaryDirectory()): errno \(errno)")
+        }
         path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

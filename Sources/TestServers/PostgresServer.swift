@@ -166,9 +166,10 @@ public final class PostgresServer: @unchecked Sendable {
 
     var data: String { directory + "/data" }
 
-    /// A directory under /tmp that the server's user owns.
+    /// A directory in the temporary directory (`TMPDIR`, or /tmp) that the server's user owns.
+    /// As root, `TMPDIR` must let that user through (tools/test makes its own mode 1777).
     static func makeDirectory() throws -> String {
-        let directory = "/tmp/bureau-pg-\(UUID().uuidString.prefix(8).lowercased())"
+        let directory = NSTemporaryDirectory() + "bureau-pg-\(UUID().uuidString.prefix(8).lowercased())"
         guard mkdir(directory, 0o700) == 0 else { throw TestServerError("mkdir \(directory): errno \(errno)") }
         if geteuid() == 0, let user = getpwnam("postgres") {
             guard chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
