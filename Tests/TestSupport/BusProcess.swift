@@ -55,7 +55,8 @@ public final class BusProcess: @unchecked Sendable {
             }
             if (try? await client.ping(timeout: .milliseconds(300))) != nil { return }
         }
-        throw TestSupportError("the bus did not answer within \(timeout)")
+        throw TestSupportError(
+            "the bus did not answer within \(timeout)" + (child.map { "; it said:\n\($0.standardError)" } ?? ""))
     }
 
     /// Sends `signal` and waits for the process to end; returns its exit code.
