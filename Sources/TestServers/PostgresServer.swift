@@ -97,6 +97,10 @@ public final class PostgresServer: @unchecked Sendable {
             return [
                 "listen_addresses = '127.0.0.1'", "max_connections = 100", "shared_buffers = 64MB", "fsync = on",
                 "synchronous_commit = on",
+                // Shared memory segments as files in the data directory, removed with it: as POSIX
+                // segments in /dev/shm, a server stopped `-m immediate` or killed -9 left them behind
+                // (some 6 MB of memory a run of tests, until the machine restarts).
+                "dynamic_shared_memory_type = mmap",
             ] + tls + settings
         }
     }
