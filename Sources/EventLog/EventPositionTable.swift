@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A hash table from event ids to log positions: what the bus consults for every event it receives.
 ///
 /// Open addressing with linear probing, kept at most half full, and removal that shifts the
@@ -27,7 +31,7 @@ public struct EventPositionTable: Sendable {
         var size = 16
         // Clamped so that doubling cannot overflow; memory runs out long before.
         while size < 2 * min(max(1, minimumCapacity), 1 << 40) { size <<= 1 }
-        slots = Array(repeating: Slot(id: .zero, position: 0), count: size)
+        slots = Self.freeSlots(count: size)
         mask = size - 1
         shift = UInt64(64 - size.trailingZeroBitCount)
         key = Self.processKey
@@ -189,6 +193,19 @@ public struct EventPositionTable: Sendable {
         self = EventPositionTable(minimumCapacity: slots.count)
         for entry in old where entry.position != 0 {
             set(entry.id, to: entry.position)
+        }
+    }
+
+    /// `count` free slots, written as zero bytes in one `memset`: a free slot is all zeros (the
+    /// zero id at position 0). `Array(repeating:count:)` stores one slot after another, which in
+    /// a debug build, for the window's 262,144 slots on every log opened, was a second of the
+    /// test suite's CPU (BENCHMARKS-history.md).
+    private static func freeSlots(count: Int) -> [Slot] {
+        [Slot](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // No address only for no slots, and a table has at least 16.
+            guard let base = buffer.baseAddress else { return }
+            memset(base, 0, count * MemoryLayout<Slot>.stride)
+            initialized = count
         }
     }
 

@@ -83,6 +83,20 @@ struct EventPositionTableTests {
         #expect(ids.enumerated().dropFirst(4000).allSatisfy { window.position(of: $1) == UInt64($0 + 1) })
     }
 
+    @Test func aWindowLargerThanItsFirstTableGrowsAndStillForgetsOnlyTheOldest() {
+        // Given a window three times what its table first holds,
+        let capacity = 3 * DeduplicationWindow.initialTableCapacity
+        var window = DeduplicationWindow(capacity: capacity)
+        // when five times that many ids come,
+        let ids = (1...(5 * DeduplicationWindow.initialTableCapacity)).map { _ in EventID.random() }
+        for (index, id) in ids.enumerated() { window.insert(id, at: UInt64(index + 1)) }
+        // then the last `capacity` are remembered at their positions, and only they.
+        let forgotten = ids.count - capacity
+        #expect(window.count == capacity)
+        #expect(ids.prefix(forgotten).allSatisfy { window.position(of: $0) == nil })
+        #expect(ids.enumerated().dropFirst(forgotten).allSatisfy { window.position(of: $1) == UInt64($0 + 1) })
+    }
+
     @Test func anIDThatCameAgainIsRememberedUntilItsNewerPositionLeavesTheWindow() {
         var window = DeduplicationWindow(capacity: 10)
         let repeated = EventID.random()
