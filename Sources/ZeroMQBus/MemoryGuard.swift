@@ -30,6 +30,14 @@ struct MemoryGuard: Sendable {
         case dropConnections
     }
 
+    /// The fastest anonymous memory is taken to grow, in bytes a millisecond: 8 GiB a second,
+    /// four times what one of libzmq's I/O threads was seen to receive over ipc (some ten
+    /// megabytes in 5 ms). How long ``wait(after:)`` lets memory go unwatched rests on it.
+    static let fastestGrowth = 8 << 20
+    /// The shortest and the longest time between two samples.
+    static let shortestWait: Duration = .milliseconds(5)
+    static let longestWait: Duration = .milliseconds(100)
+
     init(limit: Int, interval: Duration = .seconds(1), regrowth: Int = 16 << 20) {
         self.limit = limit
         self.interval = interval
@@ -51,5 +59,16 @@ struct MemoryGuard: Sendable {
         lastDrop = (now, resident)
         drops += 1
         return .dropConnections
+    }
+
+    /// How long the watch may wait after a sample of `resident` bytes: the time memory growing at
+    /// ``fastestGrowth`` takes to reach the limit, within ``shortestWait`` and ``longestWait``.
+    /// Memory cannot pass the limit unseen for longer than it did when every wait was the
+    /// shortest, and a daemon far under its limit samples a few times a second, not 200.
+    func wait(after resident: Int) -> Duration {
+        let headroom = limit - resident
+        guard headroom > 0 else { return Self.shortestWait }
+        let milliseconds = Int64(headroom / Self.fastestGrowth)
+        return min(max(.milliseconds(milliseconds), Self.shortestWait), Self.longestWait)
     }
 }

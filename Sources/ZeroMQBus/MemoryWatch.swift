@@ -7,14 +7,11 @@ import ZeroMQ
     import Glibc
 #endif
 
-/// Samples the daemon's anonymous resident memory every few milliseconds on a thread of its own
-/// and, when ``MemoryGuard`` says so, asks the loops that own the sockets to drop every
-/// connection (``SocketRenewal``). It reads `/proc/self/statm` (one `pread` a sample).
+/// Samples the daemon's anonymous resident memory on a thread of its own, every 5 to 100 ms as
+/// ``MemoryGuard/wait(after:)`` says (the nearer the limit, the more often), and, when the guard
+/// says so, asks the loops that own the sockets to drop every connection (``SocketRenewal``).
+/// It reads `/proc/self/statm` (one `pread` a sample).
 final class MemoryWatch: @unchecked Sendable {
-    /// How often memory is sampled: a peer sending as fast as one of libzmq's I/O threads can
-    /// receive (a few gigabytes a second over ipc) adds some ten megabytes between two samples.
-    static let period: Duration = .milliseconds(5)
-
     private let statm: Int32
     private let pageSize: Int
     private let renewals: [WakeSignal]
@@ -44,8 +41,8 @@ final class MemoryWatch: @unchecked Sendable {
     /// backed by files, the binary and its libraries, are shared); nil if it cannot be read.
     func anonymousResident() -> Int? {
         guard statm >= 0 else { return nil }
-        // Parsed in place, with nothing allocated: it runs 200 times a second for as long as the
-        // daemon does (splitting into Strings cost the test suite's daemons seconds of CPU).
+        // Parsed in place, with nothing allocated: it runs up to 200 times a second for as long as
+        // the daemon does (splitting into Strings cost the test suite's daemons seconds of CPU).
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer -> Int? in
             let count = pread(statm, buffer.baseAddress, buffer.count, 0)
             guard count > 0 else { return nil }
@@ -79,9 +76,10 @@ final class MemoryWatch: @unchecked Sendable {
         let stopItem = poller.add(fileDescriptor: stop.fileDescriptor)
         let clock = ContinuousClock()
         var unreadable = false
+        var wait = MemoryGuard.shortestWait
         while true {
             do {
-                try poller.poll(timeout: Int(Self.period.inMilliseconds))
+                try poller.poll(timeout: Int(wait.inMilliseconds))
             } catch {
                 logger.error("the memory watch stops: it cannot wait", metadata: ["bus.error": "\(error)"])
                 return
@@ -94,6 +92,7 @@ final class MemoryWatch: @unchecked Sendable {
                 }
                 continue
             }
+            wait = policy.wait(after: resident)
             guard policy.sample(resident: resident, at: clock.now) == .dropConnections else { continue }
             metrics.memoryDrops.increment()
             logger.error(

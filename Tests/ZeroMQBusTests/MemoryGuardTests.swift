@@ -1,3 +1,4 @@
+import Guards
 import Testing
 
 @testable import ZeroMQBus
@@ -40,5 +41,36 @@ struct MemoryGuardTests {
         #expect(policy.sample(resident: 120 << 20, at: start + .milliseconds(10)) == .keep)
         #expect(policy.sample(resident: 135 << 20, at: start + .milliseconds(15)) == .keep)
         #expect(policy.sample(resident: 136 << 20, at: start + .milliseconds(20)) == .dropConnections)
+    }
+
+    @Test func aDaemonFarUnderItsLimitSamplesAtTheLongestWait() {
+        // Given a limit of 1 GiB and 10 MiB resident, memory growing at the fastest needs
+        // 126 ms to reach the limit;
+        let policy = MemoryGuard(limit: 1 << 30)
+        // the watch waits the longest, 100 ms.
+        #expect(policy.wait(after: 10 << 20) == .milliseconds(100))
+    }
+
+    @Test func nearerTheLimitTheWatchSamplesSoonerAndOverItAtTheShortestWait() {
+        let policy = MemoryGuard(limit: 160 << 20)
+        // 80 MiB of headroom at 8 MiB a millisecond: 10 ms.
+        #expect(policy.wait(after: 80 << 20) == .milliseconds(10))
+        // Less than 5 ms of headroom, at the limit, over it: the shortest wait.
+        #expect(policy.wait(after: 150 << 20) == .milliseconds(5))
+        #expect(policy.wait(after: 160 << 20) == .milliseconds(5))
+        #expect(policy.wait(after: 300 << 20) == .milliseconds(5))
+    }
+
+    @Test func memoryGrowingAtTheFastestCannotPassTheLimitBeforeTheNextSample() {
+        // For every reading from nothing to the limit, in steps of 1 MiB: either the watch
+        // waits the shortest, or memory growing at the fastest for the whole wait stays within
+        // the limit.
+        let policy = MemoryGuard(limit: 160 << 20)
+        for resident in stride(from: 0, through: 160 << 20, by: 1 << 20) {
+            let wait = policy.wait(after: resident)
+            let grown = resident + MemoryGuard.fastestGrowth * Int(wait.inMilliseconds)
+            #expect(wait == MemoryGuard.shortestWait || grown <= policy.limit, "after \(resident >> 20) MiB")
+            #expect(wait >= MemoryGuard.shortestWait && wait <= MemoryGuard.longestWait)
+        }
     }
 }
