@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 import Synchronization
 
 #if canImport(Glibc)
@@ -203,6 +204,32 @@ public final class PostgresServer: @unchecked Sendable {
             binaries + "/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", "\(port)",
             "-U", "postgres", "-d", database, "-c", statement,
         ])
+    }
+
+    /// Ends every connection to `database` (what a server restart or a failover does to them)
+    /// and returns how many there were. It returns once each of their backends has exited: a
+    /// backend told to end releases its locks (a writer's advisory lock among them) only as it
+    /// exits, after its client has seen the connection go, so a test that went on at once could
+    /// find the lock still held. Throws if one is still there after `timeout`.
+    @discardableResult
+    public func endConnections(to database: String, timeout: Duration = .seconds(10)) throws -> Int {
+        let milliseconds = timeout.inMilliseconds
+        // pg_terminate_backend with a timeout (PostgreSQL 14 on) waits for the backend to exit
+        // and answers false if it did not in time.
+        let answer = try sql(
+            """
+            SELECT count(*) || ' ' || count(*) FILTER (WHERE NOT pg_terminate_backend(pid, \(milliseconds)))
+            FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()
+            """
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let counts = answer.split(separator: " ").compactMap { Int($0) }
+        guard counts.count == 2 else {
+            throw TestServerError("ending the connections to \(database): psql said \(answer)")
+        }
+        guard counts[1] == 0 else {
+            throw TestServerError("\(counts[1]) of \(counts[0]) backends of \(database) still there after \(timeout)")
+        }
+        return counts[0]
     }
 
     /// The postmaster's process id, from its pid file.

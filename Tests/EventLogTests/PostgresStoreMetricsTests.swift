@@ -14,12 +14,6 @@ struct PostgresStoreMetricsTests {
         var count: Int
     }
 
-    /// Ends every connection to `database`: what a server restart or a failover does.
-    static func endConnections(to database: String) throws {
-        _ = try TestPostgres.server().sql(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)'")
-    }
-
     @Test func eachConnectionMadeAgainIsCountedByWhatItServes() throws {
         let url = try TestPostgres.database()
         let database = try #require(url.split(separator: "/").last.map(String.init))
@@ -36,14 +30,14 @@ struct PostgresStoreMetricsTests {
         #expect(snapshotReconnects.totalValue == 0 && readerReconnects.totalValue == 0)
 
         // When the server ends their connections, each goes on on a new one, counted once
-        try Self.endConnections(to: database)
+        try TestPostgres.server().endConnections(to: database)
         try snapshots.save(Snapshot(module: "m", stateVersion: 1, position: 2, state: Counter(count: 2)))
         #expect(try reader.head() == 0)
         #expect(snapshotReconnects.totalValue == 1)
         #expect(readerReconnects.totalValue == 1)
 
         // And again
-        try Self.endConnections(to: database)
+        try TestPostgres.server().endConnections(to: database)
         #expect(snapshots.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in })?.position == 2)
         #expect(snapshotReconnects.totalValue == 2)
         #expect(readerReconnects.totalValue == 1, "the reader has not been used since")

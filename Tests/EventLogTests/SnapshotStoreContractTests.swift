@@ -106,13 +106,10 @@ struct SnapshotStoreContractTests {
         let database = try #require(subject.url?.split(separator: "/").last.map(String.init))
         try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 1, state: Counter(count: 1, names: [])))
         // What a server restart or a failover does to the store's connection.
-        let ended = try TestPostgres.server().sql(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)'")
-        #expect(ended.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        #expect(try TestPostgres.server().endConnections(to: database) == 1)
         try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 2, state: Counter(count: 2, names: [])))
         #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in })?.position == 2)
-        try TestPostgres.server().sql(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
+        try TestPostgres.server().endConnections(to: database)
         #expect(subject.store.load(Counter.self, module: "m", stateVersion: 1, rejected: { _ in })?.position == 2)
     }
 
