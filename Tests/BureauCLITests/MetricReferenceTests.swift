@@ -1,10 +1,13 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import BureauCLI
 
 /// README's metric reference names every metric Bureau serves, with the help text `/metrics`
 /// gives it: the reference cannot drift from the code.
+// Reads README and every source file: off the cooperative pool.
+@Suite(.ownThreads)
 struct MetricReferenceTests {
     @Test func readmesMetricReferenceListsEveryMetricWithItsHelpText() throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,6 @@ import TerminalUI
 import Testing
 
 /// Key sequences, from a fixed state, and the command URLs they dispatch.
-@Suite(.timeLimit(.minutes(2)))
 struct CoordinatorTests {
     let coordinator = Coordinator(router: Fixtures.router)
 

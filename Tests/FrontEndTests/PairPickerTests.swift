@@ -4,7 +4,6 @@ import TerminalUI
 import Testing
 
 /// The pair picker on its own: two steps, filtering, watched pairs refused, Esc and Backspace.
-@Suite(.timeLimit(.minutes(2)))
 struct PairPickerTests {
     static let currencies = ["EUR", "USD", "GBP", "JPY", "CHF"].compactMap(Currency.init)
     static let euroDollar = CurrencyPair(base: .euro, quote: Currency("USD") ?? .euro)

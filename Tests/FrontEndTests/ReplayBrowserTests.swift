@@ -6,10 +6,13 @@ import ReservationsFeature
 import Runtime
 import SystemFeature
 import TerminalUI
+import TestSupport
 import Testing
 import WatchlistFeature
 
 /// Time travel over a recorded history: stepping, jumping, and what each event changed.
+// Folds whole histories at every position: off the cooperative pool.
+@Suite(.ownThreads)
 struct ReplayBrowserTests {
     static func browser(checkpointInterval: Int? = nil) -> ReplayBrowser {
         ReplayBrowser(events: Fixtures.history, checkpointInterval: checkpointInterval) {

@@ -6,7 +6,6 @@ import Testing
 import WatchlistFeature
 
 /// A request shows as pending until the answer correlated with it arrives; a rejection shows its reason.
-@Suite(.timeLimit(.minutes(2)))
 struct RequestTrackerTests {
     @Test func aRequestIsPendingUntilItsAnswerThenShowsTheRejectionReason() {
         var state = Fixtures.state

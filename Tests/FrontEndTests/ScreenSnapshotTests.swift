@@ -9,7 +9,6 @@ import TerminalUI
 import Testing
 
 /// Each screen rendered to text for a fixed history, compared with its reviewed snapshot.
-@Suite(.timeLimit(.minutes(2)))
 struct ScreenSnapshotTests {
     static func screen(_ state: AppState, width: Int = 100, height: Int = 30) -> String {
         RootView(state: state).rendered(width: width, height: height).text

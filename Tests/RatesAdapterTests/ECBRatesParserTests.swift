@@ -1,5 +1,6 @@
 import Foundation
 import RatesAdapter
+import TestSupport
 import Testing
 
 struct ECBRatesParserTests {
@@ -108,7 +109,8 @@ struct ECBRatesParserTests {
         }
     }
 
-    @Test func aBodyFarOverTheLimitIsRejectedWithoutParsing() {
+    // Builds a 4 MiB body: off the cooperative pool.
+    @Test(.ownThreads) func aBodyFarOverTheLimitIsRejectedWithoutParsing() {
         let huge = Data(repeating: 0x20, count: 4 << 20) + Self.document("<Cube time='2026-10-30'/>")
         #expect(throws: ECBParseError.tooLarge(bytes: huge.count, limit: ECBRatesParser.defaultLimit)) {
             _ = try ECBRatesParser.parse(huge)

@@ -2,7 +2,6 @@ import TerminalUI
 import Testing
 
 /// Drawing into the virtual screen: clipping, wide characters, boxes, and the text a snapshot holds.
-@Suite(.timeLimit(.minutes(1)))
 struct CellBufferTests {
     @Test func aWideCharacterFillsTwoCellsAndTheTextShowsItOnce() {
         var buffer = CellBuffer(width: 8, height: 1)

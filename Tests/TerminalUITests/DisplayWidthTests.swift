@@ -2,7 +2,6 @@ import TerminalUI
 import Testing
 
 /// Columns for the characters a bureau shows: currency symbols, box drawing, CJK, emoji, accents.
-@Suite(.timeLimit(.minutes(1)))
 struct DisplayWidthTests {
     @Test func currencySymbolsAndBoxDrawingTakeOneColumn() {
         for character: Character in ["€", "£", "¥", "₹", "─", "│", "▲", "▼", "a"] {

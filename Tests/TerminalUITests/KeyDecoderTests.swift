@@ -2,7 +2,6 @@ import TerminalUI
 import Testing
 
 /// Bytes from a terminal decoded into keys.
-@Suite(.timeLimit(.minutes(1)))
 struct KeyDecoderTests {
     let decoder = KeyDecoder()
 

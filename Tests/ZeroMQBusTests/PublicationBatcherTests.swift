@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Bus
@@ -116,7 +117,9 @@ struct PublicationBatcherTests {
                 == .failure(.lengthCutShort(index: 2, remaining: 2)))
     }
 
-    @Test func eventsAreWrittenIntoPublishBatchesThatFitTheRequestLimitsAndHoldTheirEnvelopesInOrder() throws {
+    // Copies 25 MiB of payloads: off the cooperative pool.
+    @Test(.ownThreads)
+    func eventsAreWrittenIntoPublishBatchesThatFitTheRequestLimitsAndHoldTheirEnvelopesInOrder() throws {
         let megabyte = Data(repeating: 7, count: 1 << 20)
         // Large events that fill batches by bytes, one alone over the limit, then enough
         // small ones to fill a batch by count.
