@@ -221,7 +221,8 @@ extension MemoryBoundTests {
             (endpoints.ingress, Data(repeating: 0x42, count: BusLimits.maxRequestBytes), 50),
             (endpoints.read, Data(repeating: 0x43, count: 60 << 10), 2000),
         ]
-        let peers = try plan.map { try RawZMTPPeer(ipc: $0.endpoint) }
+        // Each waits for the daemon's side of the handshake: on a thread of its own.
+        let peers = try await OwnThread.run(name: "test-peers") { try plan.map { try RawZMTPPeer(ipc: $0.endpoint) } }
         let sending = Task.detached {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (peer, step) in zip(peers, plan) {
