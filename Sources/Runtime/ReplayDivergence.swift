@@ -49,12 +49,13 @@ public struct ReplayDivergence: Sendable, CustomStringConvertible {
 
     /// Everything as one JSON document.
     public var json: JSONValue {
-        .object(
-            [
-                ("kind", .string(kind.rawValue)), ("module", .string(module)), ("position", .integer(position)),
-                ("inputPosition", .integer(inputPosition)), ("recorded", recordedJSON ?? .null),
-                ("recomputed", computedJSON ?? .null), ("differences", .array(differences.map(\.json))),
-            ] + (reason.map { [("reason", JSONValue.string($0))] } ?? []))
+        var fields: [(String, JSONValue)] = [
+            ("kind", .string(kind.rawValue)), ("module", .string(module)), ("position", .integer(position)),
+            ("inputPosition", .integer(inputPosition)), ("recorded", recordedJSON ?? .null),
+            ("recomputed", computedJSON ?? .null), ("differences", .array(differences.map(\.json))),
+        ]
+        if let reason { fields.append(("reason", .string(reason))) }
+        return .object(fields)
     }
 
     /// Several lines for people: what, where, both events as JSON, and the field differences.

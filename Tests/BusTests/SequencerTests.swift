@@ -90,8 +90,8 @@ struct SequencerTests {
         let batch = sequencer.sequence(
             [sent.map { TestEnvelope.bytes(type: $0) }], log: InMemoryEventLog(), now: (1, 0))
         #expect(batch.publications.map(\.type.name) == sent.filter { $0 != "no-package" })
-        #expect(
-            batch.publications.map(\.type.package) == sent.filter { $0 != "no-package" }.map { String($0.prefix(9)) })
+        let packages: [String] = sent.filter { $0 != "no-package" }.map { String($0.prefix(9)) }
+        #expect(batch.publications.map(\.type.package) == packages)
         #expect(batch.results[0][17].status == .rejected)
     }
 

@@ -32,7 +32,8 @@ struct PostgresBusTests {
         defer { client.close() }
         let events = FailoverLoad.events(120, tag: "first")
         let outcomes = try await client.publish(events)
-        #expect(outcomes == (1...120).map { .committed(UInt64($0)) })
+        let committed: [PublishOutcome] = (1...120).map { .committed(UInt64($0)) }
+        #expect(outcomes == committed)
         // A retry, however late, is recognised by id: the store keeps every id.
         #expect(try await client.publish([events[3], events[119]]) == [.duplicate(4), .duplicate(120)])
 

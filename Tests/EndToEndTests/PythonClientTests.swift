@@ -107,11 +107,10 @@ struct PythonClientTests {
         let code = await followed.exitCode(within: .seconds(60))
         if code == nil { followed.signal(SIGKILL) }
         #expect(code == 0, "\(followed.standardError)")
-        #expect(
-            followed.standardOutput.split(separator: "\n").map {
-                $0.split(separator: " ").prefix(2).joined(separator: " ")
-            }
-                == ["1 bureau.converter.AmountSetRequested", "2 bureau.converter.AmountChanged"])
+        let printed: [String] = followed.standardOutput.split(separator: "\n").map { line in
+            line.split(separator: " ").prefix(2).joined(separator: " ")
+        }
+        #expect(printed == ["1 bureau.converter.AmountSetRequested", "2 bureau.converter.AmountChanged"])
         await bus.stop()
     }
 
@@ -218,12 +217,13 @@ struct PythonClientTests {
         let live = try await publish([nested, other, plain])
         let code = await subscriber.exitCode(within: .seconds(60))
         #expect(code == 0, "\(subscriber.standardError)")
-        let seen = subscriber.standardOutput.split(separator: "\n").map {
-            $0.split(separator: " ").prefix(2).joined(separator: " ")
+        let seen: [String] = subscriber.standardOutput.split(separator: "\n").map { line in
+            line.split(separator: " ").prefix(2).joined(separator: " ")
         }
-        #expect(
-            seen == ["\(logged[0]) \(plain)", "\(logged[2]) \(nested)", "\(live[0]) \(nested)", "\(live[2]) \(plain)"],
-            "\(subscriber.standardOutput)")
+        let expected: [String] = [
+            "\(logged[0]) \(plain)", "\(logged[2]) \(nested)", "\(live[0]) \(nested)", "\(live[2]) \(plain)",
+        ]
+        #expect(seen == expected, "\(subscriber.standardOutput)")
         await bus.stop()
     }
 

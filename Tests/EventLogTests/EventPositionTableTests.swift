@@ -159,7 +159,8 @@ struct EventPositionTableTests {
         #expect(
             claimed
                 == EventPositionTable.claims(ids, known: ids.map { stored.contains($0) ? table[$0] : nil }, from: 21))
-        #expect(claimed == [4, nil, nil, 4, 21] + Array(repeating: nil, count: 9) + [22])
+        let expected: [UInt64?] = [4, nil, nil, 4, 21] + Array(repeating: nil, count: 9) + [22]
+        #expect(claimed == expected)
         #expect(new.enumerated().allSatisfy { table[$1] == 21 + UInt64($0) }, "each new id stored at its number")
         #expect(table.count == 31)
     }

@@ -104,7 +104,8 @@ struct SnapshotStoreContractTests {
     @Test func thePostgresStoreConnectsAgainWhenItsConnectionEnds() async throws {
         let subject = try await Subject(.postgres)
         let database = try #require(subject.url?.split(separator: "/").last.map(String.init))
-        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 1, state: Counter(count: 1, names: [])))
+        let counter = Counter(count: 1, names: [])
+        try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 1, state: counter))
         // What a server restart or a failover does to the store's connection.
         #expect(try TestPostgres.server().endConnections(to: database) == 1)
         try subject.store.save(Snapshot(module: "m", stateVersion: 1, position: 2, state: Counter(count: 2, names: [])))

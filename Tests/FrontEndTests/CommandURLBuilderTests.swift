@@ -39,7 +39,8 @@ struct CommandURLBuilderTests {
     }
 
     @Test func everyRoutedCommandHasABuilderNamespace() {
-        #expect(Set(Fixtures.router.modules) == Set(Self.modules.map { $0.commands.first?.module ?? "" }))
+        let namespaces: Set<String> = Set(Self.modules.map { $0.commands.first?.module ?? "" })
+        #expect(Set(Fixtures.router.modules) == namespaces)
     }
 
     /// The request each builder's URL routes to, with the router's normalisation.

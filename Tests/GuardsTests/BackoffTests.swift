@@ -6,7 +6,7 @@ struct BackoffTests {
         let backoff = Backoff(initial: .milliseconds(500), multiplier: 2, maximum: .seconds(30), jitter: 0.2)
         #expect(
             (1...8).map { backoff.nominalDelay(attempt: $0) }
-                == [0.5, 1, 2, 4, 8, 16, 30, 30].map { .milliseconds(Int($0 * 1000)) })
+                == [500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000].map { Duration.milliseconds($0) })
     }
 
     @Test func jitterStaysWithinItsShare() {

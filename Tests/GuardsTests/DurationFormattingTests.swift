@@ -31,7 +31,8 @@ struct DurationFormattingTests {
     @Test func compactTextShowsWholeUnitsForAColumnOfUptimes() {
         #expect(Duration.milliseconds(45_900).compactText() == "45s")
         #expect(Duration.seconds(303).compactText() == "5m3s")
-        #expect(Duration.seconds(2 * 3600 + 5 * 60 + 59).compactText() == "2h5m")
+        let twoHoursAndSome: Int64 = 2 * 3600 + 5 * 60 + 59
+        #expect(Duration.seconds(twoHoursAndSome).compactText() == "2h5m")
         #expect(Duration.seconds(Int64.max).compactText() == "\(Int64.max / 3600)h\(Int64.max / 60 % 60)m")
     }
 
