@@ -145,7 +145,7 @@ let package = Package(
         ),
         .target(
             name: "ReservationsFeature",
-            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus"],
+            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus", "Guards"],
             path: "Sources/Features/Reservations",
             swiftSettings: strict
         ),
@@ -406,6 +406,7 @@ let package = Package(
         .target(
             name: "OTLPTestSupport",
             dependencies: [
+                "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -53,7 +53,8 @@ struct LogOpenBenchmark: AsyncParsableCommand {
         print("| segments | open time (best of 5) | newest segment bytes checked |")
         print("|---|---|---|")
         for (segments, time, scanned) in rows {
-            print("| \(segments) | \(String(format: "%.2f ms", time * 1000)) | \(scanned) |")
+            print(
+                "| \(segments) | \(Duration.seconds(saturating: time).millisecondsText(decimals: 2)) ms | \(scanned) |")
         }
         print("| ratio \(many)/\(few) | \(String(format: "%.2f", rows[1].1 / rows[0].1)) | |")
     }

@@ -93,13 +93,12 @@ struct PublishLoad {
         let perTick = max(1, rate / 1000)
         let subscription = consumer.subscribe()
         let receiving = Task {
-            var samples: [Double] = []
+            var samples: [Duration] = []
             samples.reserveCapacity(total)
             for try await item in subscription {
                 guard case .event(let event) = item else { continue }
                 let sent = event.payload.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-                let now = Int64((clock.now - origin).inSeconds * 1e9)
-                samples.append(Double(now - sent) / 1e6)
+                samples.append(.nanoseconds((clock.now - origin).inNanoseconds - sent))
                 if samples.count == total { break }
             }
             return samples.sorted()
@@ -110,7 +109,7 @@ struct PublishLoad {
         while sentCount < total {
             tick = tick + .milliseconds(1)
             try await clock.sleep(until: tick)
-            let stamp = Int64((clock.now - origin).inSeconds * 1e9)
+            let stamp = (clock.now - origin).inNanoseconds
             var payload = Data(count: max(8, payloadBytes))
             payload.withUnsafeMutableBytes { $0.storeBytes(of: stamp, as: Int64.self) }
             let events = (0..<min(perTick, total - sentCount)).map { _ in
@@ -121,10 +120,11 @@ struct PublishLoad {
         }
         for publish in publishes { try await publish.value }
         let samples = try await receiving.value
+        func text(_ sample: Duration) -> String { sample.millisecondsText(decimals: 2) + " ms" }
         func at(_ fraction: Double) -> String {
-            String(format: "%.2f ms", samples[min(samples.count - 1, Int(Double(samples.count) * fraction))])
+            text(samples[min(samples.count - 1, Int(Double(samples.count) * fraction))])
         }
-        return Latency(p50: at(0.5), p99: at(0.99), max: String(format: "%.2f ms", samples.last ?? 0))
+        return Latency(p50: at(0.5), p99: at(0.99), max: text(samples.last ?? .zero))
     }
 }
 

@@ -97,7 +97,7 @@ struct ReducersBenchmark: AsyncParsableCommand {
             print("")
             print("| measure | value |")
             print("|---|---|")
-            let restartMs = String(format: "%.1f", restart.inSeconds * 1000)
+            let restartMs = restart.millisecondsText(decimals: 1)
             let inputs = formatted(Double(events))
             print(
                 "| host throughput (no snapshot, \(inputs) inputs → answers acknowledged)\(best) "
@@ -196,9 +196,9 @@ struct ReducersBenchmark: AsyncParsableCommand {
         // CPU per input, every thread (the daemon's too): steadier than the time on a shared machine.
         func perInput(_ seconds: Double) -> String { String(format: "%.2f µs", seconds / Double(events) * 1e6) }
         print(
-            "host: every input read and applied after \(inputsRead) (\(perInput(cpuInputsRead - cpuAtStart)) of CPU "
-                + "per input), caught up after \(caughtUp), all answers acknowledged after "
-                + "\(ContinuousClock.now - started) (\(perInput(processCPUSeconds() - cpuInputsRead)) of CPU per input)"
+            "host: every input read and applied after \(inputsRead.secondsText(decimals: 2)) s (\(perInput(cpuInputsRead - cpuAtStart)) of CPU "
+                + "per input), caught up after \(caughtUp.secondsText(decimals: 2)) s, all answers acknowledged "
+                + "after \((ContinuousClock.now - started).secondsText(decimals: 2)) s (\(perInput(processCPUSeconds() - cpuInputsRead)) of CPU per input)"
         )
         // A host that was keeping up when it stopped has seen its own answers too.
         await first.waitUntilSeen(try await client.ping().head)

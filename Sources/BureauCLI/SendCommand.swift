@@ -58,7 +58,7 @@ struct SendCommand: AsyncParsableCommand {
         let (request, subscription, answer) = try await Self.send(route, through: client, until: deadline, trace: trace)
         guard let answer else {
             trace?.fail("no answer")
-            throw CLIError("no answer within \(timeout) s; is `bureau run \(command.module)` running?")
+            throw CLIError("no answer within \(wait.secondsText()) s; is `bureau run \(command.module)` running?")
         }
         trace?.received(answer)
         print(json ? answer.jsonLine : answer.line)
@@ -69,7 +69,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         guard let result else {
             trace?.fail("no outcome")
-            throw CLIError("no outcome within \(timeout) s; is the booking adapter running?")
+            throw CLIError("no outcome within \(wait.secondsText()) s; is the booking adapter running?")
         }
         trace?.received(result)
         print(json ? result.jsonLine : result.line)

@@ -39,6 +39,16 @@ public struct CommitTime: Sendable, Hashable, Comparable, Codable, CustomStringC
         .seconds(lhs.seconds - rhs.seconds) + .nanoseconds(Int64(lhs.nanos) - Int64(rhs.nanos))
     }
 
+    /// `time` moved on by `duration` (back, for a negative one), the nanoseconds carried into
+    /// the seconds: what a test's clock does between inputs.
+    public static func + (time: CommitTime, duration: Duration) -> CommitTime {
+        let (seconds, attoseconds) = duration.components
+        let nanos = Int64(time.nanos) + attoseconds / 1_000_000_000
+        let carried = nanos >= 0 ? nanos / 1_000_000_000 : (nanos - 999_999_999) / 1_000_000_000
+        return CommitTime(
+            seconds: time.seconds &+ seconds &+ carried, nanos: Int32(nanos - carried * 1_000_000_000))
+    }
+
     public static func < (lhs: CommitTime, rhs: CommitTime) -> Bool {
         (lhs.seconds, lhs.nanos) < (rhs.seconds, rhs.nanos)
     }

@@ -19,12 +19,16 @@ public enum PublishOutcome: Sendable, Equatable {
 }
 
 extension PublishOutcome {
-    /// The outcome a bus's `PublishResult` says.
-    public init(_ result: Bureau_Bus_PublishResult) {
+    /// The outcome a bus's `PublishResult` says. A status this build does not know (a newer
+    /// bus's) is not taken for a refusal: the event may be in the log, so the caller is told
+    /// the answer cannot be used (`BusError.unexpectedAnswer`), as for any answer it cannot read.
+    public init(_ result: Bureau_Bus_PublishResult) throws(BusError) {
         switch result.status {
         case .committed: self = .committed(result.position)
         case .duplicate: self = .duplicate(result.position)
-        default: self = .rejected(result.reason)
+        case .rejected: self = .rejected(result.reason)
+        case .UNRECOGNIZED(let status):
+            throw .unexpectedAnswer("a publish result of status \(status), which this client does not know")
         }
     }
 }

@@ -6,6 +6,22 @@ extension Duration {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
+    /// Whole seconds, the rest dropped (toward zero): a count of seconds for a message or a
+    /// configuration file that takes whole seconds.
+    public var inWholeSeconds: Int64 { components.seconds }
+
+    /// Whole nanoseconds, the rest dropped (toward zero): a timestamp written into a payload.
+    ///
+    /// Saturates at `Int64.min` and `Int64.max` beyond 292 years either way instead of trapping.
+    public var inNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !overflowAgain else { return seconds < 0 ? .min : .max }
+        return total
+    }
+
     /// Whole milliseconds, the rest dropped (toward zero): what an API that takes milliseconds
     /// (a socket option, an HTTP client's timeout, a log line) needs.
     ///

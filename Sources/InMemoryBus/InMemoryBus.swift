@@ -62,7 +62,7 @@ public final class InMemoryBus: EventBus {
         let envelopes = try events.map { try $0.envelopeBytes(process: process) }
         var outcomes: [PublishOutcome] = []
         for request in BusLimits.requests(envelopes) {
-            outcomes += try await publish(envelopes: request).results.map(PublishOutcome.init)
+            outcomes += try await publish(envelopes: request).results.map { try PublishOutcome($0) }
         }
         return outcomes
     }

@@ -94,10 +94,6 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
     /// The caller wants no more items: the reading thread stops at its next part.
     private var stopRequested = false
 
-    private struct Source: @unchecked Sendable {
-        let read: () -> Part
-    }
-
     /// Reads `read`'s parts ahead and calls `body` with every item, as ``forEach(_:)`` says:
     /// `read` reads the next part each time it is called, until one is last, on the reading
     /// thread only. Starting and reading are one call, so that no reading thread is left
@@ -119,11 +115,11 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
         self.depth = max(depth, 1)
         // The source (a cursor) is not Sendable, and need not be: from here on only the reading
         // thread calls it, and the caller gets it back only after that thread has returned.
-        let source = Source(read: read)
+        let source = UncheckedBox(read)
         // Named for `top -H` and `perf report --sort comm` (15 characters at most). The thread
         // names itself before it reads (Foundation's `Thread.name`, set from inside, did not
         // always reach the system under load).
-        try OwnThread.detached(name: "bureau-readahead") { [self] in produce(source.read) }
+        try OwnThread.detached(name: "bureau-readahead") { [self] in produce(source.value) }
     }
 
     private convenience init(weight: @escaping (Item) -> Int, next: @escaping () throws -> Item?) throws {

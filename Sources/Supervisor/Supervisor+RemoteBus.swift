@@ -36,12 +36,20 @@ extension Supervisor {
         say("waiting for the bus at \(remote.url)", process: nil)
         let deadline = ContinuousClock.now + timeout
         var lastError: any Error = BusError.noAnswer(endpoint: remote.url, seconds: timeout.inSeconds)
+        var attempts = 0
         while ContinuousClock.now < deadline, !stopping.load(ordering: .relaxed) {
+            attempts += 1
+            if attempts > 1 {
+                // A ping that fails at once (a connection reset, a socket error) is not tried
+                // again in a spin: a pause that grows to a second, never past the deadline.
+                let pause = min(Self.remoteBusRetry.nominalDelay(attempt: attempts - 1), deadline - .now)
+                guard (try? await Task.sleep(for: pause)) != nil else { break }
+            }
             do {
                 let status = try await client.ping(timeout: min(.seconds(2), deadline - .now))
                 say("the bus at \(remote.url) answers (head \(status.head))", process: nil)
                 remoteStatus.withLock { $0 = RemoteBusStatus(state: .ready, since: .now) }
-                watchRemoteBus(client)
+                watchRemoteBus(client, url: remote.url)
                 return nil
             } catch let error as BusError {
                 if case .connectionRefused = error {
@@ -60,19 +68,37 @@ extension Supervisor {
             return SupervisorError("stopped while waiting for the bus at \(remote.url)")
         }
         return SupervisorError(
-            "the bus at \(remote.url) did not answer within \(timeout.inSeconds) s (bus.wait_s): \(lastError)")
+            "the bus at \(remote.url) did not answer within \(timeout.secondsText()) s (bus.wait_s): \(lastError)")
     }
 
-    /// Pings the bus every two seconds for `bureau ps` until the supervisor stops.
-    private func watchRemoteBus(_ client: ZeroMQBusClient) {
+    /// How long the wait for a bus on another machine pauses between failed pings.
+    static let remoteBusRetry = Backoff(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0)
+
+    /// Pings the bus every two seconds for `bureau ps` until the supervisor stops; says when it
+    /// stops answering (and why) and when it answers again, in the supervisor's output.
+    private func watchRemoteBus(_ client: ZeroMQBusClient, url: String) {
         let task = Task {
             defer { client.close() }
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(2))
-                let answered = (try? await client.ping(timeout: .seconds(2))) != nil
-                remoteStatus.withLock { status in
-                    let state: State = answered ? .ready : .unreachable
-                    if status.state != state { status = RemoteBusStatus(state: state, since: .now) }
+                guard (try? await Task.sleep(for: .seconds(2))) != nil else { return }
+                let failure: (any Error)?
+                do {
+                    _ = try await client.ping(timeout: .seconds(2))
+                    failure = nil
+                } catch {
+                    failure = error
+                }
+                let changed = remoteStatus.withLock { status -> Bool in
+                    let state: State = failure == nil ? .ready : .unreachable
+                    guard status.state != state else { return false }
+                    status = RemoteBusStatus(state: state, since: .now)
+                    return true
+                }
+                guard changed else { continue }
+                if let failure {
+                    say("the bus at \(url) does not answer: \(failure)", process: nil)
+                } else {
+                    say("the bus at \(url) answers again", process: nil)
                 }
             }
         }

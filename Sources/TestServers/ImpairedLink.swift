@@ -26,7 +26,8 @@ final class ImpairedLink: @unchecked Sendable {
     private static let setInterface: UInt = 0x4004_54CA
     private static let tapFlags: Int16 = 0x0002 | 0x1000
 
-    init(names: (String, String), lossPercent: Int, delay: Duration) throws {
+    /// `seed` chooses which frames are lost (each direction draws from its own generator).
+    init(names: (String, String), lossPercent: Int, delay: Duration, seed: UInt64) throws {
         self.names = names
         let first = try Self.openTAP(names.0)
         let second: Int32
@@ -37,9 +38,12 @@ final class ImpairedLink: @unchecked Sendable {
             throw error
         }
         descriptors = (first, second)
-        for (from, to) in [(first, second), (second, first)] {
+        for (direction, (from, to)) in [(first, second), (second, first)].enumerated() {
             let queue = DelayQueue()
-            spawn { [self] in copy(from: from, into: queue, lossPercent: lossPercent, delay: delay) }
+            let generator = SplitMix64(seed: seed &+ UInt64(direction))
+            spawn { [self] in
+                copy(from: from, into: queue, lossPercent: lossPercent, delay: delay, generator: generator)
+            }
             spawn { [self] in deliver(queue, to: to) }
         }
     }
@@ -83,9 +87,11 @@ final class ImpairedLink: @unchecked Sendable {
 
     /// Reads frames as they come (polling, so that it notices ``stop()``), drops a share,
     /// and queues the rest to be written when their delay has passed.
-    private func copy(from fd: Int32, into queue: DelayQueue, lossPercent: Int, delay: Duration) {
+    private func copy(
+        from fd: Int32, into queue: DelayQueue, lossPercent: Int, delay: Duration, generator: SplitMix64
+    ) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        var generator = SystemRandomNumberGenerator()
+        var generator = generator
         while !stopped.load(ordering: .acquiring) {
             var item = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&item, 1, 100) > 0 else { continue }

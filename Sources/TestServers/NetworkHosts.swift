@@ -96,9 +96,10 @@ public final class NetworkHosts: @unchecked Sendable {
 
     /// Loss (a percentage) and delay on every frame `host` sends and receives; returns how:
     /// `tc netem` on both ends of its link where the kernel has it, else an ``ImpairedLink`` in
-    /// this process between the host's link and the bridge.
+    /// this process between the host's link and the bridge, whose losses `seed` chooses (netem
+    /// draws its own).
     @discardableResult
-    public func impair(_ host: String, loss: Int, delayMilliseconds: Int) throws -> String {
+    public func impair(_ host: String, loss: Int, delayMilliseconds: Int, seed: UInt64) throws -> String {
         let target = try self.host(host)
         let index = index(of: host)
         let netem = ["netem", "delay", "\(delayMilliseconds)ms", "loss", "\(loss)%"]
@@ -115,7 +116,8 @@ public final class NetworkHosts: @unchecked Sendable {
         // The host's link joins a bridge of its own with one TAP device; the other joins the
         // main bridge; this process copies frames between the two, losing and holding them.
         let (own, first, second) = ("bx\(tag)\(index)", "ta\(tag)\(index)", "tb\(tag)\(index)")
-        let link = try ImpairedLink(names: (first, second), lossPercent: loss, delay: .milliseconds(delayMilliseconds))
+        let link = try ImpairedLink(
+            names: (first, second), lossPercent: loss, delay: .milliseconds(delayMilliseconds), seed: seed)
         links[host] = (link, own)
         try SystemCommand.run([Self.ip, "link", "add", own, "type", "bridge"])
         try SystemCommand.run([Self.ip, "link", "set", target.bridgeSide, "nomaster"])

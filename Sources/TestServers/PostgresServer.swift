@@ -227,7 +227,8 @@ public final class PostgresServer: @unchecked Sendable {
             throw TestServerError("ending the connections to \(database): psql said \(answer)")
         }
         guard counts[1] == 0 else {
-            throw TestServerError("\(counts[1]) of \(counts[0]) backends of \(database) still there after \(timeout)")
+            throw TestServerError(
+                "\(counts[1]) of \(counts[0]) backends of \(database) still there after \(timeout.secondsText()) s")
         }
         return counts[0]
     }
@@ -250,8 +251,16 @@ public final class PostgresServer: @unchecked Sendable {
         }
         guard !already else { return }
         if FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
-            _ = try? asServerUser([binaries + "/pg_ctl", "-D", data, "-m", "immediate", "-w", "-t", "30", "stop"])
+            do {
+                try asServerUser([binaries + "/pg_ctl", "-D", data, "-m", "immediate", "-w", "-t", "30", "stop"])
+            } catch {
+                // Not left running under a directory deleted next: ended as a crash would end it.
+                FileHandle.standardError.write(
+                    Data("PostgresServer: pg_ctl stop failed (\(error)); killing the server\n".utf8))
+                kill9()
+            }
         }
+        // The directory is scratch: what cannot be removed stays in TMPDIR, which the run removes.
         try? FileManager.default.removeItem(atPath: directory)
     }
 

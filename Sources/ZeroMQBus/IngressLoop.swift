@@ -673,7 +673,7 @@ final class IngressLoop {
 
     /// What the bus says on the bus once a full disk has passed.
     private func diskFullReport() -> String {
-        let seconds = (ContinuousClock.now - diskFullSince).components.seconds
+        let seconds = (ContinuousClock.now - diskFullSince).secondsText(decimals: 0)
         return "the log could not store publishes for \(seconds) s (disk full); \(refusedWhileFull) request(s) "
             + "were refused, and it stores them again"
     }

@@ -153,7 +153,7 @@ public final class ZeroMQBusClient: EventBus {
                     guard ack.results.count == count else {
                         throw BusError.unexpectedAnswer("\(ack.results.count) results for \(count) events")
                     }
-                    outcomes += ack.results.map(PublishOutcome.init)
+                    outcomes += try ack.results.map(PublishOutcome.init)
                     requests[answered].frame = Data()
                     answered += 1
                 }

@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Testing
 
 struct TypeNameCacheTests {
@@ -21,11 +22,10 @@ struct TypeNameCacheTests {
         var names = (0..<(TypeNameCache.capacity + 9)).map { "bureau.test.Happened\($0)" }
         names += ["bureau.test.Happened", "bureau.test.Happene", "bureau.tëst.Ünïcode", "bureau.a.B", "bureau.a.C"]
         var types: [String] = []
-        var random = UInt64(42)
+        var random = SplitMix64(seed: 42)
         for _ in 0..<2_000 {
-            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let name = names[Int(random >> 33) % names.count]
-            types += Array(repeating: name, count: Int(random >> 60) % 4 + 1)
+            let name = names[Int.random(in: 0..<names.count, using: &random)]
+            types += Array(repeating: name, count: Int.random(in: 1...4, using: &random))
         }
         var cache = TypeNameCache()
         for envelope in try Self.envelopes(types) {

@@ -60,7 +60,7 @@ struct CommandLineTests {
                 "--timeout", "2",
             ])
         #expect(outcome.code == 1)
-        #expect(outcome.err.contains("no outcome within 2.0 s"))
+        #expect(outcome.err.contains("no outcome within 2 s"))
 
         let shown = try await bus.run(["show", "watchlist"])
         #expect(shown.out.contains("EUR/USD   1.1172"))

@@ -26,6 +26,11 @@ public struct ReducerSpec<R: Reducer> {
         state = reducer.initialState
     }
 
+    /// Given a state from elsewhere (a snapshot restored, say), as it is, before any input.
+    public mutating func given(state: R.State) {
+        self.state = state
+    }
+
     /// Applies inputs as history; their outputs are not checked.
     public mutating func given(_ messages: any SwiftProtobuf.Message...) {
         for message in messages { _ = when(message) }
@@ -46,7 +51,6 @@ public struct ReducerSpec<R: Reducer> {
 
     /// Moves the clock the next inputs are committed at.
     public mutating func advance(by duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        now = CommitTime(seconds: now.seconds + seconds, nanos: now.nanos + Int32(attoseconds / 1_000_000_000))
+        now = now + duration
     }
 }

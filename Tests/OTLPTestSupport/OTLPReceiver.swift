@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -153,29 +154,24 @@ final class SpanStore: Sendable {
             state.nextWaiter += 1
             return state.nextWaiter
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
-                        let now = self.state.withLock { state in
-                            if Task.isCancelled || wanted(state.spans) { return true }
-                            state.waiters.append(Waiter(id: id, wanted: wanted, resume: continuation))
-                            return false
-                        }
-                        if now { continuation.resume() }
+        _ = await Timeout.result(within: timeout) {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let now = self.state.withLock { state in
+                        if Task.isCancelled || wanted(state.spans) { return true }
+                        state.waiters.append(Waiter(id: id, wanted: wanted, resume: continuation))
+                        return false
                     }
-                } onCancel: {
-                    let late = self.state.withLock { state in
-                        let late = state.waiters.filter { $0.id == id }
-                        state.waiters.removeAll { $0.id == id }
-                        return late
-                    }
-                    for waiter in late { waiter.resume.resume() }
+                    if now { continuation.resume() }
                 }
+            } onCancel: {
+                let late = self.state.withLock { state in
+                    let late = state.waiters.filter { $0.id == id }
+                    state.waiters.removeAll { $0.id == id }
+                    return late
+                }
+                for waiter in late { waiter.resume.resume() }
             }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
         }
     }
 

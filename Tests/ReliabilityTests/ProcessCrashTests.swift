@@ -1,6 +1,7 @@
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Synchronization
 import TestSupport
 import Testing
@@ -38,9 +39,9 @@ struct ProcessCrashTests {
 
         private func keep(_ child: ChildProcess, generation: Int) {
             Task {
-                let raw = await child.exitStatus()
+                let ended = await child.exitStatus()
                 let restart = state.withLock { state -> Bool in
-                    if raw & 0x7F == SIGKILL { state.crashes.append(child.standardError) }
+                    if ended.signal == SIGKILL { state.crashes.append(child.standardError) }
                     guard state.generation == generation else { return false }
                     state.restarts += 1
                     return true

@@ -51,6 +51,20 @@ struct ReservationsReducerTests {
         #expect(spec.state.reservations["R2"]?.status == .pending)
     }
 
+    @Test func aCommissionRateKeptThatIsNotANumberRefusesTheReservationNeverChargesNone() {
+        // Given a state (restored from elsewhere) whose commission rate on USD does not parse
+        var spec = Self.spec()
+        var state = spec.state
+        state.commissionRates = ["USD": "half a percent"]
+        spec.given(state: state)
+        // When a reservation selling USD comes
+        let output = spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "500.00", rate: "1.1172"))
+        // Then it is refused, naming the rate kept, and nothing is reserved
+        let rejected = output.first?.message as? ReservationRejected
+        #expect(rejected?.message == "the commission rate kept for USD, 'half a percent', is not a number")
+        #expect(spec.state.reservations.isEmpty)
+    }
+
     @Test func aCrossRateIsQuotedToSixSignificantDigitsAndTheCounterAmountToTheQuotesMinorUnits() {
         var spec = Self.spec()
         let output = spec.when(ReservationRequested(base: "USD", quote: "JPY", amount: "100", rate: "157.250"))

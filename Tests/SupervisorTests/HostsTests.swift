@@ -245,7 +245,8 @@ struct HostsTests {
         let load = ConverterLoad { options in
             try ZeroMQBusClient(remote: remote, options: options, logger: TestLogging.logger("load"))
         }
-        let how = try deployment.network.impair("reducers", loss: 5, delayMilliseconds: 50)
+        var random = TestSeed.generator(for: "lost frames")
+        let how = try deployment.network.impair("reducers", loss: 5, delayMilliseconds: 50, seed: random.next())
         // The load goes on while every frame to and from the reducers' host is held 50 ms and
         // one in twenty is lost; then the link is healed.
         try await Task.sleep(for: .seconds(15))
@@ -397,7 +398,7 @@ struct HostsTests {
             }
             return times.sorted()[times.count / 2]
         }
-        let how = try network.impair("bus", loss: 0, delayMilliseconds: 50)
+        let how = try network.impair("bus", loss: 0, delayMilliseconds: 50, seed: 0)
         let impaired = try await medianPing()
         _ = try network.heal("bus")
         print("impaired link (\(how)): median ping \(impaired)")

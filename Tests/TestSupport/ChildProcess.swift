@@ -12,8 +12,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     public let stdoutPath: String
     public let stderrPath: String
-    private let status = Mutex<Int32?>(nil)
-    private let waiters = Mutex<[@Sendable (Int32) -> Void]>([])
+    private let status = Mutex<ExitStatus?>(nil)
+    private let waiters = Mutex<[@Sendable (ExitStatus) -> Void]>([])
     private var waiter: pthread_t?
 
     /// The read end of the readiness pipe, when the child was given `--ready-fd 3`.
@@ -51,7 +51,7 @@ public final class ChildProcess: @unchecked Sendable {
             throw error
         }
         readinessFD = ends?.read
-        startWaiter()
+        try startWaiter()
     }
 
     /// Waits until the child writes READY on its readiness pipe and returns what followed READY
@@ -59,26 +59,11 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public func waitUntilReady(timeout: Duration = .seconds(60)) async throws -> String {
         guard let readinessFD else { throw TestSupportError("the child was started without a readiness pipe") }
-        let ready: String?? = await withCheckedContinuation { continuation in
-            let once = ResumeOnce<String??>(continuation)
-            Task.detached {
-                var line: [UInt8] = []
-                var byte: UInt8 = 0
-                while line.count < 4096 {
-                    let count = read(readinessFD, &byte, 1)
-                    if count < 0 && errno == EINTR { continue }
-                    guard count == 1 else { break }
-                    if byte == UInt8(ascii: "\n") { break }
-                    line.append(byte)
-                }
-                guard !line.isEmpty else { return once.resume(.some(nil)) }
-                let text = String(decoding: line, as: UTF8.self)
-                once.resume(.some(text.hasPrefix("READY ") ? String(text.dropFirst(6)) : ""))
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                once.resume(nil)
-            }
+        // The pipe is read on a thread of its own: a read that blocks on the cooperative pool
+        // holds one of its two threads from every other test. It ends when the child writes its
+        // line or exits (the pipe's last write end closes).
+        let ready: String?? = try await Timeout.result(within: timeout) {
+            try await OwnThread.run(name: "bureau-ready") { Self.readinessLine(readinessFD) }
         }
         switch ready {
         case .some(.some(let detail)): return detail
@@ -88,27 +73,38 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Blocks a thread in waitpid so that ``exitStatus()`` can be awaited without polling.
-    private func startWaiter() {
-        let unmanaged = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        pthread_create(
-            &thread, nil,
-            { context in
-                guard let context else { return nil }
-                let child = Unmanaged<ChildProcess>.fromOpaque(context).takeRetainedValue()
-                var raw: Int32 = 0
-                while waitpid(child.pid, &raw, 0) < 0 && errno == EINTR {}
-                child.status.withLock { $0 = raw }
-                for waiter in child.waiters.withLock({ waiters in
-                    defer { waiters = [] }
-                    return waiters
-                }) {
-                    waiter(raw)
-                }
-                return nil
-            }, unmanaged.toOpaque())
-        pthread_detach(thread)
+    /// What follows READY on the line the child writes to its readiness pipe ("" for none); nil
+    /// if the pipe closed first (the child exited).
+    private static func readinessLine(_ fd: Int32) -> String? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count < 4096 {
+            let count = read(fd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { break }
+            if byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+        }
+        guard !line.isEmpty else { return nil }
+        let text = String(decoding: line, as: UTF8.self)
+        return text.hasPrefix("READY ") ? String(text.dropFirst(6)) : ""
+    }
+
+    /// Blocks a thread of its own in waitpid so that ``exitStatus()`` can be awaited without
+    /// polling. The thread holds the process object until the child has exited.
+    private func startWaiter() throws {
+        try OwnThread.detached(name: "bureau-waitpid") { [self] in
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            let status = ExitStatus(waitStatus: raw)
+            self.status.withLock { $0 = status }
+            for waiter in waiters.withLock({ waiters in
+                defer { waiters = [] }
+                return waiters
+            }) {
+                waiter(status)
+            }
+        }
     }
 
     public func signal(_ signal: Int32) {
@@ -117,16 +113,16 @@ public final class ChildProcess: @unchecked Sendable {
 
     public var isRunning: Bool { status.withLock { $0 } == nil }
 
-    /// The raw wait status once the process has ended.
-    public func exitStatus() async -> Int32 {
+    /// How the process ended, once it has.
+    public func exitStatus() async -> ExitStatus {
         await withCheckedContinuation { continuation in
             onExit { continuation.resume(returning: $0) }
         }
     }
 
-    /// Calls `body` with the raw wait status when the process ends (at once if it has).
-    private func onExit(_ body: @escaping @Sendable (Int32) -> Void) {
-        let known = status.withLock { status -> Int32? in
+    /// Calls `body` with how the process ended when it ends (at once if it has).
+    private func onExit(_ body: @escaping @Sendable (ExitStatus) -> Void) {
+        let known = status.withLock { status -> ExitStatus? in
             if let status { return status }
             waiters.withLock { $0.append(body) }
             return nil
@@ -134,26 +130,15 @@ public final class ChildProcess: @unchecked Sendable {
         if let known { body(known) }
     }
 
-    /// The exit code, or 128 + the signal that ended it.
+    /// The exit code, or 128 + the signal that ended it, as a shell says it.
     public func exitCode() async -> Int32 {
-        let raw = await exitStatus()
-        let signal = raw & 0x7F
-        return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+        let status = await exitStatus()
+        return status.signal == 0 ? status.exitCode : 128 + status.signal
     }
 
     /// Waits up to `timeout` for the process to end; nil if it is still running then.
     public func exitCode(within timeout: Duration) async -> Int32? {
-        let raw: Int32? = await withCheckedContinuation { continuation in
-            let once = ResumeOnce(continuation)
-            onExit { once.resume($0) }
-            Task {
-                try? await Task.sleep(for: timeout)
-                once.resume(nil)
-            }
-        }
-        guard let raw else { return nil }
-        let signal = raw & 0x7F
-        return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+        await Timeout.result(within: timeout) { await self.exitCode() }
     }
 
     /// Returns once the process has written `text` to stdout or stderr; throws if it exits
@@ -216,19 +201,5 @@ public enum BureauExecutable {
             if access(directory + "/" + name, X_OK) == 0 { return directory + "/" + name }
         }
         return name
-    }
-}
-
-/// Resumes a continuation with the first value given; later ones are ignored.
-final class ResumeOnce<Value: Sendable>: Sendable {
-    private let continuation = Mutex<CheckedContinuation<Value, Never>?>(nil)
-    init(_ continuation: CheckedContinuation<Value, Never>) {
-        self.continuation.withLock { $0 = continuation }
-    }
-    func resume(_ value: Value) {
-        continuation.withLock { stored in
-            stored?.resume(returning: value)
-            stored = nil
-        }
     }
 }

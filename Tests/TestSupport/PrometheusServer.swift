@@ -24,7 +24,7 @@ public final class PrometheusServer: Sendable {
         guard let executable = Self.executable else {
             throw TestSupportError("prometheus is not installed (tools/setup installs it)")
         }
-        let seconds = max(1, Int(scrapeInterval.components.seconds))
+        let seconds = max(1, scrapeInterval.inWholeSeconds)
         let configuration = """
             global:
               scrape_interval: \(seconds)s

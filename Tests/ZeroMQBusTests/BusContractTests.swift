@@ -60,31 +60,12 @@ struct BusContractTests {
         return OutgoingEvent(type: type, payload: payload, module: "contract")
     }
 
-    /// Reads a subscription until `count` events have come; fails after `timeout`.
-    static func take(
-        _ count: Int, from subscription: EventSubscription, timeout: Duration = .seconds(30)
-    )
-        async throws -> [StoredEvent]
-    {
-        try await withThrowingTaskGroup(of: [StoredEvent]?.self) { group in
-            group.addTask {
-                var events: [StoredEvent] = []
-                for try await item in subscription {
-                    if case .event(let event) = item { events.append(event) }
-                    if events.count == count { break }
-                }
-                return events
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let events = first else {
-                throw TestSupportError("fewer than \(count) events within \(timeout)")
-            }
-            return events
-        }
+    /// The next `count` events `collector` keeps (at most 30 s), then stops it.
+    static func take(_ count: Int, from collector: EventCollector) async throws -> [StoredEvent] {
+        defer { collector.stop() }
+        let events = try await collector.wait(until: .now + .seconds(30)) { $0.count >= count }
+        try #require(events.count >= count, "\(events.count) of \(count) events within 30 s")
+        return Array(events.prefix(count))
     }
 
     /// A consumer reports how far it has got; the bus keeps its lag growing once it stops.
@@ -170,7 +151,8 @@ struct BusContractTests {
             excerpt.append(event.position)
             let decoded: StoredEvent = try StoredEvent(envelopeBytes: envelope)
             #expect(decoded == event)
-            #expect(event.id == published[Int(event.position) - 1].id)
+            let sent: OutgoingEvent = published[Int(event.position) - 1]
+            #expect(event.id == sent.id)
             return true
         }
         #expect(excerpt == Array(3...7))
@@ -250,14 +232,14 @@ struct BusContractTests {
         let reader = try subject.connect("reader", upcasting: upcasting)
         // Asked for today's type only, it is given the old event too, read as today's.
         let events = try await Self.take(
-            2, from: reader.subscribe(EventFilter(prefixes: [TestUpcasters.V3.protoMessageName]), after: 0))
+            2, from: EventCollector(reader, EventFilter(prefixes: [TestUpcasters.V3.protoMessageName])))
         #expect(
             events.map(\.type) == [TestUpcasters.V3.protoMessageName, TestUpcasters.V3.protoMessageName])
         #expect(events[0].upcast == .upcast(storedType: TestUpcasters.V1.protoMessageName, steps: 2))
         #expect(try events[0].payload(as: TestUpcasters.V3.self)?.base == "EUR")
         #expect(events[1].upcast == nil)
         // A connection without upcasters reads it as stored.
-        let raw = try await Self.take(1, from: bus.subscribe(.all, after: 0))
+        let raw = try await Self.take(1, from: EventCollector(bus))
         #expect(raw.first?.type == TestUpcasters.V1.protoMessageName)
         #expect(raw.first?.payload == (try old.serializedData()))
     }
@@ -347,7 +329,7 @@ struct BusContractTests {
         #expect(positions == Array(11...30))
         #expect(items.last == .caughtUp(head: 30))
         _ = try await producer.publish((31...40).map { Self.event($0) })
-        let live = try await Self.take(10, from: subscription)
+        let live = try await Self.take(10, from: EventCollector(subscription))
         #expect(live.map(\.position) == Array(31...40))
         #expect(live.map(\.producerProcess).allSatisfy { $0 == "producer" })
     }
@@ -356,14 +338,14 @@ struct BusContractTests {
     func aFilteredSubscriptionGetsOnlyTheTypesItAskedForInOrder(tier: BusTier) async throws {
         let subject = try await Subject(tier)
         let bus = try subject.connect()
-        let subscription = bus.subscribe(EventFilter(prefixes: ["bureau.a.", "bureau.c.Wanted"]), after: 0)
+        let collector = EventCollector(bus, EventFilter(prefixes: ["bureau.a.", "bureau.c.Wanted"]))
         var expected: [UInt64] = []
         for index in 1...60 {
             let type = ["bureau.a.One", "bureau.b.Other", "bureau.c.Wanted", "bureau.c.Unwanted"][index % 4]
             let position = try await bus.publish(Self.event(index, type: type)).position ?? 0
             if type == "bureau.a.One" || type == "bureau.c.Wanted" { expected.append(position) }
         }
-        let events = try await Self.take(expected.count, from: subscription)
+        let events = try await Self.take(expected.count, from: collector)
         #expect(events.map(\.position) == expected)
     }
 
@@ -395,10 +377,10 @@ struct BusContractTests {
     func eventsTooLargeForTheLiveStreamAreDeliveredToo(tier: BusTier) async throws {
         let subject = try await Subject(tier)
         let bus = try subject.connect()
-        let subscription = bus.subscribe(.all, after: 0)
+        let collector = EventCollector(bus)
         let sizes = [100, 10_000, 100, BusLimits.maxLiveEnvelopeBytes + 1, 500_000, 100]
         for (index, size) in sizes.enumerated() { _ = try await bus.publish(Self.event(index, size: size)) }
-        let events = try await Self.take(sizes.count, from: subscription)
+        let events = try await Self.take(sizes.count, from: collector)
         #expect(events.map(\.payload.count) == sizes)
         #expect(events.map(\.position) == Array(1...6))
     }
@@ -408,12 +390,15 @@ struct BusContractTests {
         let subject = try await Subject(tier)
         let bus = try subject.connect()
         _ = try await bus.publish(Self.event(1))
-        let subscription = bus.subscribe(.all, after: 0)
-        _ = try await Self.take(1, from: subscription)
+        var subscription = bus.subscribe(.all, after: 0).makeAsyncIterator()
+        // Its first event: the subscription is running when the connection closes.
+        while let item = try await subscription.next() {
+            if case .event = item { break }
+        }
         bus.close()
         await #expect(throws: BusError.closed) { _ = try await bus.publish(Self.event(2)) }
         var after = 0
-        for try await item in subscription {
+        while let item = try await subscription.next() {
             if case .event = item { after += 1 }
         }
         #expect(after == 0, "the subscription ended")

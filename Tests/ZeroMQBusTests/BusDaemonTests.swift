@@ -22,7 +22,8 @@ struct BusDaemonTests {
         let bus = try await TestBus()
         let client = try bus.client()
         let outcomes = try await client.publish((1...10).map { Self.event($0) })
-        #expect(outcomes == (1...10).map { .committed(UInt64($0)) })
+        let committed: [PublishOutcome] = (1...10).map { .committed(UInt64($0)) }
+        #expect(outcomes == committed)
         let more = try await client.publish(Self.event(11))
         #expect(more == .committed(11))
     }
@@ -79,6 +80,7 @@ struct BusDaemonTests {
         let subscription = subscriber.subscribe()
         var delivered: [UInt64] = []
         var iterator = subscription.makeAsyncIterator()
+        // Read by hand, not collected: the same subscription goes on past the restore below.
         while let item = try await iterator.next() {
             if case .event(let event) = item { delivered.append(event.position) }
             if case .caughtUp = item { break }
@@ -285,14 +287,9 @@ extension BusDaemonTests {
                 Self.event(round, type: "bureau.a.Z"),
             ])
         }
-        var types: [String] = []
-        var positions: [UInt64] = []
-        for try await event in client.subscribe(EventFilter(prefixes: ["bureau.a."])).events {
-            types.append(event.type)
-            positions.append(event.position)
-            if positions.count == 40 { break }
-        }
-        #expect(Set(types) == ["bureau.a.X", "bureau.a.Z"])
+        let events = try await client.collect(EventFilter(prefixes: ["bureau.a."]), count: 40)
+        let positions = events.map(\.position)
+        #expect(Set(events.map(\.type)) == ["bureau.a.X", "bureau.a.Z"])
         let expected: [UInt64] = (0..<20).flatMap { round -> [UInt64] in
             let first = UInt64(round * 3 + 1)
             return [first, first + 2]
@@ -746,12 +743,8 @@ extension BusDaemonTests {
         options.readTimeout = .milliseconds(300)
         let client = try ZeroMQBusClient(endpoints: endpoints, options: options, logger: TestLogging.logger("reader"))
         defer { client.close() }
-        let subscription = client.subscribe()
-        var received: [StoredEvent] = []
-        for try await item in subscription {
-            if case .event(let stored) = item { received.append(stored) }
-            if case .caughtUp = item, !received.isEmpty { break }
-        }
+        let received = try await client.collect(
+            until: .now + .seconds(30), onCaughtUp: { !$0.events.isEmpty }, done: { _ in false })
         stop.value.store(true, ordering: .relaxed)
         let reads = try await script
         #expect(received.map(\.position) == [1])

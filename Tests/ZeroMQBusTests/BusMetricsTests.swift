@@ -79,8 +79,8 @@ struct BusMetricsTests {
         #expect(try metrics.expectCounter("bureau_bus_publish_requests_total").totalValue == 4)
         #expect(outcomes("committed") == 1)
         #expect(outcomes("duplicate") == 1)
-        #expect(outcomes("rejected", "too-large") == 1)
-        #expect(outcomes("rejected", "not-stored") == 2)
+        #expect(outcomes("rejected", PublishRejectionCode.tooLarge.rawValue) == 1)
+        #expect(outcomes("rejected", PublishRejectionCode.notStored.rawValue) == 2)
         #expect(try metrics.expectCounter("bureau_bus_store_errors_total", [("kind", "refused")]).totalValue == 1)
         #expect(try metrics.expectCounter("bureau_bus_events_committed_total").totalValue == 1)
     }

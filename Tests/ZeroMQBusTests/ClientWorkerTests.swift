@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import Foundation
 import Guards
@@ -52,14 +53,8 @@ struct ClientWorkerTests {
         let reader = try ScriptedReader("unreadable-reply", readTimeout: .seconds(5), logger: log.logger("reader"))
         defer { reader.close() }
         let (server, client) = (reader.server, reader.client)
-        let subscription = client.subscribe(EventFilter(prefixes: []), after: 0)
-        let received = Task { () async throws -> StoredEvent? in
-            for try await item in subscription {
-                if case .event(let event) = item { return event }
-            }
-            return nil
-        }
-        defer { received.cancel() }
+        let collector = EventCollector(client, EventFilter(prefixes: []))
+        defer { collector.stop() }
 
         let first = try await server.nextRequest(verb: WireProtocol.read)
         #expect(try Bureau_Bus_ReadRequest(serializedBytes: first.body).after == 0)
@@ -75,7 +70,7 @@ struct ClientWorkerTests {
                 try Bureau_Bus_ReadRequest(serializedBytes: again.body).after == 0,
                 "the read is asked again from where it was, not past the envelope it could not read")
             try server.answer(again, envelopes: [try Self.served(position: 1, id: id)], head: 1, scannedTo: 1)
-            event = try await Timeout.result(within: .seconds(6)) { try await received.value } ?? nil
+            event = try await collector.wait(until: .now + .seconds(6)) { !$0.isEmpty }.first
         }
         #expect(event?.position == 1)
         #expect(event?.id == id)
@@ -94,16 +89,9 @@ struct ClientWorkerTests {
         let reader = try ScriptedReader("late-reply", readTimeout: .milliseconds(200))
         defer { reader.close() }
         let (server, client) = (reader.server, reader.client)
-        let subscription = client.subscribe(EventFilter(prefixes: []), after: 0)
-        let received = Task { () async throws -> [StoredEvent] in
-            var events: [StoredEvent] = []
-            for try await item in subscription {
-                if case .event(let event) = item { events.append(event) }
-                if case .caughtUp = item { return events }
-            }
-            return events
-        }
-        defer { received.cancel() }
+        // Collects until the subscription has caught up.
+        let collector = EventCollector(client, EventFilter(prefixes: [])) { _ in true }
+        defer { collector.stop() }
 
         let first = try await server.nextRequest(verb: WireProtocol.read)
         // Unanswered past the timeout: the client asks again, from the same position.
@@ -111,9 +99,9 @@ struct ClientWorkerTests {
         #expect(try Bureau_Bus_ReadRequest(serializedBytes: second.body).after == 0)
         let id = EventID(high: 3, low: 5)
         try server.answer(first, envelopes: [try Self.served(position: 1, id: id)], head: 1, scannedTo: 1)
-        let events = try await Timeout.result(within: .seconds(10)) { try await received.value }
-        #expect(events?.map(\.position) == [1])
-        #expect(events?.map(\.id) == [id])
+        let events = try await collector.wait(until: .now + .seconds(10)) { _ in false }
+        #expect(events.map(\.position) == [1])
+        #expect(events.map(\.id) == [id])
     }
 
     /// A bus that keeps serving an envelope this client cannot read: the subscription does not

@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import Foundation
+import Guards
 import Money
 import Runtime
 
@@ -291,7 +292,7 @@ public struct ReservationsReducer: Reducer {
                 .init(
                     request, reason: .staleQuote,
                     message:
-                        "the rates of \(rates.asOf) are older than \(Int(maxQuoteAge.components.seconds / 3600)) hours"
+                        "the rates of \(rates.asOf) are older than \(maxQuoteAge.inWholeSeconds / 3600) hours"
                 ))
         }
         guard let current = rates.quote(from: base, to: quote) else {
@@ -305,7 +306,18 @@ public struct ReservationsReducer: Reducer {
                         "\(pair) is now \(DecimalText.plain(current)) (rates of \(rates.asOf)), not \(request.rate)"))
         }
         let gross = Money(rounding: amount.amount * quoted, currency: quote)
-        let rate = state.commissionRates?[quote.code].flatMap { try? DecimalText.parse($0).value } ?? 0
+        var rate: Decimal = 0
+        if let stored = state.commissionRates?[quote.code] {
+            // Written by this reducer from a parsed rate; one that does not parse (a state from
+            // elsewhere) is said, never taken for no commission.
+            guard let parsed = try? DecimalText.parse(stored).value else {
+                return .reject(
+                    .init(
+                        request, reason: .unspecified,
+                        message: "the commission rate kept for \(quote.code), '\(stored)', is not a number"))
+            }
+            rate = parsed
+        }
         let commission = Money(rounding: gross.amount * rate, currency: quote)
         let net = Money(rounding: gross.amount - commission.amount, currency: quote)
         return .accept(
