@@ -109,7 +109,8 @@ final class OTLPSink: Sendable {
         router.post("/v1/traces") { request, _ -> Response in
             var body = try await request.body.collect(upTo: 256 << 20)
             let bytes = body.readBytes(length: body.readableBytes) ?? []
-            counter.value.add(bytes.withUnsafeBytes { (try? OTLPSink.countSpans($0)) ?? 0 }, ordering: .relaxed)
+            // An export that does not parse is refused (the exporter counts it failed), not counted as none.
+            counter.value.add(try bytes.withUnsafeBytes { try OTLPSink.countSpans($0) }, ordering: .relaxed)
             return Response(status: .ok, headers: [.contentType: "application/x-protobuf"])
         }
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)

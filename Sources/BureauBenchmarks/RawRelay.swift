@@ -1,5 +1,6 @@
 import Foundation
 import Guards
+import Synchronization
 import ZeroMQ
 import ZeroMQBus
 
@@ -31,8 +32,8 @@ enum RawRelay {
         try pull.bind(ingress)
         try pub.bind(egress)
         ready()
-        while let frame = try? pull.receiveFrame() {
-            _ = try? pub.send(frame.bytes)
+        while let frame = try pull.receiveFrame() {
+            try pub.send(frame.bytes)
             if frame.bytes == stop { return }
         }
     }
@@ -65,18 +66,24 @@ enum RawRelay {
         }
         probeSocket.close()
         guard joined else { throw CLIFailure("the relay at \(ingress) never answered a probe") }
-        try sub.setReceiveTimeout(milliseconds: -1)
+        // Bounded, so that a sender that failed does not leave the run waiting for ever.
+        try sub.setReceiveTimeout(milliseconds: 30_000)
         let message = Data(repeating: 0x61, count: messageSize)
         let started = ContinuousClock.now
         let keys = curve
+        let failure = Mutex<(any Error)?>(nil)
         let sender = try OwnThread(name: "push") {
-            guard let push = try? context.socket(.push) else { return }
-            if let keys { _ = try? push.setCurveClient(serverKey: keys.serverKey, keys: keys.keys) }
-            _ = try? push.setSendHighWaterMark(0)
-            _ = try? push.connect(ingress)
-            for _ in 0..<total { _ = try? push.send(message) }
-            _ = try? push.send(stop)
-            push.close()
+            do {
+                let push = try context.socket(.push)
+                defer { push.close() }
+                if let keys { try push.setCurveClient(serverKey: keys.serverKey, keys: keys.keys) }
+                try push.setSendHighWaterMark(0)
+                try push.connect(ingress)
+                for _ in 0..<total { try push.send(message) }
+                try push.send(stop)
+            } catch {
+                failure.withLock { $0 = error }
+            }
         }
         var received = 0
         while let frame = try sub.receiveFrame() {
@@ -85,6 +92,10 @@ enum RawRelay {
         }
         let elapsed = (ContinuousClock.now - started).inSeconds
         sender.join()
+        if let error = failure.withLock({ $0 }) { throw CLIFailure("the raw relay's sender failed: \(error)") }
+        guard received == total else {
+            throw CLIFailure("the raw relay delivered \(received) of \(total) messages, then nothing for 30 s")
+        }
         return Double(received) / elapsed
     }
 }

@@ -19,10 +19,6 @@ extension LogFiles {
     ) throws {
         try forEach(directory: location.logDirectory, from: from, to: to, warn: printWarning, body)
     }
-
-    static func bytes(in location: BusLocation) -> Int64 {
-        bytes(in: location.logDirectory)
-    }
 }
 
 /// Prints a warning line to standard error, its control characters escaped as ``print(_:separator:terminator:)``

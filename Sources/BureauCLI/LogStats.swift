@@ -38,7 +38,7 @@ struct LogStats: AsyncParsableCommand {
         // Through a bus there are no files to measure: the envelopes' bytes stand in.
         let bytes: Int64
         if case .files(let location) = source.kind {
-            bytes = LogFiles.bytes(in: location)
+            bytes = try LogFootprint.measure(directory: location.logDirectory).bytes
         } else {
             bytes = envelopeBytes
         }

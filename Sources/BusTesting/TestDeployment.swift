@@ -28,14 +28,16 @@ public final class TestDeployment: Sendable {
     private let group: ServiceGroup?
     private let running: Task<Void, any Error>?
     private let stopped = Mutex(false)
+    private let logger: Logger
     /// Makes a new connection to the bus for a process of the given name.
     private let connector: @Sendable (String) throws -> any EventBus
 
     private init(
         location: BusLocation?, client: any EventBus, connector: @escaping @Sendable (String) throws -> any EventBus,
         directory: TemporaryDirectory?, daemon: RunningBusDaemon?, group: ServiceGroup?,
-        running: Task<Void, any Error>?
+        running: Task<Void, any Error>?, logger: Logger
     ) {
+        self.logger = logger
         self.location = location
         self.client = client
         self.connector = connector
@@ -59,7 +61,7 @@ public final class TestDeployment: Sendable {
             modules: modules, settings: settings, services: services, on: bus, logger: logger)
         return TestDeployment(
             location: nil, client: bus, connector: { bus.connection(process: $0) }, directory: nil, daemon: nil,
-            group: group, running: running)
+            group: group, running: running, logger: logger)
     }
 
     /// A bus daemon in this process on a fresh directory, with `modules` hosted beside it and
@@ -92,7 +94,7 @@ public final class TestDeployment: Sendable {
         return TestDeployment(
             location: location, client: client,
             connector: { try makeClient(location: location, process: $0, logger: logger) },
-            directory: directory, daemon: daemon, group: hosted.0, running: hosted.1)
+            directory: directory, daemon: daemon, group: hosted.0, running: hosted.1, logger: logger)
     }
 
     /// Builds the hosts of `modules` and the `services` on `bus`, and runs them in a group.
@@ -144,12 +146,9 @@ public final class TestDeployment: Sendable {
                 throw error
             }
         }
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            ready.fire(BusTestingError("the deployment was not ready within \(timeout.secondsText(tenths: true)) s"))
-        }
-        let failure = await ready.wait()
-        timer.cancel()
+        let failure: (any Error)? =
+            await Timeout.result(within: timeout) { await ready.wait() }
+            ?? BusTestingError("the deployment was not ready within \(timeout.secondsText(tenths: true)) s")
         if let failure {
             await group.triggerGracefulShutdown()
             _ = try? await running.value
@@ -167,7 +166,7 @@ public final class TestDeployment: Sendable {
         return TestDeployment(
             location: location, client: client,
             connector: { try makeClient(location: location, process: $0, logger: logger) },
-            directory: directory, daemon: nil, group: group, running: running)
+            directory: directory, daemon: nil, group: group, running: running, logger: logger)
     }
 
     /// A deployment something else runs (`bureau up`), found by its data directory; ``stop()`` leaves it running.
@@ -176,7 +175,7 @@ public final class TestDeployment: Sendable {
         return TestDeployment(
             location: location, client: try makeClient(location: location, logger: logger),
             connector: { try makeClient(location: location, process: $0, logger: logger) }, directory: nil,
-            daemon: nil, group: nil, running: nil)
+            daemon: nil, group: nil, running: nil, logger: logger)
     }
 
     /// A deployment already running whose bus is on another machine (`bureau test --bus`):
@@ -187,7 +186,7 @@ public final class TestDeployment: Sendable {
         }
         return TestDeployment(
             location: BusLocation(dataDirectory: BusLocation.defaultDataDirectory), client: try connect("bus-test"),
-            connector: { try connect($0) }, directory: nil, daemon: nil, group: nil, running: nil)
+            connector: { try connect($0) }, directory: nil, daemon: nil, group: nil, running: nil, logger: logger)
     }
 
     /// A new connection to this deployment's bus, as another process named `process` would make
@@ -202,34 +201,54 @@ public final class TestDeployment: Sendable {
         BusFixture(client: client, router: router, options: options)
     }
 
-    /// Runs `body` with this deployment, then stops it, also when `body` throws.
+    /// Runs `body` with this deployment, then stops it, also when `body` throws. A module or
+    /// service of the deployment that failed while `body` ran fails the run too, though `body`
+    /// passed: what a test of it checked happened beside a failure.
     public func run<T: Sendable>(_ body: (TestDeployment) async throws -> T) async throws -> T {
+        let result: T
         do {
-            let result = try await body(self)
-            await stop()
-            return result
+            result = try await body(self)
         } catch {
             await stop()
             throw error
         }
+        if let failure = await shutDown() {
+            throw BusTestingError("a module or service of the deployment failed: \(failure)")
+        }
+        return result
     }
 
     /// Stops what this deployment started (gracefully, in reverse order) and removes its
     /// directory; a second call does nothing.
+    /// A module or service that failed is logged at error level.
     public func stop() async {
+        if let failure = await shutDown() {
+            logger.error("a module or service of the deployment failed", metadata: ["error": "\(failure)"])
+        }
+    }
+
+    /// ``stop()``'s work; returns what ended the deployment's modules and services if it was a
+    /// failure. A second call does nothing.
+    private func shutDown() async -> (any Error)? {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped
         }
-        guard first else { return }
+        guard first else { return nil }
         // Hosted modules publish through the client: stop them before closing it.
+        var failure: (any Error)?
         if let group {
             await group.triggerGracefulShutdown()
-            _ = try? await running?.value
+            do {
+                try await running?.value
+            } catch {
+                failure = error
+            }
         }
         client.close()
         await daemon?.stopOffThePool()
         if let directory { TemporaryDirectory.remove(directory.path) }
+        return failure
     }
 
     deinit {

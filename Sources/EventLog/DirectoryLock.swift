@@ -59,10 +59,16 @@ public final class DirectoryLock {
         return (pid, pid.flatMap { commandLine(of: $0) } ?? recorded)
     }
 
-    /// Whether some process holds the lock on `directory` now.
-    public static func isHeld(_ directory: String) -> Bool {
-        guard let file = try? PosixFile(path: directory + "/LOCK", flags: O_RDONLY, fileSystem: PosixFileSystem())
-        else { return false }
+    /// Whether some process holds the lock on `directory` now. No lock file means no writer;
+    /// a lock file that cannot be opened (permissions, no descriptors left) throws, since the
+    /// answer would be a guess that decides whether a log's tail is a writer's work in progress.
+    public static func isHeld(_ directory: String) throws -> Bool {
+        let file: PosixFile
+        do {
+            file = try PosixFile(path: directory + "/LOCK", flags: O_RDONLY, fileSystem: PosixFileSystem())
+        } catch EventLogError.io(_, _, ENOENT) {
+            return false
+        }
         if flock(file.descriptor, LOCK_SH | LOCK_NB) == 0 {
             flock(file.descriptor, LOCK_UN)
             return false

@@ -84,7 +84,7 @@ public enum LogVerifier {
         var report = Report()
         let segments = try SegmentFile.list(in: directory, fileSystem: fileSystem)
         report.segments = segments.count
-        let writerActive = writerActive ?? DirectoryLock.isHeld(directory)
+        let writerActive = try writerActive ?? DirectoryLock.isHeld(directory)
         var acknowledged: UInt64 = 0
         switch RecoveryPoint.read(in: directory, fileSystem: fileSystem) {
         case .valid(let point): acknowledged = point.acknowledged

@@ -73,7 +73,7 @@ public enum LogFiles {
         case .clean:
             break
         case .partial(let segment, let offset):
-            if !DirectoryLock.isHeld(directory) {
+            if try !DirectoryLock.isHeld(directory) {
                 warn(
                     "the log ends with a torn write at byte \(offset) of \(segment), after position "
                         + "\(cursor.nextPosition - 1): it was never acknowledged, and the bus cuts it when it starts")
@@ -140,14 +140,5 @@ public enum LogFiles {
                 chunk.failure = readFailure
                 return chunk
             }, isLast: last)
-    }
-
-    /// The size of the segment files.
-    public static func bytes(in directory: String) -> Int64 {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { $0.hasSuffix(".seg") }.reduce(0) { total, name in
-            let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size]) as? Int64
-            return total + (size ?? 0)
-        }
     }
 }

@@ -54,7 +54,14 @@ public final class ProgressReporter: Service, Sendable {
         client.report(leaving)
         // A ping answered on the same socket comes after the report: it has reached the bus, and
         // closing the connection now cannot drop it. Bounded: a bus that is gone is not waited for.
-        _ = try? await client.ping(timeout: .milliseconds(500))
-        logger.debug("told the bus this process's consumers are leaving")
+        do {
+            _ = try await client.ping(timeout: .milliseconds(500))
+            logger.debug("told the bus this process's consumers are leaving")
+        } catch {
+            // The bus then shows them lagging until their reports are 3 s old and it calls them stopped.
+            logger.notice(
+                "could not confirm the bus heard this process's consumers are leaving",
+                metadata: ["error.description": "\(error)"])
+        }
     }
 }

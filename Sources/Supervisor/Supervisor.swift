@@ -203,7 +203,15 @@ public final class Supervisor: Service, Sendable {
         case .spawn(let name, let arguments):
             spawn(name, arguments: arguments)
         case .signal(let pid, let signal):
-            kill(pid, signal)
+            // A process that has just ended (ESRCH) is told so by its exit; anything else is said.
+            if kill(pid, signal) != 0, case let code = errno, code != ESRCH {
+                logger.warning(
+                    "could not signal a process",
+                    metadata: [
+                        "process.pid": "\(pid)", "process.signal": "\(ExitStatus.name(ofSignal: signal))",
+                        "error.errno": "\(code)",
+                    ])
+            }
         case .scheduleTimer(let delay, let timer):
             timers.withLock { timers in
                 timers[timer]?.cancel()

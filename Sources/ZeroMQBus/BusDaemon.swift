@@ -94,7 +94,13 @@ public struct BusDaemon: Service {
                 logger.error(
                     "the store failed; reopening it from what it holds",
                     metadata: ["bus.reason": "\(reason)", "bus.reopen_in_ms": "\(delay.inMilliseconds)"])
-                try? await Task.sleep(for: delay)
+                do {
+                    // A shutdown asked for meanwhile ends the wait, and the daemon with it.
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
+                } catch {
+                    logger.notice("stopped while waiting to reopen the store")
+                    return
+                }
             } catch {
                 running.stop()
                 throw error

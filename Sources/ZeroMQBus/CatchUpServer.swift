@@ -31,6 +31,8 @@ final class CatchUpServer {
     private let logDirectory: String?
     private var nextRefresh = ContinuousClock.now
     private var lastFootprint: ContinuousClock.Instant?
+    /// The last measure of the log's size failed (said once until one succeeds).
+    private var footprintFailing = false
 
     init(
         sockets: [ZMQSocket], reader: any EventLogReader, state: DaemonState, stop: WakeSignal,
@@ -239,13 +241,9 @@ final class CatchUpServer {
             else { continue }
             learned.append((position, event.commitTime))
         }
-        if let logDirectory, lastFootprint.map({ now - $0 >= .seconds(5) }) ?? true,
-            let footprint = try? LogFootprint.measure(directory: logDirectory)
-        {
+        if let logDirectory, lastFootprint.map({ now - $0 >= .seconds(5) }) ?? true {
             lastFootprint = now
-            state.metrics.logBytes.record(footprint.bytes)
-            state.metrics.logSegments.record(footprint.segments)
-            state.figures.withLock { $0.footprint = (footprint.bytes, footprint.segments) }
+            measureFootprint(of: logDirectory)
         }
         let statuses = state.figures.withLock { figures in
             for (position, time) in learned { figures.consumers.learnCommitTime(after: position, time) }
@@ -253,6 +251,31 @@ final class CatchUpServer {
         }
         state.metrics.consumersSeen(statuses)
         state.metrics.subscribers.record(Self.liveSubscribers(statuses))
+    }
+
+    /// The log's size on disk, for `bureau stats` and the metrics. A directory that cannot be
+    /// listed is said once (at warning, until it can be again, which is said too), and its size
+    /// becomes unknown rather than the last one measured.
+    private func measureFootprint(of logDirectory: String) {
+        do {
+            let footprint = try LogFootprint.measure(directory: logDirectory)
+            if footprintFailing {
+                footprintFailing = false
+                logger.notice(
+                    "the log's size can be measured again", metadata: ["bus.log_directory": "\(logDirectory)"])
+            }
+            state.metrics.logBytes.record(footprint.bytes)
+            state.metrics.logSegments.record(footprint.segments)
+            state.figures.withLock { $0.footprint = (footprint.bytes, footprint.segments) }
+        } catch {
+            if !footprintFailing {
+                footprintFailing = true
+                logger.warning(
+                    "cannot measure the log's size; bureau stats shows it as unknown",
+                    metadata: ["bus.log_directory": "\(logDirectory)", "bus.error": "\(error)"])
+            }
+            state.figures.withLock { $0.footprint = nil }
+        }
     }
 
     /// The subscribers following the live stream: consumers whose last report, at most a few

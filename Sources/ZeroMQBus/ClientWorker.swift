@@ -48,6 +48,8 @@ final class ClientWorker {
         /// Replies in a row that held an envelope it could not read: past a few, the subscription
         /// fails, saying where, rather than ask for ever.
         var unreadableReplies = 0
+        /// A heartbeat it could not read has been logged: said once a subscription.
+        var unreadableHeartbeatSaid = false
 
         init(id: Int, socket: ZMQSocket, channel: SubscriptionChannel, tracker: SubscriptionTracker) {
             self.id = id
@@ -391,7 +393,19 @@ final class ClientWorker {
                 continue
             }
             if typeFrame.elementsEqual(WireProtocol.heartbeatTopic.utf8) {
-                guard let heartbeat = try? Bureau_Bus_Heartbeat(serializedBytes: frame) else { continue }
+                let heartbeat: Bureau_Bus_Heartbeat
+                do {
+                    heartbeat = try Bureau_Bus_Heartbeat(serializedBytes: frame)
+                } catch {
+                    // Without its heartbeats the bus will look silent; say why, once a subscription.
+                    if !subscription.unreadableHeartbeatSaid {
+                        subscription.unreadableHeartbeatSaid = true
+                        logger.warning(
+                            "a heartbeat from the bus cannot be read; passed over",
+                            metadata: ["bus.bytes": "\(frame.count)", "error.description": "\(error)"])
+                    }
+                    continue
+                }
                 let interval = Duration.milliseconds(heartbeat.intervalMs)
                 // Pushed with the batch at the end, not on its own.
                 if case .connected = timers.heartbeat(for: subscription.id, interval: interval, now: clock.now) {
