@@ -38,7 +38,10 @@ struct ServeRates: AsyncParsableCommand {
             "An ECB CSV history to serve instead of the shipped one (gzipped or not).", valueName: "path"))
     var csv: String?
     @Option(
-        help: "For tests: answer 500 to the first N requests. (default: 0)",
+        help: """
+            Answer 500 to the first N requests, as a source that is down at first would: to watch \
+            the rates adapter retry (a simulated fault, like serve booking's). (default: 0)
+            """,
         transform: BoundedNumber.integers(in: 0...1_000_000))
     var failFirst = 0
 

@@ -1,14 +1,11 @@
-import AsyncHTTPClient
+import BookingAdapter
 import Foundation
-import Guards
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 
-/// The booking service kept in memory, with failures on request. For tests.
-public actor InMemoryBookingService: BookingService {
+/// The booking service kept in memory, with failures on request: the twin of
+/// `HTTPBookingService` in the adapter's tests (a test target: fault injection is not shipped).
+actor InMemoryBookingService: BookingService {
     /// What the twin does to a call (a book, cancel or resolve), one per call, in order.
-    public enum Fault: Sendable, Equatable {
+    enum Fault: Sendable, Equatable {
         /// Answered as if the service were down (503), before anything happens.
         case unavailable
         /// Done, but the answer is lost: the call's outcome is unknown to the caller.
@@ -20,7 +17,7 @@ public actor InMemoryBookingService: BookingService {
         case requestHeld
     }
 
-    public private(set) var bookings: [String: (code: String, cancelled: Bool)] = [:]
+    private(set) var bookings: [String: (code: String, cancelled: Bool)] = [:]
     private var answers: [String: String] = [:]
     /// Reservation ids by the key of the call that cancelled them.
     private var cancellations: [String: String] = [:]
@@ -29,20 +26,20 @@ public actor InMemoryBookingService: BookingService {
     private var faults: [Fault]
     private var held: [(request: BookingRequest?, reservationID: String, key: String)] = []
     /// Book and cancel calls received.
-    public private(set) var calls = 0
+    private(set) var calls = 0
     /// Resolve calls received.
-    public private(set) var resolves = 0
+    private(set) var resolves = 0
     /// Calls refused because a resolve had closed their key before they arrived.
-    public private(set) var refusedAfterResolve = 0
+    private(set) var refusedAfterResolve = 0
 
     /// - Parameters:
     ///   - failFirst: how many calls fail as if the service were down.
     ///   - faults: what happens to the calls after those, one each, in order.
-    public init(failFirst: Int = 0, faults: [Fault] = []) {
+    init(failFirst: Int = 0, faults: [Fault] = []) {
         self.faults = Array(repeating: .unavailable, count: failFirst) + faults
     }
 
-    public func book(_ request: BookingRequest, idempotencyKey: String) async throws(BookingError) -> String {
+    func book(_ request: BookingRequest, idempotencyKey: String) async throws(BookingError) -> String {
         calls += 1
         switch nextFault() {
         case .unavailable: throw .transient("HTTP 503")
@@ -58,7 +55,7 @@ public actor InMemoryBookingService: BookingService {
         }
     }
 
-    public func cancel(reservationID: String, idempotencyKey: String) async throws(BookingError) {
+    func cancel(reservationID: String, idempotencyKey: String) async throws(BookingError) {
         calls += 1
         switch nextFault() {
         case .unavailable: throw .transient("HTTP 503")
@@ -74,7 +71,7 @@ public actor InMemoryBookingService: BookingService {
         }
     }
 
-    public func resolve(idempotencyKey: String) async throws(BookingError) -> BookingResolution {
+    func resolve(idempotencyKey: String) async throws(BookingError) -> BookingResolution {
         resolves += 1
         switch nextFault() {
         case .unavailable: throw .transient("HTTP 503")
@@ -88,13 +85,13 @@ public actor InMemoryBookingService: BookingService {
     }
 
     /// Replaces the faults still to come.
-    public func setFaults(_ faults: [Fault]) {
+    func setFaults(_ faults: [Fault]) {
         self.faults = faults
     }
 
     /// The held calls arrive now, in the order sent; returns how many were refused.
     @discardableResult
-    public func deliverHeld() -> Int {
+    func deliverHeld() -> Int {
         let arriving = held
         held = []
         var refused = 0

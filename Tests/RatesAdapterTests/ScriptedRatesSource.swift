@@ -1,32 +1,29 @@
-import AsyncHTTPClient
 import Foundation
-import Guards
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
+import RatesAdapter
 
-/// A rates source that answers from a script: documents, failures, delays. For tests.
-public actor ScriptedRatesSource: RatesSource {
-    public enum Step: Sendable {
+/// A rates source that answers from a script: documents, failures, delays: the twin of
+/// `HTTPRatesSource` in the adapter's tests (a test target: fault injection is not shipped).
+actor ScriptedRatesSource: RatesSource {
+    enum Step: Sendable {
         case document(Data)
         case failure(FetchError)
         /// Answers `Data` after a delay (so a poll can outlive its timeout).
         case slow(Data, Duration)
     }
 
-    public nonisolated let name: String
+    nonisolated let name: String
     private var steps: [Step]
     private let repeatLast: Bool
-    public private(set) var fetches = 0
-    public private(set) var cancelled = 0
+    private(set) var fetches = 0
+    private(set) var cancelled = 0
 
-    public init(name: String = "scripted", steps: [Step], repeatLast: Bool = true) {
+    init(name: String = "scripted", steps: [Step], repeatLast: Bool = true) {
         self.name = name
         self.steps = steps
         self.repeatLast = repeatLast
     }
 
-    public func fetch() async throws(FetchError) -> Data {
+    func fetch() async throws(FetchError) -> Data {
         fetches += 1
         guard let step = steps.first else { throw .unreachable("the script has no more steps") }
         if steps.count > 1 || !repeatLast { steps.removeFirst() }

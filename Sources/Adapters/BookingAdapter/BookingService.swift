@@ -7,8 +7,8 @@ import NIOHTTP1
 
 /// The booking service as the adapter sees it: the seam between the adapter and the network.
 ///
-/// ``HTTPBookingService`` calls the HTTP API; ``InMemoryBookingService`` is its twin for
-/// tests; one contract suite runs against both. Calls carry an idempotency key: repeating a
+/// ``HTTPBookingService`` calls the HTTP API; `InMemoryBookingService`, in the adapter's
+/// tests, is its twin; one contract suite runs against both. Calls carry an idempotency key: repeating a
 /// call with the same key never books or cancels twice.
 public protocol BookingService: Sendable {
     /// Books; returns the confirmation code.

@@ -7,7 +7,7 @@ import NIOHTTP1
 
 /// Where rates documents come from: the seam between the rates adapter and the network.
 ///
-/// ``HTTPRatesSource`` fetches over HTTP; ``ScriptedRatesSource`` is its twin for tests; one
+/// ``HTTPRatesSource`` fetches over HTTP; `ScriptedRatesSource`, in the adapter's tests, is its twin; one
 /// contract suite runs against both.
 public protocol RatesSource: Sendable {
     /// What the adapter names as the source of what it publishes (the URL).
