@@ -93,11 +93,12 @@ struct TuiCommand: AsyncParsableCommand {
         }
         progress.finish()
         guard !events.isEmpty else { throw CLIError("the log in \(source.name) is empty: nothing to replay") }
-        var browser = ReplayBrowser(events: events) { LogReplay(registry: Composition.registry()) }
+        var browser = ReplayBrowser(events: events, coordinator: Coordinator(router: Composition.registry().router)) {
+            LogReplay(registry: Composition.registry())
+        }
         browser.move(to: events.count)
         let session = ReplaySession(
-            browser: browser, router: Composition.registry().router,
-            colorMode: ColorMode.detect(environment: ProcessInfo.processInfo.environment))
+            browser: browser, colorMode: ColorMode.detect(environment: ProcessInfo.processInfo.environment))
         do {
             try await session.run()
         } catch {

@@ -21,7 +21,7 @@ public struct AppState: Sendable, Equatable {
     }
 
     /// Folds a delivered event into the read models and the request tracker.
-    public mutating func receive(_ event: StoredEvent) {
+    mutating func receive(_ event: StoredEvent) {
         models.apply(event)
         requests.apply(event)
         connection.head = max(connection.head, event.position)

@@ -30,6 +30,8 @@ public struct Coordinator: Sendable {
     /// The one way the front-end's state changes: a key, or what the bus and its calls brought.
     public func handle(_ input: SessionInput, in state: inout AppState) -> [Effect] {
         switch input {
+        case .started:
+            return [.subscribe(after: state.connection.delivered, delay: .zero)]
         case .key(let key):
             return handle(key, in: &state)
         case .dispatched(let url, let id):
@@ -51,6 +53,9 @@ public struct Coordinator: Sendable {
             state.connection.problem = connected ? nil : "no heartbeat"
         case .subscriptionEnded(let problem):
             state.connection.isConnected = false
+            // The next subscription reads the log again before it is live: the status line says
+            // "catching up" until it has.
+            state.connection.caughtUp = false
             guard state.connection.stopped == nil else { break }
             state.connection.problem = problem
             state.connection.failures += 1

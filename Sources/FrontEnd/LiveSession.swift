@@ -110,7 +110,7 @@ public struct LiveSession: Sendable {
             }
             return true
         }
-        _ = perform([.subscribe(after: 0, delay: .zero)])
+        _ = perform(coordinator.handle(.started, in: &state))
         draw()
         loop: for await next in inputs {
             switch next {

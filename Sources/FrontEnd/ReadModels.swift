@@ -30,7 +30,7 @@ public struct ReadModels: Sendable, Equatable {
     public init() {}
 
     /// Folds one event into every projection that takes its type.
-    public mutating func apply(_ event: StoredEvent) {
+    mutating func apply(_ event: StoredEvent) {
         Self.fold(WatchlistProjection(), event, into: &watchlist, passedOver: &passedOver)
         Self.fold(ConverterProjection(), event, into: &converter, passedOver: &passedOver)
         Self.fold(ReservationsProjection(), event, into: &reservations, passedOver: &passedOver)

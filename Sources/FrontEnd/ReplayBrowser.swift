@@ -4,7 +4,10 @@ import Synchronization
 import TerminalUI
 
 /// Time travel over a recorded log: the screens as they were after any event, that event,
-/// and the state difference it caused. A value; keys move it, nothing is published.
+/// and the state difference it caused. A value; keys move it, nothing is published. The
+/// front-end's state in it changes only through ``Coordinator/handle(_:in:)-(SessionInput,_)``,
+/// as live: each event folded is delivered to it, and so are the screen keys; the browser keeps
+/// only its own place (which event, the jump prompt).
 ///
 /// Moving forward folds only the events in between. Moving back starts from the nearest
 /// checkpoint at or before the target (one is kept every `checkpointInterval` events folded,
@@ -23,6 +26,8 @@ public struct ReplayBrowser: Sendable {
     public private(set) var problem: String?
     /// How many events apart checkpoints are.
     public let checkpointInterval: Int
+    /// What every change to ``state`` goes through.
+    public let coordinator: Coordinator
     private let makeReplay: @Sendable () -> LogReplay
     /// Where the fold stands; copied before a change when another browser value shares it.
     private var cursor: Cursor
@@ -33,9 +38,11 @@ public struct ReplayBrowser: Sendable {
     ///   - checkpointInterval: events between checkpoints; by default the larger of 1,000 and
     ///     a 64th of the events.
     public init(
-        events: [StoredEvent], checkpointInterval: Int? = nil, makeReplay: @escaping @Sendable () -> LogReplay
+        events: [StoredEvent], coordinator: Coordinator, checkpointInterval: Int? = nil,
+        makeReplay: @escaping @Sendable () -> LogReplay
     ) {
         self.events = events
+        self.coordinator = coordinator
         self.makeReplay = makeReplay
         self.checkpointInterval = max(1, checkpointInterval ?? max(1_000, events.count / 64))
         cursor = Cursor(replay: makeReplay(), state: AppState(), applied: 0)
@@ -45,7 +52,7 @@ public struct ReplayBrowser: Sendable {
     public var current: StoredEvent? { applied > 0 ? events[applied - 1] : nil }
 
     /// Handles a key; returns false when the person quits.
-    public mutating func handle(_ key: Key, coordinator: Coordinator) -> Bool {
+    public mutating func handle(_ key: Key) -> Bool {
         if jumpPrompt != nil { return handlePrompt(key) }
         problem = nil
         switch key {
@@ -111,7 +118,7 @@ public struct ReplayBrowser: Sendable {
             if cursor.applied == target - 1 {
                 do { before = try cursor.replay.snapshot() } catch { unshown = error }
             }
-            cursor.state.receive(event)
+            _ = coordinator.handle(.delivered(.event(event)), in: &cursor.state)
             cursor.replay.apply(event)
             cursor.applied += 1
             if cursor.applied % checkpointInterval == 0 { checkpoints.keep(cursor) }
@@ -124,9 +131,8 @@ public struct ReplayBrowser: Sendable {
         if let unshown { problem = "the state difference cannot be shown: \(unshown)" }
         var shown = cursor.state
         shown.navigation = state.navigation
-        shown.connection.isConnected = true
-        shown.connection.caughtUp = true
-        shown.connection.head = events.last?.position ?? 0
+        // The whole log is at hand: the screens are as caught up as a live front-end at its head.
+        _ = coordinator.handle(.delivered(.caughtUp(head: events.last?.position ?? 0)), in: &shown)
         state = shown
         applied = target
     }

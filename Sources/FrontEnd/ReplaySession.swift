@@ -4,12 +4,10 @@ import TerminalUI
 /// `bureau tui --replay` at work: the terminal and a ``ReplayBrowser``; no bus.
 public struct ReplaySession: Sendable {
     public let browser: ReplayBrowser
-    public let router: CommandRouter
     public let colorMode: ColorMode
 
-    public init(browser: ReplayBrowser, router: CommandRouter, colorMode: ColorMode) {
+    public init(browser: ReplayBrowser, colorMode: ColorMode) {
         self.browser = browser
-        self.router = router
         self.colorMode = colorMode
     }
 
@@ -21,7 +19,6 @@ public struct ReplaySession: Sendable {
     }
 
     private func browse(_ terminal: Terminal, _ input: TerminalInput) async {
-        let coordinator = Coordinator(router: router)
         var browser = self.browser
         var renderer = Renderer(colorMode: colorMode)
         var size = terminal.size
@@ -33,7 +30,7 @@ public struct ReplaySession: Sendable {
         loop: for await event in input.events {
             switch event {
             case .keys(let keys):
-                for key in keys where !browser.handle(key, coordinator: coordinator) { break loop }
+                for key in keys where !browser.handle(key) { break loop }
                 draw()
             case .resized(let newSize):
                 size = newSize

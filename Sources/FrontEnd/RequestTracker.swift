@@ -20,7 +20,7 @@ public struct RequestTracker: Sendable, Equatable {
 
     /// Routes `url`: the event to publish (recorded as pending under `id`), or nil when the URL
     /// does not route (recorded as failed with the router's precise reason).
-    public mutating func start(_ url: String, router: CommandRouter, id: EventID) -> OutgoingEvent? {
+    mutating func start(_ url: String, router: CommandRouter, id: EventID) -> OutgoingEvent? {
         do {
             let route = try router.route(url)
             let outgoing = try route.request.outgoing(id: id, module: "")
@@ -35,14 +35,14 @@ public struct RequestTracker: Sendable, Equatable {
     }
 
     /// The bus did not take the request.
-    public mutating func publishFailed(_ id: EventID, reason: String) {
+    mutating func publishFailed(_ id: EventID, reason: String) {
         update(id) { $0.status = .failed(reason) }
     }
 
     /// Notes an answer or outcome correlated with one of the requests. An accepted answer
     /// that comes after an outcome (events of two modules may arrive in either order) does
     /// not replace it.
-    public mutating func apply(_ event: StoredEvent) {
+    mutating func apply(_ event: StoredEvent) {
         update(event.correlation) { request in
             guard let id = request.id, let verdict = request.classifier?.verdict(of: event, answering: id) else {
                 return

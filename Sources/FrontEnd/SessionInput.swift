@@ -7,6 +7,8 @@ import TerminalUI
 /// takes each, so that every change to the state is one pure step, tested without a terminal
 /// or a bus.
 public enum SessionInput: Sendable {
+    /// The session has begun: it follows the bus from the start of the log.
+    case started
     case key(Key)
     /// A command URL to send, under the request id `id` the session chose for it
     /// (``Effect/dispatch(_:)``).

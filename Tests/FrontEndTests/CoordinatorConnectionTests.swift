@@ -78,9 +78,37 @@ struct CoordinatorConnectionTests {
             delays.append(delay)
         }
         #expect(delays == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(2)])
-        // And the state says the link is down, and why
+        // And the state says the link is down, and why, and that it is no longer caught up
         #expect(!state.connection.isConnected && state.connection.problem == "the bus client was closed")
         #expect(state.connection.failures == 5)
+        #expect(!state.connection.caughtUp)
+        // And once the bus answers again, the status line says it is catching up until the new
+        // subscription has read the log
+        _ = coordinator.handle(.pinged(head: 12, problem: nil), in: &state)
+        var buffer = CellBuffer(width: 200, height: 1)
+        StatusLine(connection: state.connection, latestError: nil).draw(in: &buffer, area: buffer.bounds)
+        #expect(buffer.text.contains("catching up… head 12"), "\(buffer.text)")
+    }
+
+    @Test func aSessionThatStartsFollowsTheBusFromTheStartOfTheLog() {
+        // Given a new front-end
+        var state = AppState()
+        // When its session starts
+        let effects = coordinator.handle(.started, in: &state)
+        // Then it subscribes after position 0, at once
+        #expect(effects == [.subscribe(after: 0, delay: .zero)])
+    }
+
+    @Test func aHeartbeatThatComesBackBringsTheLinkBack() {
+        // Given a front-end whose heartbeats stopped
+        var state = AppState(connection: Connection(isConnected: true, head: 4, caughtUp: true))
+        _ = coordinator.handle(.delivered(.connection(isConnected: false)), in: &state)
+        #expect(!state.connection.isConnected && state.connection.problem == "no heartbeat")
+        // When they come back
+        let effects = coordinator.handle(.delivered(.connection(isConnected: true)), in: &state)
+        // Then the link is up again and the problem is gone
+        #expect(effects.isEmpty)
+        #expect(state.connection.isConnected && state.connection.problem == nil)
     }
 
     @Test func catchingUpAgainBringsTheLinkBackAndResetsTheBackoff() {

@@ -108,7 +108,8 @@ enum Fixtures {
     /// The state after ``history``, connected at its head.
     static var state: AppState {
         var state = AppState(connection: Connection(isConnected: true, head: 16, caughtUp: true))
-        for event in history { state.receive(event) }
+        let coordinator = Coordinator(router: router)
+        for event in history { _ = coordinator.handle(.delivered(.event(event)), in: &state) }
         return state
     }
 }

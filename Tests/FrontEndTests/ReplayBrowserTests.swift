@@ -15,7 +15,7 @@ import WatchlistFeature
 @Suite(.ownThreads)
 struct ReplayBrowserTests {
     static func browser(checkpointInterval: Int? = nil) -> ReplayBrowser {
-        ReplayBrowser(events: Fixtures.history, checkpointInterval: checkpointInterval) {
+        ReplayBrowser(events: Fixtures.history, coordinator: coordinator, checkpointInterval: checkpointInterval) {
             LogReplay(
                 registry: ModuleRegistry([
                     WatchlistModule.make(), ConverterModule.make(), ReservationsModule.make(), AlertsModule.make(),
@@ -29,7 +29,7 @@ struct ReplayBrowserTests {
     @Test func steppingForwardShowsEachEventAndWhatItChanged() throws {
         var browser = Self.browser()
         #expect(browser.applied == 0 && browser.current == nil)
-        for _ in 0..<2 { _ = browser.handle(.right, coordinator: Self.coordinator) }
+        for _ in 0..<2 { _ = browser.handle(.right) }
         #expect(browser.applied == 2)
         let event = try #require(browser.current)
         #expect(event.position == Fixtures.history[1].position)
@@ -46,7 +46,7 @@ struct ReplayBrowserTests {
         forward.move(to: 3)
         var back = Self.browser()
         back.move(to: Fixtures.history.count)
-        while back.applied > 3 { _ = back.handle(.left, coordinator: Self.coordinator) }
+        while back.applied > 3 { _ = back.handle(.left) }
         #expect(back.state.models == forward.state.models)
         #expect(back.changes == forward.changes)
     }
@@ -55,7 +55,7 @@ struct ReplayBrowserTests {
         var back = Self.browser(checkpointInterval: 2)
         back.move(to: Fixtures.history.count)
         for count in (0..<Fixtures.history.count).reversed() {
-            _ = back.handle(.left, coordinator: Self.coordinator)
+            _ = back.handle(.left)
             var fresh = Self.browser()
             fresh.move(to: count)
             #expect(back.applied == count)
@@ -91,29 +91,29 @@ struct ReplayBrowserTests {
         var browser = Self.browser()
         let target = Fixtures.history[4]
         for key in ["g"] + String(target.position).map(String.init) {
-            _ = browser.handle(.character(Character(key)), coordinator: Self.coordinator)
+            _ = browser.handle(.character(Character(key)))
         }
-        _ = browser.handle(.enter, coordinator: Self.coordinator)
+        _ = browser.handle(.enter)
         #expect(browser.current?.position == target.position)
 
-        _ = browser.handle(.home, coordinator: Self.coordinator)
+        _ = browser.handle(.home)
         #expect(browser.applied == 0)
-        _ = browser.handle(.character("g"), coordinator: Self.coordinator)
+        _ = browser.handle(.character("g"))
         for character in "\(Fixtures.history[2].commitTime)" {
-            _ = browser.handle(.character(character), coordinator: Self.coordinator)
+            _ = browser.handle(.character(character))
         }
-        _ = browser.handle(.enter, coordinator: Self.coordinator)
+        _ = browser.handle(.enter)
         #expect(browser.current?.position == Fixtures.history[2].position)
 
-        _ = browser.handle(.character("g"), coordinator: Self.coordinator)
-        for character in "soon" { _ = browser.handle(.character(character), coordinator: Self.coordinator) }
-        _ = browser.handle(.enter, coordinator: Self.coordinator)
+        _ = browser.handle(.character("g"))
+        for character in "soon" { _ = browser.handle(.character(character)) }
+        _ = browser.handle(.enter)
         #expect(browser.problem?.contains("'soon' is neither a position nor a time") == true)
     }
 
     @Test func actionsAreReadOnlyAndQQuits() {
         var browser = Self.browser()
         browser.move(to: Fixtures.history.count)
-        #expect(browser.handle(.character("q"), coordinator: Self.coordinator) == false)
+        #expect(browser.handle(.character("q")) == false)
     }
 }

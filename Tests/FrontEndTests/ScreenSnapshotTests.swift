@@ -109,10 +109,10 @@ struct ScreenSnapshotTests {
     @Test func anEventTheScreensCannotReadIsNamedOnTheStatusLine() {
         var state = Fixtures.state
         // A reservation whose payload is cut short (a field of 5 bytes holding 1).
-        state.receive(
-            StoredEvent(
-                position: 17, id: .random(), type: ReservationAcceptedV2.protoMessageName, commitTime: .zero,
-                payload: Data([0x0A, 0x05, 0x52])))
+        let unreadable = StoredEvent(
+            position: 17, id: .random(), type: ReservationAcceptedV2.protoMessageName, commitTime: .zero,
+            payload: Data([0x0A, 0x05, 0x52]))
+        _ = Coordinator(router: Fixtures.router).handle(.delivered(.event(unreadable)), in: &state)
         #expect(state.models.passedOver.count == 1)
         let status = Self.screen(state, width: 160).split(separator: "\n").last.map(String.init) ?? ""
         #expect(
