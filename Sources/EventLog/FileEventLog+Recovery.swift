@@ -35,10 +35,41 @@ extension FileEventLog {
     /// damage, rebuilds its index if it does not match, and records the recovery point.
     static func open(directory: String, options: Options) throws -> Opened {
         let fileSystem = options.fileSystem
-        var listed = false
-        var problem: String?
-        var acknowledged: UInt64 = 0
-        var segment: SegmentFile
+        let start = try startingSegment(in: directory, fileSystem: fileSystem)
+        let newest = try scanToNewest(from: start.segment, in: directory, options: options)
+        var report = RecoveryReport(
+            head: newest.scan.head, newestSegment: newest.segment.name, scannedBytes: newest.scanned)
+        report.acknowledged = start.acknowledged
+        report.listedDirectory = start.listed
+        report.recoveryPointProblem = start.problem
+        try cutTornTail(
+            of: newest, acknowledged: start.acknowledged, in: directory, fileSystem: fileSystem, report: &report)
+        let (segment, file, scan) = (newest.segment, newest.file, newest.scan)
+        let headerSize = Int64(newest.header.size)
+        let (index, indexSize) = try openIndex(of: newest, fileSystem: fileSystem, report: &report)
+
+        // What survived opening is the log now, acknowledged or not: later damage to it is damage.
+        // Made durable first: a writer killed between a write and its fdatasync left records in
+        // the page cache only, and a power cut now must not take away what the recovery point
+        // is about to call acknowledged (the next opening would refuse to start).
+        try file.dataSync()
+        let recoveryPoint = try RecoveryPointFile(directory: directory, fileSystem: fileSystem)
+        try recoveryPoint.recordDurably(RecoveryPoint(acknowledged: scan.head, segment: segment.firstPosition))
+        return Opened(
+            report: report, recoveryPoint: recoveryPoint, segment: segment, file: file, headerSize: headerSize,
+            index: index, lastRecord: scan.lastRecord, size: max(scan.validEnd, headerSize), indexSize: indexSize,
+            lastIndexedOffset: indexSize == 0
+                ? headerSize : (SparseIndex.read(segment.indexPath, fileSystem: fileSystem).last?.offset ?? headerSize))
+    }
+
+    /// Where recovery starts: the segment the recovery point names as the newest (which must
+    /// exist), or, without a readable recovery point, the last segment listed (a first one
+    /// made in an empty directory); and what the recovery point says was acknowledged.
+    private static func startingSegment(
+        in directory: String, fileSystem: any FileSystem
+    ) throws -> (segment: SegmentFile, acknowledged: UInt64, listed: Bool, problem: String?) {
+        let segment: SegmentFile
+        var (acknowledged, listed, problem): (UInt64, Bool, String?) = (0, false, nil)
         let reading = RecoveryPoint.read(in: directory, fileSystem: fileSystem)
         switch reading {
         case .valid(let point):
@@ -63,15 +94,34 @@ extension FileEventLog {
                 try create(segment, previous: 0, fileSystem: fileSystem)
             }
         }
-        // HEAD named the newest segment before the recovery point did; it is stale now.
+        // HEAD named the newest segment before the recovery point did; it is stale now. One left
+        // behind (the removal failed) is removed at the next opening: nothing reads it.
         if fileSystem.exists(directory + "/HEAD") { try? fileSystem.remove(directory + "/HEAD") }
+        return (segment, acknowledged, listed, problem)
+    }
 
-        var file = try PosixFile(path: segment.path, flags: O_RDWR, fileSystem: fileSystem)
-        var scan: SegmentScanner.Result
-        var scanned: Int64 = 0
+    /// The newest segment, opened, its header and its records scanned whole.
+    struct ScannedSegment {
+        var segment: SegmentFile
+        var file: PosixFile
         var header: SegmentFile.Header
+        var scan: SegmentScanner.Result
+        /// The bytes scanned on the way, in every segment from the start.
+        var scanned: Int64
+    }
+
+    /// Scans from `start` on, segment after segment, while a whole segment is followed by the
+    /// next one: a recovery point may lag behind a segment begun after it was recorded.
+    private static func scanToNewest(
+        from start: SegmentFile, in directory: String, options: Options
+    ) throws -> ScannedSegment {
+        let fileSystem = options.fileSystem
+        var segment = start
+        var file = try PosixFile(path: segment.path, flags: O_RDWR, fileSystem: fileSystem)
+        var scanned: Int64 = 0
         while true {
             // A segment of a later format is not damage: refused as it is (unsupportedFormat).
+            let header: SegmentFile.Header
             do {
                 header = try segment.readHeader(from: file)
             } catch EventLogError.badSegmentHeader(_, let problem) {
@@ -80,24 +130,29 @@ extension FileEventLog {
                         segment: segment.path, offset: 0, firstPosition: segment.firstPosition, lastPosition: nil,
                         reason: "bad segment header: \(problem)", notCut: "it is the newest segment's header"))
             }
-            scan = try SegmentScanner(segment: segment, file: file, header: header)
+            let scan = try SegmentScanner(segment: segment, file: file, header: header)
                 .scan(indexInterval: options.indexInterval)
             scanned += scan.fileSize
             let next = SegmentFile(directory: directory, firstPosition: scan.head + 1)
             guard scan.bad == nil, next.firstPosition != segment.firstPosition, fileSystem.exists(next.path) else {
-                break
+                return ScannedSegment(segment: segment, file: file, header: header, scan: scan, scanned: scanned)
             }
             segment = next
             file = try PosixFile(path: segment.path, flags: O_RDWR, fileSystem: fileSystem)
         }
+    }
 
-        var report = RecoveryReport(head: scan.head, newestSegment: segment.name, scannedBytes: scanned)
-        report.acknowledged = acknowledged
-        report.listedDirectory = listed
-        report.recoveryPointProblem = problem
+    /// Cuts the newest segment's bad tail if it is a torn write that nothing acknowledged nor
+    /// follows, and says so in `report`; any other damage, or a log ending before what was
+    /// acknowledged, is refused (``EventLogError/damaged(_:)``), naming what a repair would lose.
+    private static func cutTornTail(
+        of newest: ScannedSegment, acknowledged: UInt64, in directory: String, fileSystem: any FileSystem,
+        report: inout RecoveryReport
+    ) throws {
+        let (segment, file, scan) = (newest.segment, newest.file, newest.scan)
         if let bad = scan.bad {
             let later = try SegmentFile.list(in: directory, fileSystem: fileSystem).first { $0 > segment }
-            let lastLost = try SegmentScanner(segment: segment, file: file, header: header).lastPositionLost(
+            let lastLost = try SegmentScanner(segment: segment, file: file, header: newest.header).lastPositionLost(
                 at: bad, fileSize: scan.fileSize, nextSegment: later?.firstPosition, acknowledged: acknowledged)
             func damage(_ notCut: String) -> EventLogError {
                 .damaged(
@@ -128,13 +183,20 @@ extension FileEventLog {
                     lastPosition: acknowledged, reason: "the log ends at position \(scan.head)",
                     notCut: "positions through \(acknowledged) were acknowledged"))
         }
+    }
 
-        // The index is a hint: rebuilt when it does not match the segment.
+    /// The newest segment's index, kept if it matches the segment, else rebuilt from the scan;
+    /// nil (readers scan the segment), said in `report`, when it cannot be rebuilt. The index
+    /// is a hint.
+    private static func openIndex(
+        of newest: ScannedSegment, fileSystem: any FileSystem, report: inout RecoveryReport
+    ) throws -> (index: PosixFile?, size: Int64) {
+        let (segment, file, scan) = (newest.segment, newest.file, newest.scan)
         var index: PosixFile? = try PosixFile(path: segment.indexPath, flags: O_RDWR | O_CREAT, fileSystem: fileSystem)
         var indexSize = Int64(scan.indexEntries.count * SparseIndex.entrySize)
         let existing = SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
         let lastEntryFits = existing.last.map { $0.offset < scan.validEnd } ?? true
-        let headerSize = Int64(header.size)
+        let headerSize = Int64(newest.header.size)
         if lastEntryFits, try SparseIndex.matches(existing, segment: segment, file: file, recordsStart: headerSize),
             try index?.size == Int64(existing.count * SparseIndex.entrySize)
         {
@@ -162,18 +224,6 @@ extension FileEventLog {
                 indexSize = 0
             }
         }
-
-        // What survived opening is the log now, acknowledged or not: later damage to it is damage.
-        // Made durable first: a writer killed between a write and its fdatasync left records in
-        // the page cache only, and a power cut now must not take away what the recovery point
-        // is about to call acknowledged (the next opening would refuse to start).
-        try file.dataSync()
-        let recoveryPoint = try RecoveryPointFile(directory: directory, fileSystem: fileSystem)
-        try recoveryPoint.recordDurably(RecoveryPoint(acknowledged: scan.head, segment: segment.firstPosition))
-        return Opened(
-            report: report, recoveryPoint: recoveryPoint, segment: segment, file: file, headerSize: headerSize,
-            index: index, lastRecord: scan.lastRecord, size: max(scan.validEnd, headerSize), indexSize: indexSize,
-            lastIndexedOffset: indexSize == 0
-                ? headerSize : (SparseIndex.read(segment.indexPath, fileSystem: fileSystem).last?.offset ?? headerSize))
+        return (index, indexSize)
     }
 }

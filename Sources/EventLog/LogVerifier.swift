@@ -99,84 +99,16 @@ public enum LogVerifier {
             let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
             let size = try file.size
             report.bytes += size
-            let scanner: SegmentScanner
-            switch segment.header(from: try file.read(count: SegmentFile.headerSize, at: 0)) {
-            case .success(let header):
-                scanner = SegmentScanner(segment: segment, file: file, header: header)
-            case .failure(.unsupportedVersion(let version)):
-                // Its records may be framed otherwise: not read, and not called damage.
-                report.unsupported.append(UnsupportedSegment(segment: segment.path, version: version))
+            guard let scanner = try scanner(of: segment, file: file, size: size, report: &report) else {
                 expected = next?.firstPosition ?? expected
                 continue
-            case .failure(.damaged(let problem)):
-                report.problems.append(
-                    Problem(
-                        segment: segment.path, offset: 0, endOffset: Int64(min(size, Int64(SegmentFile.headerSize))),
-                        firstPosition: segment.firstPosition, lastPosition: segment.firstPosition - 1,
-                        reason: "bad segment header: \(problem)"))
-                scanner = SegmentScanner(segment: segment, damagedHeaderFile: file)
             }
-            if segment.firstPosition > expected {
-                report.problems.append(
-                    Problem(
-                        segment: segment.path, offset: 0, endOffset: 0, firstPosition: expected,
-                        lastPosition: segment.firstPosition - 1,
-                        reason: "positions are missing before this segment (no segment holds them)"))
-            } else if segment.firstPosition < expected {
-                report.problems.append(
-                    Problem(
-                        segment: segment.path, offset: 0, endOffset: 0, firstPosition: segment.firstPosition,
-                        lastPosition: expected - 1, reason: "this segment repeats positions an earlier one holds"))
-            }
-            var starts: [Int64: UInt64] = [:]
-            var from = scanner.recordsStart
-            var position = segment.firstPosition
-            while true {
-                let scan = try scanner.scan(from: from, expecting: position) { record, offset in
-                    starts[offset] = record.position
-                    ids.add(record.id, at: record.position)
-                    report.records += 1
-                    if record.position % 65_536 == 0 { progress(record.position) }
-                }
-                report.head = max(report.head, scan.head)
-                guard let bad = scan.bad else { break }
-                let isTail = next == nil && bad.resumesAt == nil
-                if isTail, bad.looksTorn, bad.position > acknowledged {
-                    if writerActive {
-                        report.writeInProgress = true
-                    } else {
-                        report.problems.append(
-                            Problem(
-                                segment: segment.path, offset: bad.offset, endOffset: size,
-                                firstPosition: bad.position, lastPosition: bad.position - 1,
-                                reason:
-                                    "\(bad.reason): a torn write that was never acknowledged (starting the bus cuts it)"
-                            ))
-                    }
-                    break
-                }
-                let last = try scanner.lastPositionLost(
-                    at: bad, fileSize: size, nextSegment: next?.firstPosition, acknowledged: acknowledged)
-                report.problems.append(
-                    Problem(
-                        segment: segment.path, offset: bad.offset, endOffset: bad.resumesAt?.offset ?? size,
-                        firstPosition: bad.position, lastPosition: last, reason: bad.reason))
-                guard let resume = bad.resumesAt else {
-                    report.head = max(report.head, last)
-                    break
-                }
-                from = resume.offset
-                position = resume.position
-            }
+            checkContinuity(of: segment, expected: expected, report: &report)
+            let starts = try scanRecords(
+                of: segment, with: scanner, size: size, next: next, acknowledged: acknowledged,
+                writerActive: writerActive, ids: &ids, report: &report, progress: progress)
             expected = max(expected, report.head + 1)
-            let entries = SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
-            if let wrong = entries.first(where: { starts[$0.offset] != $0.position })
-                ?? zip(entries, entries.dropFirst()).first(where: { $0.1.position <= $0.0.position })?.1
-            {
-                report.notes.append(
-                    "the index \(segment.indexPath) does not match its segment (an entry for position \(wrong.position) "
-                        + "at byte \(wrong.offset)); indexes are hints: readers check them, and a repair rebuilds it")
-            }
+            checkIndex(of: segment, against: starts, fileSystem: fileSystem, report: &report)
         }
         // Positions in a segment of a later format were not read: nothing can be said of them.
         if acknowledged > report.head, report.unsupported.isEmpty {
@@ -190,5 +122,110 @@ public enum LogVerifier {
         }
         report.duplicateIDs = ids.duplicates()
         return report
+    }
+
+    /// A scanner of `segment`'s records after its header; nil for a segment of a later format,
+    /// which is listed, not read, and not called damage. A damaged header is a problem, and
+    /// its records are looked for where the header's layout puts them.
+    private static func scanner(
+        of segment: SegmentFile, file: PosixFile, size: Int64, report: inout Report
+    ) throws -> SegmentScanner? {
+        switch segment.header(from: try file.read(count: SegmentFile.headerSize, at: 0)) {
+        case .success(let header):
+            return SegmentScanner(segment: segment, file: file, header: header)
+        case .failure(.unsupportedVersion(let version)):
+            report.unsupported.append(UnsupportedSegment(segment: segment.path, version: version))
+            return nil
+        case .failure(.damaged(let problem)):
+            report.problems.append(
+                Problem(
+                    segment: segment.path, offset: 0, endOffset: Int64(min(size, Int64(SegmentFile.headerSize))),
+                    firstPosition: segment.firstPosition, lastPosition: segment.firstPosition - 1,
+                    reason: "bad segment header: \(problem)"))
+            return SegmentScanner(segment: segment, damagedHeaderFile: file)
+        }
+    }
+
+    /// Positions missing before `segment`, or repeated by it, given the next one `expected`.
+    private static func checkContinuity(of segment: SegmentFile, expected: UInt64, report: inout Report) {
+        if segment.firstPosition > expected {
+            report.problems.append(
+                Problem(
+                    segment: segment.path, offset: 0, endOffset: 0, firstPosition: expected,
+                    lastPosition: segment.firstPosition - 1,
+                    reason: "positions are missing before this segment (no segment holds them)"))
+        } else if segment.firstPosition < expected {
+            report.problems.append(
+                Problem(
+                    segment: segment.path, offset: 0, endOffset: 0, firstPosition: segment.firstPosition,
+                    lastPosition: expected - 1, reason: "this segment repeats positions an earlier one holds"))
+        }
+    }
+
+    /// Reads every record of `segment`, past damage to where valid records resume, and says
+    /// what is damaged and what it loses; a torn unacknowledged tail is a write in progress
+    /// while a writer holds the log, else a problem the bus's start cuts. Returns the position
+    /// that starts at each byte offset, for the index check.
+    private static func scanRecords(
+        of segment: SegmentFile, with scanner: SegmentScanner, size: Int64, next: SegmentFile?,
+        acknowledged: UInt64, writerActive: Bool, ids: inout DuplicateIDFinder, report: inout Report,
+        progress: (UInt64) -> Void
+    ) throws -> [Int64: UInt64] {
+        var starts: [Int64: UInt64] = [:]
+        var from = scanner.recordsStart
+        var position = segment.firstPosition
+        while true {
+            let scan = try scanner.scan(from: from, expecting: position) { record, offset in
+                starts[offset] = record.position
+                ids.add(record.id, at: record.position)
+                report.records += 1
+                if record.position % 65_536 == 0 { progress(record.position) }
+            }
+            report.head = max(report.head, scan.head)
+            guard let bad = scan.bad else { break }
+            let isTail = next == nil && bad.resumesAt == nil
+            if isTail, bad.looksTorn, bad.position > acknowledged {
+                if writerActive {
+                    report.writeInProgress = true
+                } else {
+                    report.problems.append(
+                        Problem(
+                            segment: segment.path, offset: bad.offset, endOffset: size,
+                            firstPosition: bad.position, lastPosition: bad.position - 1,
+                            reason:
+                                "\(bad.reason): a torn write that was never acknowledged (starting the bus cuts it)"
+                        ))
+                }
+                break
+            }
+            let last = try scanner.lastPositionLost(
+                at: bad, fileSize: size, nextSegment: next?.firstPosition, acknowledged: acknowledged)
+            report.problems.append(
+                Problem(
+                    segment: segment.path, offset: bad.offset, endOffset: bad.resumesAt?.offset ?? size,
+                    firstPosition: bad.position, lastPosition: last, reason: bad.reason))
+            guard let resume = bad.resumesAt else {
+                report.head = max(report.head, last)
+                break
+            }
+            from = resume.offset
+            position = resume.position
+        }
+        return starts
+    }
+
+    /// A note when `segment`'s index names a record that does not start where it says, or goes
+    /// back: indexes are hints, readers check them, a repair rebuilds them.
+    private static func checkIndex(
+        of segment: SegmentFile, against starts: [Int64: UInt64], fileSystem: any FileSystem, report: inout Report
+    ) {
+        let entries = SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
+        if let wrong = entries.first(where: { starts[$0.offset] != $0.position })
+            ?? zip(entries, entries.dropFirst()).first(where: { $0.1.position <= $0.0.position })?.1
+        {
+            report.notes.append(
+                "the index \(segment.indexPath) does not match its segment (an entry for position \(wrong.position) "
+                    + "at byte \(wrong.offset)); indexes are hints: readers check them, and a repair rebuilds it")
+        }
     }
 }

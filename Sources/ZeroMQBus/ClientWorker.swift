@@ -260,115 +260,136 @@ final class ClientWorker {
         }
     }
 
+    /// Takes every reply waiting on the read socket: a ping's answer, or a catch-up read's.
     private func receiveReadReplies() {
         while let frames = try? reader.receiveMessage(wait: false) {
             guard frames.count >= 4, let id = WireProtocol.parseRequestID(frames[2]) else { continue }
             let verb = String(decoding: frames[1], as: UTF8.self)
             if let ping = pings.removeValue(forKey: id) {
-                timers.pingSettled(id)
-                if verb == ping.replyVerb {
-                    ping.continuation.resume(returning: frames[3])
-                } else {
-                    let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
-                    ping.continuation.resume(
-                        throwing: error.map {
-                            BusError.refused(code: BusErrorCode(rawValue: $0.code), message: $0.message)
-                        }
-                            ?? BusError.unexpectedAnswer("a '\(verb)' reply where '\(ping.replyVerb)' was asked for"))
-                }
-                continue
-            }
-            // A read that timed out is answered by its reply all the same while the subscription
-            // is where it asked from; once it has got on, the reply is stale.
-            guard let read = timers.read(answeredBy: id), let subscription = subscriptions[read.subscription],
-                !read.late || read.after == subscription.tracker.cursor
-            else { continue }
-            let subscriptionID = read.subscription
-            guard verb == WireProtocol.events, let header = try? Bureau_Bus_ReadReply(serializedBytes: frames[3]) else {
-                let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
-                if let error, error.code == BusErrorCode.aheadOfLog.rawValue {
-                    end(subscriptionID, aheadOf: error.head, epoch: error.epoch)
-                    continue
-                }
-                perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
-                logger.warning(
-                    "a catch-up read failed; retrying",
-                    metadata: ["error.code": "\(error?.code ?? verb)", "error.message": "\(error?.message ?? "")"])
-                continue
-            }
-            let bodies: [Data]
-            if header.batched {
-                // Asked for (see requestReads): the envelopes in one frame, as slices of it.
-                guard frames.count == 5,
-                    case .success(let envelopes) = WireProtocol.envelopes(
-                        inBatch: frames[4], maxEnvelopes: BusLimits.maxReadEvents)
-                else {
-                    // Refused while still in flight, so that it is asked again after the read
-                    // timeout, not at once.
-                    perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
-                    logger.warning("a catch-up read's reply is not one batch of envelopes; reading again")
-                    continue
-                }
-                bodies = envelopes
+                settle(ping, id: id, verb: verb, body: frames[3])
             } else {
-                // A daemon from before batched replies: a frame per envelope.
-                bodies = Array(frames.dropFirst(4))
+                readReply(frames, id: id, verb: verb)
             }
-            // An envelope that does not scan has no position to deliver it at: taken as position
-            // 0 it would pass as already delivered, and the event be lost unsaid. The reply is
-            // read again instead, as one that is not a batch.
-            var positions: [UInt64] = []
-            positions.reserveCapacity(bodies.count)
-            var unreadable: (index: Int, error: String)?
-            for (index, body) in bodies.enumerated() {
-                do {
-                    guard let position = try EnvelopeScanner.scan(body).position else {
-                        unreadable = (index, "it has no position")
-                        break
-                    }
-                    positions.append(position)
-                } catch {
-                    unreadable = (index, "\(error)")
-                    break
-                }
-            }
-            if let unreadable {
-                subscription.unreadableReplies += 1
-                if subscription.unreadableReplies >= Self.unreadableRepliesBeforeFailing {
-                    fail(
-                        subscriptionID,
-                        BusError.unexpectedAnswer(
-                            "\(subscription.unreadableReplies) catch-up replies in a row after position "
-                                + "\(subscription.tracker.cursor) held an envelope that cannot be read "
-                                + "(\(unreadable.error)); the bus serves what this client cannot read"))
-                    continue
-                }
-                perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
-                logger.warning(
-                    "an envelope of a catch-up read's reply cannot be read; reading again",
-                    metadata: [
-                        "bus.reply.index": "\(unreadable.index)", "bus.reply.error": "\(unreadable.error)",
-                    ])
-                continue
-            }
-            subscription.unreadableReplies = 0
-            perform(timers.readAnswered(for: subscriptionID, now: clock.now))
-            // A daemon from before `ahead-of-log` answers such a read with nothing, and its head.
-            if subscription.tracker.isAhead(ofHead: header.head) {
-                end(subscriptionID, aheadOf: header.head, epoch: 0)
-                continue
-            }
-            let (deliver, caughtUp) = subscription.tracker.readReply(
-                positions: positions, scannedTo: header.scannedTo, head: header.head)
-            var items: [SubscriptionChannel.Item] = []
-            items.reserveCapacity(deliver.count + 1)
-            for index in deliver {
-                items.append(.event(position: positions[index], envelope: bodies[index]))
-            }
-            if caughtUp { items.append(.caughtUp(head: subscription.tracker.cursor)) }
-            subscription.channel.push(items)
-            subscription.channel.advance(through: subscription.tracker.cursor, live: subscription.tracker.isLive)
         }
+    }
+
+    /// A ping's answer: the reply asked for, or the bus's refusal, or what this client cannot use.
+    private func settle(_ ping: ClientLoop.PendingPing, id: UInt64, verb: String, body: Data) {
+        timers.pingSettled(id)
+        guard verb != ping.replyVerb else {
+            ping.continuation.resume(returning: body)
+            return
+        }
+        let error = try? Bureau_Bus_ErrorReply(serializedBytes: body)
+        ping.continuation.resume(
+            throwing: error.map { BusError.refused(code: BusErrorCode(rawValue: $0.code), message: $0.message) }
+                ?? BusError.unexpectedAnswer("a '\(verb)' reply where '\(ping.replyVerb)' was asked for"))
+    }
+
+    /// A catch-up read's reply: its events delivered to the subscription in order, or the read
+    /// asked again (a refusal, a reply that cannot be read), or the subscription ended (the bus's
+    /// log ends before it, or the bus keeps serving what this client cannot read).
+    private func readReply(_ frames: [Data], id: UInt64, verb: String) {
+        // A read that timed out is answered by its reply all the same while the subscription
+        // is where it asked from; once it has got on, the reply is stale.
+        guard let read = timers.read(answeredBy: id), let subscription = subscriptions[read.subscription],
+            !read.late || read.after == subscription.tracker.cursor
+        else { return }
+        let subscriptionID = read.subscription
+        guard verb == WireProtocol.events, let header = try? Bureau_Bus_ReadReply(serializedBytes: frames[3]) else {
+            let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
+            if let error, error.code == BusErrorCode.aheadOfLog.rawValue {
+                end(subscriptionID, aheadOf: error.head, epoch: error.epoch)
+                return
+            }
+            perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
+            logger.warning(
+                "a catch-up read failed; retrying",
+                metadata: ["error.code": "\(error?.code ?? verb)", "error.message": "\(error?.message ?? "")"])
+            return
+        }
+        guard let bodies = Self.envelopes(of: frames, batched: header.batched) else {
+            // Refused while still in flight, so that it is asked again after the read timeout,
+            // not at once.
+            perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
+            logger.warning("a catch-up read's reply is not one batch of envelopes; reading again")
+            return
+        }
+        let positions: [UInt64]
+        switch Self.positions(of: bodies) {
+        case .success(let scanned):
+            positions = scanned
+        case .failure(let unreadable):
+            subscription.unreadableReplies += 1
+            if subscription.unreadableReplies >= Self.unreadableRepliesBeforeFailing {
+                fail(
+                    subscriptionID,
+                    BusError.unexpectedAnswer(
+                        "\(subscription.unreadableReplies) catch-up replies in a row after position "
+                            + "\(subscription.tracker.cursor) held an envelope that cannot be read "
+                            + "(\(unreadable.reason)); the bus serves what this client cannot read"))
+                return
+            }
+            perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
+            logger.warning(
+                "an envelope of a catch-up read's reply cannot be read; reading again",
+                metadata: ["bus.reply.index": "\(unreadable.index)", "bus.reply.error": "\(unreadable.reason)"])
+            return
+        }
+        subscription.unreadableReplies = 0
+        perform(timers.readAnswered(for: subscriptionID, now: clock.now))
+        // A daemon from before `ahead-of-log` answers such a read with nothing, and its head.
+        if subscription.tracker.isAhead(ofHead: header.head) {
+            end(subscriptionID, aheadOf: header.head, epoch: 0)
+            return
+        }
+        let (deliver, caughtUp) = subscription.tracker.readReply(
+            positions: positions, scannedTo: header.scannedTo, head: header.head)
+        var items: [SubscriptionChannel.Item] = []
+        items.reserveCapacity(deliver.count + 1)
+        for index in deliver {
+            items.append(.event(position: positions[index], envelope: bodies[index]))
+        }
+        if caughtUp { items.append(.caughtUp(head: subscription.tracker.cursor)) }
+        subscription.channel.push(items)
+        subscription.channel.advance(through: subscription.tracker.cursor, live: subscription.tracker.isLive)
+    }
+
+    /// A read reply's envelopes: slices of its one batch frame when it was asked for batched
+    /// (see `requestReads`), else a frame each (a daemon from before batched replies); nil for a
+    /// batch frame that is not one.
+    private static func envelopes(of frames: [Data], batched: Bool) -> [Data]? {
+        guard batched else { return Array(frames.dropFirst(4)) }
+        guard frames.count == 5,
+            case .success(let envelopes) = WireProtocol.envelopes(
+                inBatch: frames[4], maxEnvelopes: BusLimits.maxReadEvents)
+        else { return nil }
+        return envelopes
+    }
+
+    /// An envelope of a read reply that does not scan, and why.
+    private struct UnreadableEnvelope: Error {
+        let index: Int
+        let reason: String
+    }
+
+    /// Each envelope's position. An envelope that does not scan has no position to deliver it at:
+    /// taken as position 0 it would pass as already delivered, and the event be lost unsaid; the
+    /// reply is read again instead.
+    private static func positions(of bodies: [Data]) -> Result<[UInt64], UnreadableEnvelope> {
+        var positions: [UInt64] = []
+        positions.reserveCapacity(bodies.count)
+        for (index, body) in bodies.enumerated() {
+            do {
+                guard let position = try EnvelopeScanner.scan(body).position else {
+                    return .failure(UnreadableEnvelope(index: index, reason: "it has no position"))
+                }
+                positions.append(position)
+            } catch {
+                return .failure(UnreadableEnvelope(index: index, reason: "\(error)"))
+            }
+        }
+        return .success(positions)
     }
 
     /// Receives what the bus published for `subscription`: `[type][events]` (``PublicationFrame``)

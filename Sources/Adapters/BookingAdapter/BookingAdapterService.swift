@@ -154,45 +154,10 @@ public final class BookingAdapterService: Service {
                     case .event(let event):
                         tracker.saw(event.position)
                         if event.producerModule == Self.module && Self.outputTypes.contains(event.type) {
-                            // An outcome ends the work it answers; a marker says it is to be resolved.
-                            if catchingUp, var work = held[event.causation] {
-                                if event.id == work.outcomeID {
-                                    held[work.position] = nil
-                                    tracker.finishWithoutWork(work.position)
-                                } else if event.id == work.unknownID {
-                                    do {
-                                        let marker = try event.payload(as: Bureau_Booking_BookingOutcomeUnknown.self)
-                                        work.unknown = marker?.reason ?? "unknown"
-                                    } catch {
-                                        // Still to be resolved; only the reason is lost.
-                                        work.unknown = "unknown"
-                                        consumer?.inputMalformed()
-                                        logger.error(
-                                            "an outcome-unknown marker cannot be read",
-                                            metadata: [
-                                                "booking.position": "\(event.position)", "booking.error": "\(error)",
-                                            ])
-                                    }
-                                    held[work.position] = work
-                                }
-                            }
+                            if catchingUp { self.reconcile(event, held: &held, tracker: tracker) }
                             continue
                         }
-                        let found: Work?
-                        do {
-                            found = try Self.work(from: event)
-                        } catch {
-                            // Not passed over silently: nothing will book or cancel it.
-                            consumer?.inputMalformed()
-                            logger.error(
-                                "an accepted reservation or cancellation cannot be read; it is not booked",
-                                metadata: [
-                                    "booking.position": "\(event.position)", "booking.type": "\(event.type)",
-                                    "booking.error": "\(error)",
-                                ])
-                            continue
-                        }
-                        guard let work = found else { continue }
+                        guard let work = self.work(in: event) else { continue }
                         consumer?.inputApplied()
                         tracker.open(work.position)
                         if catchingUp { held[work.position] = work } else { await launch(work) }
@@ -214,6 +179,48 @@ public final class BookingAdapterService: Service {
             // Calls still retrying are abandoned; they are owed again after a restart.
             checkpoints.finish()
             group.cancelAll()
+        }
+    }
+
+    /// An outcome or an outcome-unknown marker this adapter published, met while catching up:
+    /// an outcome ends the work it answers (nothing is owed); a marker says the work is to be
+    /// resolved with the service rather than called again.
+    private func reconcile(_ event: StoredEvent, held: inout [UInt64: Work], tracker: OpenWork) {
+        guard var work = held[event.causation] else { return }
+        if event.id == work.outcomeID {
+            held[work.position] = nil
+            tracker.finishWithoutWork(work.position)
+        } else if event.id == work.unknownID {
+            do {
+                let marker = try event.payload(as: Bureau_Booking_BookingOutcomeUnknown.self)
+                work.unknown = marker?.reason ?? "unknown"
+            } catch {
+                // Still to be resolved; only the reason is lost.
+                work.unknown = "unknown"
+                consumer?.inputMalformed()
+                logger.error(
+                    "an outcome-unknown marker cannot be read",
+                    metadata: ["booking.position": "\(event.position)", "booking.error": "\(error)"])
+            }
+            held[work.position] = work
+        }
+    }
+
+    /// The call `event` asks for; nil for another event, and for one of those types that cannot
+    /// be read, which is counted and logged, not passed over silently: nothing will book or
+    /// cancel it.
+    private func work(in event: StoredEvent) -> Work? {
+        do {
+            return try Self.work(from: event)
+        } catch {
+            consumer?.inputMalformed()
+            logger.error(
+                "an accepted reservation or cancellation cannot be read; it is not booked",
+                metadata: [
+                    "booking.position": "\(event.position)", "booking.type": "\(event.type)",
+                    "booking.error": "\(error)",
+                ])
+            return nil
         }
     }
 
