@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -9,23 +11,35 @@ public enum TCPPorts {
     /// outgoing connection cannot take one of these between the probe and the daemon's bind.
     static let range = 20_000...29_997
 
+    /// The ports handed out so far in this process, never handed out again: two tests running
+    /// at once drew the same port, and the one that bound it second failed (EADDRINUSE; CI's
+    /// MetricsEndpointTests). Only this process's tests take ports from the range.
+    private static let handedOut = Mutex<Set<Int>>([])
+
     /// A port whose next two are free too (each bound and released on every address), chosen
     /// at random from a range the system never hands out by itself.
     public static func freeTriple() throws -> Int {
-        for _ in 0..<200 {
-            let port = Int.random(in: range)
-            if (port...(port + 2)).allSatisfy(isFree) { return port }
-        }
-        throw TestServerError("no three free TCP ports in a row in \(range)")
+        try take(count: 3, what: "three free TCP ports in a row")
     }
 
     /// One free port from the same range.
     public static func free() throws -> Int {
+        try take(count: 1, what: "a free TCP port")
+    }
+
+    private static func take(count: Int, what: String) throws -> Int {
         for _ in 0..<200 {
             let port = Int.random(in: range)
-            if isFree(port) { return port }
+            let ports = port...(port + count - 1)
+            let taken = handedOut.withLock { handedOut -> Bool in
+                guard ports.allSatisfy({ !handedOut.contains($0) }) else { return false }
+                handedOut.formUnion(ports)
+                return true
+            }
+            guard taken else { continue }
+            if ports.allSatisfy(isFree) { return port }
         }
-        throw TestServerError("no free TCP port in \(range)")
+        throw TestServerError("no \(what) in \(range) that this process has not handed out already")
     }
 
     static func isFree(_ port: Int) -> Bool {
