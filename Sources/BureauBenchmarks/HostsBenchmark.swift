@@ -122,20 +122,16 @@ struct HostsBenchmark: AsyncParsableCommand {
     }
 
     /// Starts `arguments` in the bus's namespace; its output goes to this one's stderr.
-    static func spawn(_ network: NetworkHosts, _ arguments: [String]) throws -> Process {
+    static func spawn(_ network: NetworkHosts, _ arguments: [String]) throws -> BenchmarkChild {
         let (executable, wrapped) = try network.command("bus", arguments)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = wrapped
-        process.standardOutput = FileHandle.standardError
-        try process.run()
-        return process
+        var spawn = ProcessSpawn(executable: executable, arguments: wrapped)
+        spawn.fileActions = [.open(0, path: "/dev/null", flags: O_RDONLY), .duplicate(2, to: 1)]
+        return try BenchmarkChild(spawn)
     }
 
     /// Stops a process this benchmark started (by its id) and waits for it.
-    static func end(_ process: Process) {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
+    static func end(_ process: BenchmarkChild) {
+        process.end(SIGTERM)
     }
 }
 

@@ -34,22 +34,21 @@ struct RedisStreamsBaseline {
     /// Entries per second, producer → fsynced append-only file → consumer.
     func run(in directory: String) throws -> Double {
         let socketPath = directory + "/redis.sock"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: server)
-        process.arguments = [
-            "--port", "0", "--unixsocket", socketPath, "--dir", directory, "--appendonly", "yes",
-            "--appendfsync", "always", "--save", "", "--daemonize", "no", "--loglevel", "warning",
-            "--logfile", directory + "/redis.log",
+        var spawn = ProcessSpawn(
+            executable: server,
+            arguments: [
+                "--port", "0", "--unixsocket", socketPath, "--dir", directory, "--appendonly", "yes",
+                "--appendfsync", "always", "--save", "", "--daemonize", "no", "--loglevel", "warning",
+                "--logfile", directory + "/redis.log",
+            ])
+        spawn.fileActions = [
+            .open(0, path: "/dev/null", flags: O_RDONLY), .open(1, path: "/dev/null", flags: O_WRONLY),
+            .open(2, path: "/dev/null", flags: O_WRONLY),
         ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            // SIGKILL, not terminate(): the child inherits this process's blocked signals, so a
-            // SIGTERM may never reach it; its data is scratch.
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        let process = try BenchmarkChild(spawn)
+        // SIGKILL: the child inherits this process's blocked signals, so a SIGTERM may never
+        // reach it; its data is scratch.
+        defer { process.end(SIGKILL) }
         let producer = try RedisConnection(socketPath: socketPath, waitingFor: process)
         let consumer = try RedisConnection(socketPath: socketPath, waitingFor: process)
         let stream = "bench"
@@ -138,7 +137,7 @@ final class RedisConnection: @unchecked Sendable {
     private var start = 0
 
     /// Connects to `socketPath`, retrying while the freshly started `process` creates it (up to 10 s).
-    init(socketPath: String, waitingFor process: Process) throws {
+    init(socketPath: String, waitingFor process: BenchmarkChild) throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while true {
             let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -162,13 +161,11 @@ final class RedisConnection: @unchecked Sendable {
                 return
             }
             close(descriptor)
-            guard process.isRunning else {
+            if let ended = process.exit {
                 let log = URL(fileURLWithPath: socketPath).deletingLastPathComponent().appendingPathComponent(
                     "redis.log")
+                // What it said, if anything: the failure is reported either way.
                 let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                let status = process.terminationStatus
-                let ended: ExitStatus =
-                    process.terminationReason == .uncaughtSignal ? .signal(status) : .code(status)
                 throw CLIFailure("redis-server \(ended.text) before accepting connections: \(said)")
             }
             guard ContinuousClock.now < deadline else {

@@ -11,6 +11,7 @@ import RatesServer
 import Runtime
 import ServiceLifecycle
 import SwiftProtobuf
+import TestServers
 import TestSupport
 import Testing
 
@@ -35,15 +36,7 @@ struct CrossRateTests {
             // Without ../shared beside the repository: the same CSV as shipped, unpacked by gzip.
             let shipped = root.appendingPathComponent("Sources/Adapters/RatesServer/Resources/eurofxref-hist.csv.gz")
                 .path
-            let gzip = Process()
-            gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
-            gzip.arguments = ["-dc", shipped]
-            let output = Pipe()
-            gzip.standardOutput = output
-            try gzip.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            gzip.waitUntilExit()
-            text = String(decoding: data, as: UTF8.self)
+            text = try SystemCommand.run(["/bin/gzip", "-dc", shipped])
         }
         var lines = text.split(whereSeparator: \.isNewline).map(String.init)
         let header = lines.removeFirst().split(separator: ",", omittingEmptySubsequences: false).map(String.init)
