@@ -476,7 +476,7 @@ let package = Package(
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "TestSupport", "BusTesting", "WatchlistFeature",
                 "ConverterFeature",
                 "ReservationsFeature", "AlertsFeature", "SystemFeature", "PostgresStore", "Guards", "LogTools",
-                "OTLPTestSupport",
+                "OTLPTestSupport", "BookingAdapter", "BookingServer",
                 // A booking service of a test's own, which keeps the headers it was sent.
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

@@ -1,10 +1,20 @@
+import AlertsFeature
+import BookingAdapter
+import BookingServer
 import Bus
 import BusTesting
+import ConverterFeature
 import Foundation
+import ReservationsFeature
+import Runtime
+import SystemFeature
 import TestSupport
 import Testing
+import WatchlistFeature
 
-/// `bureau test`: the project's scenario files against real multi-process deployments.
+/// The project's scenario files, in two tiers: on the in-memory twin (the modules hosted beside an
+/// `InMemoryBus` in this process), and live, by `bureau test` against a real multi-process
+/// deployment.
 @Suite(.timeLimit(.minutes(5)))
 struct ScenarioCommandTests {
     /// Tests/Scenarios, found from this file.
@@ -28,6 +38,37 @@ struct ScenarioCommandTests {
         let xml = try String(contentsOfFile: report, encoding: .utf8)
         #expect(xml.contains(#"<testsuites name="bureau test" tests="\#(count)" failures="0""#))
         #expect(xml.components(separatedBy: "<testcase ").count - 1 == count)
+    }
+
+    /// The same files on the in-memory tier: the default deployment's modules and the booking
+    /// adapter, which calls a booking server in this process with `bureau test`'s one-second latency.
+    @Test func everyProjectScenarioPassesOnTheInMemoryTwin() async throws {
+        let server = try await InProcessServer { onListening in
+            var configuration = BookingServer.Configuration()
+            configuration.port = 0
+            configuration.latency = .seconds(1)
+            return BookingServer(configuration: configuration).application(
+                logger: TestLogging.logger("booking"), onListening: onListening)
+        }
+        let registry = ModuleRegistry([
+            WatchlistModule.make(), ConverterModule.make(), ReservationsModule.make(), AlertsModule.make(),
+            SystemModule.make(), BookingAdapterModule.make(),
+        ])
+        var options = BusFixture.Options()
+        options.timeout = .seconds(20)
+        var results: [ScenarioResult] = []
+        for file in Self.files {
+            let suite = try ScenarioFile.load(file, router: registry.router)
+            let deployment = try await TestDeployment.inMemory(
+                modules: registry.modules, settings: ["booking-url": "http://127.0.0.1:\(server.port)"],
+                logger: TestLogging.logger("deployment"))
+            let runner = ScenarioRunner(fixture: deployment.fixture(router: registry.router, options: options))
+            results += try await deployment.run { _ in await runner.run(suite) }
+        }
+        await server.stop()
+        let count = try Self.files.map { try ScenarioFile.load($0).scenarios.count }.reduce(0, +)
+        #expect(results.count == count)
+        #expect(results.filter { !$0.passed }.map(\.summary) == [])
     }
 
     @Test func aFailingScenarioIsReportedAndTheExitCodeSaysSo() async throws {
