@@ -13,25 +13,23 @@ extension Duration {
     /// Whole nanoseconds, the rest dropped (toward zero): a timestamp written into a payload.
     ///
     /// Saturates at `Int64.min` and `Int64.max` beyond 292 years either way instead of trapping.
-    public var inNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return seconds < 0 ? .min : .max }
-        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
-        guard !overflowAgain else { return seconds < 0 ? .min : .max }
-        return total
-    }
+    public var inNanoseconds: Int64 { whole(perSecond: 1_000_000_000) }
 
     /// Whole milliseconds, the rest dropped (toward zero): what an API that takes milliseconds
     /// (a socket option, an HTTP client's timeout, a log line) needs.
     ///
     /// Saturates at `Int64.min` and `Int64.max` instead of trapping, for durations beyond
     /// 292 million years that no bounded input reaches.
-    public var inMilliseconds: Int64 {
+    public var inMilliseconds: Int64 { whole(perSecond: 1000) }
+
+    /// Whole units of which a second holds `perSecond` (a power of ten up to 10^18), the rest
+    /// dropped toward zero, saturating instead of trapping.
+    private func whole(perSecond: Int64) -> Int64 {
         let (seconds, attoseconds) = components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: perSecond)
         guard !overflow else { return seconds < 0 ? .min : .max }
-        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        let (total, overflowAgain) = whole.addingReportingOverflow(
+            attoseconds / (1_000_000_000_000_000_000 / perSecond))
         guard !overflowAgain else { return seconds < 0 ? .min : .max }
         return total
     }

@@ -1,19 +1,13 @@
 import BureauSchemas
 import Bus
-import EventLog
 import Guards
-import Logging
 import SwiftProtobuf
-import Tracing
 import ZeroMQ
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
 #endif
 
 /// What the loop says: acknowledgements, refusals, the heartbeat, its own reports.

@@ -1,19 +1,12 @@
 import BureauSchemas
 import Bus
 import EventLog
-import Guards
 import Logging
-import SwiftProtobuf
-import Tracing
-import ZeroMQ
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
 #endif
 
 /// Sequencing, writing and committing: each batch sequenced and framed into the log, held

@@ -1,19 +1,10 @@
-import BureauSchemas
 import Bus
-import EventLog
-import Guards
-import Logging
-import SwiftProtobuf
-import Tracing
 import ZeroMQ
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
 #endif
 
 /// Taking requests in: reading a socket within the wake-up's budget, checking each request's

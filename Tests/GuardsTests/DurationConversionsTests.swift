@@ -20,4 +20,13 @@ struct DurationConversionsTests {
         #expect(Duration.seconds(Int64.max).inMilliseconds == .max)
         #expect(Duration.seconds(Int64.min).inMilliseconds == .min)
     }
+
+    @Test func nanosecondsAndWholeSecondsDropTheRestTowardZero() {
+        #expect(Duration.milliseconds(1500).inNanoseconds == 1_500_000_000)
+        #expect(Duration.nanoseconds(-7).inNanoseconds == -7)
+        #expect(Duration.seconds(Int64(300 * 365 * 86400)).inNanoseconds == .max, "saturates past 292 years")
+        #expect(Duration.seconds(Int64(-300 * 365 * 86400)).inNanoseconds == .min)
+        #expect(Duration.milliseconds(2999).inWholeSeconds == 2)
+        #expect(Duration.milliseconds(-2999).inWholeSeconds == -2)
+    }
 }
