@@ -484,7 +484,7 @@ let package = Package(
         .testTarget(
             name: "RatesAdapterTests",
             dependencies: [
-                "BusTesting",
+                "BusTesting", "FaultInjection",
                 "TestServers",
                 "ZeroMQBus",
                 "RatesAdapter", "RatesServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport", "Guards",
@@ -497,7 +497,7 @@ let package = Package(
         .testTarget(
             name: "BookingAdapterTests",
             dependencies: [
-                "TestServers",
+                "TestServers", "FaultInjection",
                 "FeatureTestSupport", "ZeroMQBus",
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
                 "BusTesting", "ReservationsFeature", "Guards",

@@ -30,23 +30,12 @@ public final class EventCollector: Sendable {
     /// - Parameter onCaughtUp: called, and awaited before the next event is read, each time
     ///   the subscription has read up to the head: it may act (publish more once the log is
     ///   read) and returns whether the events kept are enough, which ends the collecting.
-    public convenience init(
+    public init(
         _ bus: any EventBus, _ filter: EventFilter = .all, after position: UInt64 = 0,
         where predicate: @escaping @Sendable (StoredEvent) -> Bool = { _ in true },
         onCaughtUp: @escaping @Sendable (CatchUp) async throws -> Bool = { _ in false }
     ) {
-        self.init(bus.subscribe(filter, after: position), where: predicate, onCaughtUp: onCaughtUp)
-    }
-
-    /// Reads `subscription` from here on, as the initializer above does with one it makes: for
-    /// a test that has read the subscription itself up to a point (its catching up, say) and
-    /// now waits for what comes next. The collector owns the subscription from then on, and
-    /// ``stop()`` ends it.
-    public init(
-        _ subscription: EventSubscription,
-        where predicate: @escaping @Sendable (StoredEvent) -> Bool = { _ in true },
-        onCaughtUp: @escaping @Sendable (CatchUp) async throws -> Bool = { _ in false }
-    ) {
+        let subscription = bus.subscribe(filter, after: position)
         let shared = shared
         self.subscription = subscription
         reader = Task {

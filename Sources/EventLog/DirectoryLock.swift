@@ -73,7 +73,11 @@ public final class DirectoryLock {
             flock(file.descriptor, LOCK_UN)
             return false
         }
-        return errno == EWOULDBLOCK
+        let code = errno
+        guard code == EWOULDBLOCK else {
+            throw EventLogError.io(operation: "flock", path: directory + "/LOCK", errno: code)
+        }
+        return true
     }
 
     /// The command line of a running process, from /proc.

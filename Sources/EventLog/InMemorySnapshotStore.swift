@@ -6,11 +6,11 @@ import Synchronization
     import Foundation
 #endif
 
-/// Snapshots kept in memory: the twin of ``FileSnapshotStore`` for tests, with failing saves
-/// on demand (a store that is away).
+/// Snapshots kept in memory: the twin of ``FileSnapshotStore`` (the one `bureau test`'s
+/// in-memory deployments and the tests use). A store that fails on demand is
+/// `FailingSnapshotStore`, in the test-only `FaultInjection`.
 public final class InMemorySnapshotStore: SnapshotStore {
     private let documents = Mutex<[String: Data]>([:])
-    private let failingSaves = Mutex(0)
 
     public init() {}
 
@@ -27,24 +27,13 @@ public final class InMemorySnapshotStore: SnapshotStore {
     }
 
     public func save<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws {
-        let failing = failingSaves.withLock { count in
-            defer { count = max(count - 1, 0) }
-            return count > 0
-        }
-        if failing {
-            throw SnapshotError(description: "could not save the snapshot of \(snapshot.module): the store is away")
-        }
         let data = try SnapshotCoding.encode(snapshot)
         documents.withLock { $0[snapshot.module] = data }
     }
 
-    /// Makes the next `count` saves fail, each leaving the stored snapshot as it was.
-    public func failSaves(_ count: Int) {
-        failingSaves.withLock { $0 = max(count, 0) }
-    }
-
-    /// Replaces a stored snapshot with arbitrary bytes, to test unreadable snapshots.
-    public func corrupt(_ module: String, with data: Data) {
+    /// Keeps `data` as `module`'s snapshot as it is, unchecked, as a file written by hand into a
+    /// ``FileSnapshotStore``'s directory is kept: loading it says what is wrong with it.
+    public func keep(_ data: Data, as module: String) {
         documents.withLock { $0[module] = data }
     }
 }

@@ -6,6 +6,11 @@ import Synchronization
     import Foundation
 #endif
 
+/// A snapshot that could not be saved, and why.
 public struct SnapshotError: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }

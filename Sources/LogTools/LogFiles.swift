@@ -73,7 +73,15 @@ public enum LogFiles {
         case .clean:
             break
         case .partial(let segment, let offset):
-            if try !DirectoryLock.isHeld(directory) {
+            let writing: Bool
+            do {
+                writing = try DirectoryLock.isHeld(directory)
+            } catch {
+                // Everything was read: the tail's only doubt is whose it is, said with the warning.
+                warn("cannot tell whether a writer holds the log (\(error)); if none does:")
+                writing = false
+            }
+            if !writing {
                 warn(
                     "the log ends with a torn write at byte \(offset) of \(segment), after position "
                         + "\(cursor.nextPosition - 1): it was never acknowledged, and the bus cuts it when it starts")

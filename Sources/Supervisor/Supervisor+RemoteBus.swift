@@ -41,8 +41,10 @@ extension Supervisor {
             attempts += 1
             if attempts > 1 {
                 // A ping that fails at once (a connection reset, a socket error) is not tried
-                // again in a spin: a pause that grows to a second, never past the deadline.
-                let pause = min(Self.remoteBusRetry.nominalDelay(attempt: attempts - 1), deadline - .now)
+                // again in a spin: a pause that grows to a second. No time left for a ping after
+                // it: the last error stands.
+                let pause = Self.remoteBusRetry.nominalDelay(attempt: attempts - 1)
+                guard deadline - .now > pause + .milliseconds(100) else { break }
                 guard (try? await Task.sleep(for: pause)) != nil else { break }
             }
             do {

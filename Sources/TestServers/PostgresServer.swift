@@ -233,12 +233,17 @@ public final class PostgresServer: @unchecked Sendable {
         return counts[0]
     }
 
-    /// The postmaster's process id, from its pid file.
+    /// The postmaster's process id, from its pid file, while that process is this server's:
+    /// running, with this data directory on its command line. A pid file a killed server left
+    /// behind names a process that is gone, or another that has its number since, which must
+    /// never be signalled.
     public var pid: pid_t? {
         guard let text = try? String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8),
-            let first = text.split(separator: "\n").first
+            let first = text.split(separator: "\n").first, let pid = pid_t(first),
+            let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))
         else { return nil }
-        return pid_t(first)
+        let arguments = command.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        return arguments.contains(data) ? pid : nil
     }
 
     /// Stops the server and deletes its directory. At once (`pg_ctl stop -m immediate`): a clean
@@ -250,7 +255,7 @@ public final class PostgresServer: @unchecked Sendable {
             return stopped
         }
         guard !already else { return }
-        if FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
+        if pid != nil {
             do {
                 try asServerUser([binaries + "/pg_ctl", "-D", data, "-m", "immediate", "-w", "-t", "30", "stop"])
             } catch {

@@ -16,7 +16,7 @@ public enum TCPPorts {
     /// MetricsEndpointTests). Only this process's tests take ports from the range.
     private static let handedOut = Mutex<Set<Int>>([])
 
-    /// A port whose next two are free too (each bound and released on every address), chosen
+    /// A port whose next two are free too (each bound and released on IPv4's any address), chosen
     /// at random from a range the system never hands out by itself.
     public static func freeTriple() throws -> Int {
         try take(count: 3, what: "three free TCP ports in a row")

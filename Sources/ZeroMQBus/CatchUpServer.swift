@@ -254,8 +254,9 @@ final class CatchUpServer {
     }
 
     /// The log's size on disk, for `bureau stats` and the metrics. A directory that cannot be
-    /// listed is said once (at warning, until it can be again, which is said too), and its size
-    /// becomes unknown rather than the last one measured.
+    /// listed is said once (at warning, until it can be again, which is said too), and `bureau
+    /// stats` shows its size as unknown rather than the last one measured; the gauges, which
+    /// have no "unknown", keep the last.
     private func measureFootprint(of logDirectory: String) {
         do {
             let footprint = try LogFootprint.measure(directory: logDirectory)
@@ -271,7 +272,7 @@ final class CatchUpServer {
             if !footprintFailing {
                 footprintFailing = true
                 logger.warning(
-                    "cannot measure the log's size; bureau stats shows it as unknown",
+                    "cannot measure the log's size; bureau stats shows it as unknown, the gauges the last size",
                     metadata: ["bus.log_directory": "\(logDirectory)", "bus.error": "\(error)"])
             }
             state.figures.withLock { $0.footprint = nil }

@@ -29,7 +29,7 @@ extension IngressLoop {
 
     /// What the bus says on the bus once a full disk has passed.
     func diskFullReport() -> String {
-        let seconds = (ContinuousClock.now - diskFullSince).secondsText(decimals: 0)
+        let seconds = (ContinuousClock.now - diskFullSince).inWholeSeconds
         return "the log could not store publishes for \(seconds) s (disk full); \(refusedWhileFull) request(s) "
             + "were refused, and it stores them again"
     }

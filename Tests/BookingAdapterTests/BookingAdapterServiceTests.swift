@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import BusTesting
 import EventLog
+import FaultInjection
 import FeatureTestSupport
 import Foundation
 import Guards
@@ -384,7 +385,7 @@ struct BookingAdapterServiceTests {
         // Given a checkpoint store that fails its next two saves, as a store failing over does
         try await Self.onBus { deployment in
             let service = InMemoryBookingService()
-            let store = InMemorySnapshotStore()
+            let store = FailingSnapshotStore()
             store.failSaves(2)
             // When three reservations are accepted, one after the other
             var last: UInt64 = 0
@@ -416,7 +417,7 @@ struct BookingAdapterServiceTests {
 
     /// A snapshot store that says every save it makes, so that a test awaits one.
     final class SavesSaid: SnapshotStore {
-        let inner = InMemorySnapshotStore()
+        let inner = FailingSnapshotStore()
         let saved: AsyncStream<UInt64>
         private let said: AsyncStream<UInt64>.Continuation
 

@@ -50,7 +50,7 @@ struct SnapshotStoreContractTests {
             if let store = store as? FileSnapshotStore {
                 try Files.write(store.path(of: module), "{ not json")
             } else if let store = store as? InMemorySnapshotStore {
-                store.corrupt(module, with: Data("{ not json".utf8))
+                store.keep(Data("{ not json".utf8), as: module)
             } else if let url, let database = url.split(separator: "/").last {
                 try TestPostgres.server().sql(
                     "UPDATE bureau_snapshots SET state = '\\x7b206e6f74206a736f6e'::bytea WHERE module = '\(module)'",

@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import BusTesting
 import EventLog
+import FaultInjection
 import Foundation
 import Guards
 import RatesServer
@@ -323,7 +324,7 @@ struct RatesAdapterServiceTests {
     /// A store that fails its first `failing` saves, as a store failing over does, and tells
     /// each attempt as it happens.
     final class FailingOverStore: SnapshotStore {
-        let stored = InMemorySnapshotStore()
+        let stored = FailingSnapshotStore()
         let attempts: AsyncStream<Bool>
         private let attempted: AsyncStream<Bool>.Continuation
 

@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import BusTesting
 import EventLog
+import FaultInjection
 import FeatureTestSupport
 import Foundation
 import Guards
@@ -279,7 +280,7 @@ struct ReducerHostTests {
     @Test(arguments: BusTier.allCases)
     func failedSnapshotSavesAreRetriedAndTheHostGoesOnAnswering(tier: BusTier) async throws {
         let bus = try await BusUnderTest(tier)
-        let snapshots = InMemorySnapshotStore()
+        let snapshots = FailingSnapshotStore()
         let client = try bus.client()
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1", "GBP": "0.8"])))
         let harness = HostHarness(bus: bus, snapshots: snapshots)
@@ -311,7 +312,7 @@ struct ReducerHostTests {
 
     @Test func aSnapshotSaveThatFailsAtShutdownIsNotFatal() async throws {
         let bus = try await BusUnderTest(.inMemory)
-        let snapshots = InMemorySnapshotStore()
+        let snapshots = FailingSnapshotStore()
         let harness = HostHarness(bus: bus, snapshots: snapshots)
         let statistics = try harness.start()
         await statistics.waitUntilCaughtUp()

@@ -12,12 +12,13 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     public let stdoutPath: String
     public let stderrPath: String
-    private let status = Mutex<ExitStatus?>(nil)
-    private let waiters = Mutex<[@Sendable (ExitStatus) -> Void]>([])
-    private var waiter: pthread_t?
+    /// How the child ended, shared with the thread that waits for it (which holds this, not the
+    /// process object, so that releasing the object ends the child).
+    private let exit = Exit()
 
-    /// The read end of the readiness pipe, when the child was given `--ready-fd 3`.
-    private let readinessFD: Int32?
+    /// The read end of the readiness pipe, when the child was given `--ready-fd 3`, until
+    /// ``waitUntilReady(timeout:)`` takes it (its reading thread closes it when done).
+    private let readiness: Mutex<Int32?>
 
     /// Starts `executable` with `arguments`, stdout and stderr to files in `directory`.
     ///
@@ -50,20 +51,35 @@ public final class ChildProcess: @unchecked Sendable {
             if let ends { close(ends.read) }
             throw error
         }
-        readinessFD = ends?.read
-        try startWaiter()
+        self.readiness = Mutex(ends?.read)
+        do {
+            try Self.startWaiter(for: pid, exit: exit)
+        } catch {
+            // No thread to reap it: ended and reaped here.
+            kill(pid, SIGKILL)
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            exit.record(ExitStatus(waitStatus: raw))
+            throw error
+        }
     }
 
     /// Waits until the child writes READY on its readiness pipe and returns what followed READY
     /// on that line (a server's URL, say); throws if it exits first or `timeout` passes.
     @discardableResult
     public func waitUntilReady(timeout: Duration = .seconds(60)) async throws -> String {
-        guard let readinessFD else { throw TestSupportError("the child was started without a readiness pipe") }
+        guard let fd = readiness.withLock({ $0.take() }) else {
+            throw TestSupportError("the child was started without a readiness pipe, or it was waited on already")
+        }
         // The pipe is read on a thread of its own: a read that blocks on the cooperative pool
         // holds one of its two threads from every other test. It ends when the child writes its
-        // line or exits (the pipe's last write end closes).
+        // line or exits (the pipe's last write end closes), and closes the pipe then, even if
+        // this has stopped waiting.
         let ready: String?? = try await Timeout.result(within: timeout) {
-            try await OwnThread.run(name: "bureau-ready") { Self.readinessLine(readinessFD) }
+            try await OwnThread.run(name: "bureau-ready") {
+                defer { close(fd) }
+                return Self.readinessLine(fd)
+            }
         }
         switch ready {
         case .some(.some(let detail)): return detail
@@ -90,44 +106,53 @@ public final class ChildProcess: @unchecked Sendable {
         return text.hasPrefix("READY ") ? String(text.dropFirst(6)) : ""
     }
 
+    /// How the child ended, once it has, and who waits to hear it.
+    private final class Exit: Sendable {
+        private let state = Mutex<(status: ExitStatus?, waiters: [@Sendable (ExitStatus) -> Void])>((nil, []))
+
+        var status: ExitStatus? { state.withLock { $0.status } }
+
+        func record(_ status: ExitStatus) {
+            let waiters = state.withLock { state in
+                state.status = status
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter(status) }
+        }
+
+        /// Calls `body` with how the process ended when it ends (at once if it has).
+        func onExit(_ body: @escaping @Sendable (ExitStatus) -> Void) {
+            let known = state.withLock { state -> ExitStatus? in
+                if state.status == nil { state.waiters.append(body) }
+                return state.status
+            }
+            if let known { body(known) }
+        }
+    }
+
     /// Blocks a thread of its own in waitpid so that ``exitStatus()`` can be awaited without
-    /// polling. The thread holds the process object until the child has exited.
-    private func startWaiter() throws {
-        try OwnThread.detached(name: "bureau-waitpid") { [self] in
+    /// polling; it reaps the child whenever it ends, whether or not anyone still holds it.
+    private static func startWaiter(for pid: pid_t, exit: Exit) throws {
+        try OwnThread.detached(name: "bureau-waitpid") {
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-            let status = ExitStatus(waitStatus: raw)
-            self.status.withLock { $0 = status }
-            for waiter in waiters.withLock({ waiters in
-                defer { waiters = [] }
-                return waiters
-            }) {
-                waiter(status)
-            }
+            exit.record(ExitStatus(waitStatus: raw))
         }
     }
 
     public func signal(_ signal: Int32) {
-        if status.withLock({ $0 }) == nil { kill(pid, signal) }
+        if exit.status == nil { kill(pid, signal) }
     }
 
-    public var isRunning: Bool { status.withLock { $0 } == nil }
+    public var isRunning: Bool { exit.status == nil }
 
     /// How the process ended, once it has.
     public func exitStatus() async -> ExitStatus {
-        await withCheckedContinuation { continuation in
-            onExit { continuation.resume(returning: $0) }
+        let exit = exit
+        return await withCheckedContinuation { continuation in
+            exit.onExit { continuation.resume(returning: $0) }
         }
-    }
-
-    /// Calls `body` with how the process ended when it ends (at once if it has).
-    private func onExit(_ body: @escaping @Sendable (ExitStatus) -> Void) {
-        let known = status.withLock { status -> ExitStatus? in
-            if let status { return status }
-            waiters.withLock { $0.append(body) }
-            return nil
-        }
-        if let known { body(known) }
     }
 
     /// The exit code, or 128 + the signal that ended it, as a shell says it.
@@ -178,7 +203,9 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if status.withLock({ $0 }) == nil { kill(pid, SIGKILL) }
+        // Reaped by the waiter thread.
+        if exit.status == nil { kill(pid, SIGKILL) }
+        if let fd = readiness.withLock({ $0 }) { close(fd) }
     }
 }
 

@@ -315,23 +315,20 @@ struct BusContractTests {
         let producer = try subject.connect("producer")
         let consumer = try subject.connect("consumer")
         _ = try await producer.publish((1...30).map { Self.event($0) })
-        let subscription = consumer.subscribe(.all, after: 10)
-        var items: [SubscriptionEvent] = []
-        for try await item in subscription {
-            if case .connection = item { continue }
-            items.append(item)
-            if case .caughtUp = item { break }
-        }
-        let positions: [UInt64] = items.compactMap { item in
-            guard case .event(let event) = item else { return nil }
-            return event.position
-        }
-        #expect(positions == Array(11...30))
-        #expect(items.last == .caughtUp(head: 30))
-        _ = try await producer.publish((31...40).map { Self.event($0) })
-        let live = try await Self.take(10, from: EventCollector(subscription))
-        #expect(live.map(\.position) == Array(31...40))
-        #expect(live.map(\.producerProcess).allSatisfy { $0 == "producer" })
+        let collector = EventCollector(
+            consumer, .all, after: 10,
+            onCaughtUp: { catchUp in
+                guard catchUp.isFirst else { return false }
+                // Told once the log is read up to the head, after exactly the events it held…
+                #expect(catchUp.head == 30)
+                #expect(catchUp.events.map(\.position) == Array(11...30))
+                // …and what is published from then on comes live.
+                _ = try await producer.publish((31...40).map { Self.event($0) })
+                return false
+            })
+        let events = try await Self.take(30, from: collector)
+        #expect(events.map(\.position) == Array(11...40))
+        #expect(events.map(\.producerProcess).allSatisfy { $0 == "producer" })
     }
 
     @Test(arguments: BusTier.allCases)
@@ -392,9 +389,11 @@ struct BusContractTests {
         _ = try await bus.publish(Self.event(1))
         var subscription = bus.subscribe(.all, after: 0).makeAsyncIterator()
         // Its first event: the subscription is running when the connection closes.
-        while let item = try await subscription.next() {
-            if case .event = item { break }
+        var delivered = false
+        while !delivered, let item = try await subscription.next() {
+            if case .event = item { delivered = true }
         }
+        try #require(delivered, "the subscription delivered the event before the connection closed")
         bus.close()
         await #expect(throws: BusError.closed) { _ = try await bus.publish(Self.event(2)) }
         var after = 0

@@ -19,7 +19,8 @@ public struct RatesServer: Sendable {
         public var daysPerSecond = 0.2
         /// Nil: a year before the last fixing.
         public var start: String?
-        /// For tests: answer 500 to the first this many requests.
+        /// Answer 500 to the first this many requests, as a source that is down at first: a
+        /// simulated fault (`serve rates --fail-first`).
         public var failFirst = 0
 
         public init() {}
