@@ -173,7 +173,7 @@ struct PrometheusTests {
         let tui = try ChildProcess(
             try #require(Self.script),
             ["-qfec", "'\(BureauExecutable.path)' tui --data '\(data)'", "/dev/null"], directory: directory.path,
-            name: "tui", environment: ["TERM": "xterm", "COLUMNS": "120", "LINES": "40"])
+            name: "tui", environment: ["TERM": "xterm", "COLUMNS": "120", "LINES": "40"], openInput: true)
         defer { tui.signal(SIGKILL) }
         let record = bus.location.runDirectory + "/metrics/tui.json"
         try await PrometheusServer.until(

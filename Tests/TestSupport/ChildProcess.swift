@@ -12,6 +12,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     public let stdoutPath: String
     public let stderrPath: String
+    /// The write end of the child's standard input pipe, held open while this object lives.
+    private let inputWriteEnd: Int32?
     /// How the child ended, shared with the thread that waits for it (which holds this, not the
     /// process object, so that releasing the object ends the child).
     private let exit = Exit()
@@ -23,10 +25,13 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `executable` with `arguments`, stdout and stderr to files in `directory`.
     ///
     /// With `readiness`, the child gets the write end of a pipe as file descriptor 3 and
-    /// `--ready-fd 3` is appended to its arguments; ``waitUntilReady(timeout:)`` awaits it.
+    /// `--ready-fd 3` is appended to its arguments; ``waitUntilReady(timeout:)`` awaits it. With
+    /// `openInput`, its standard input is a pipe that stays open while this object lives (else
+    /// /dev/null): for a program that must not see its input end, such as `script` around the
+    /// front-end, which would pass the end on to it as a terminal's EOF.
     public init(
         _ executable: String, _ arguments: [String], directory: String, name: String = "child",
-        environment: [String: String] = [:], readiness: Bool = false
+        environment: [String: String] = [:], readiness: Bool = false, openInput: Bool = false
     ) throws {
         stdoutPath = directory + "/\(name).out"
         stderrPath = directory + "/\(name).err"
@@ -37,6 +42,13 @@ public final class ChildProcess: @unchecked Sendable {
             .open(1, path: stdoutPath, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o644),
             .open(2, path: stderrPath, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o644),
         ]
+        var input: (read: Int32, write: Int32)?
+        if openInput {
+            let pipe = try ProcessSpawn.pipe()
+            spawn.fileActions[0] = .duplicate(pipe.read, to: 0)
+            input = pipe
+        }
+        defer { if let input { close(input.read) } }
         var ends: (read: Int32, write: Int32)?
         if readiness {
             let pipe = try ProcessSpawn.pipe()
@@ -49,8 +61,10 @@ public final class ChildProcess: @unchecked Sendable {
             pid = try spawn.spawn()
         } catch {
             if let ends { close(ends.read) }
+            if let input { close(input.write) }
             throw error
         }
+        inputWriteEnd = input?.write
         self.readiness = Mutex(ends?.read)
         do {
             try Self.startWaiter(for: pid, exit: exit)
@@ -206,6 +220,7 @@ public final class ChildProcess: @unchecked Sendable {
         // Reaped by the waiter thread.
         if exit.status == nil { kill(pid, SIGKILL) }
         if let fd = readiness.withLock({ $0 }) { close(fd) }
+        if let inputWriteEnd { close(inputWriteEnd) }
     }
 }
 

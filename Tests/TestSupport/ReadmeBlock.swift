@@ -28,8 +28,10 @@ public enum ReadmeBlock {
             return "{ status=0; timeout 3 \(trimmed) > follow-\(index).out || status=$?; [ $status -eq 124 ]; }"
         }
         if trimmed == "bureau tui" {
-            return "{ status=0; timeout 3 script -qec '\(trimmed)' /dev/null > follow-\(index).out || status=$?; "
-                + "[ $status -eq 124 ]; }"
+            // script's input stays open past the timeout: at its end script would send the
+            // front-end an EOF, which ends it if it comes before the terminal is raw.
+            return "{ status=0; sleep 4 | timeout 3 script -qec '\(trimmed)' /dev/null > follow-\(index).out "
+                + "|| status=$?; [ $status -eq 124 ]; }"
         }
         return trimmed
     }
