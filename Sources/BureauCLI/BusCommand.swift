@@ -39,7 +39,7 @@ struct BusCommand: AsyncParsableCommand {
     @OptionGroup var readiness: ReadinessOptions
     @OptionGroup var metrics: MetricsOptions
 
-    @Option(help: ArgumentHelp("always, interval=<ms> or never.", valueName: "policy"))
+    @Option(help: ArgumentHelp("always, interval=<ms> (1 to 3600000) or never.", valueName: "policy"))
     var durability: String = "always"
 
     @Option(
@@ -64,7 +64,8 @@ struct BusCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Also listen on TCP: HOST:PORT for ingress, PORT+1 for reads, PORT+2 for events.", valueName: "host:port"))
+            "Also listen on TCP: HOST:PORT (PORT 1 to 65533) for ingress, PORT+1 for reads, PORT+2 for events.",
+            valueName: "host:port"))
     var listen: String?
 
     @Option(help: ArgumentHelp("The daemon's CURVE secret key file (from `bureau keygen`).", valueName: "file"))

@@ -30,7 +30,7 @@ struct ServeBooking: AsyncParsableCommand {
     @OptionGroup var readiness: ReadinessOptions
     @Option(help: "Log level.") var logLevel: Logger.Level = .info
     @Option(
-        help: "The port on 127.0.0.1; 0 picks a free one. (default: 8562)",
+        help: "The port on 127.0.0.1, 0 to 65535; 0 picks a free one. (default: 8562)",
         transform: BoundedNumber.integers(in: 0...65535))
     var port = 8562
     @Option(

@@ -23,7 +23,7 @@ struct ServeRates: AsyncParsableCommand {
     @OptionGroup var readiness: ReadinessOptions
     @Option(help: "Log level.") var logLevel: Logger.Level = .info
     @Option(
-        help: "The port on 127.0.0.1; 0 picks a free one. (default: 8561)",
+        help: "The port on 127.0.0.1, 0 to 65535; 0 picks a free one. (default: 8561)",
         transform: BoundedNumber.integers(in: 0...65535))
     var port = 8561
     @Option(
@@ -39,7 +39,7 @@ struct ServeRates: AsyncParsableCommand {
     var csv: String?
     @Option(
         help: """
-            Answer 500 to the first N requests, as a source that is down at first would: to watch \
+            Answer 500 to the first N requests (0 to 1000000), as a source that is down at first would: to watch \
             the rates adapter retry (a simulated fault, like serve booking's). (default: 0)
             """,
         transform: BoundedNumber.integers(in: 0...1_000_000))

@@ -11,7 +11,7 @@ struct ShowCommand: AsyncParsableCommand {
         commandName: "show",
         abstract: "Print a read model (projection) as of now or as of a position.",
         discussion:
-            "Read models: \(Composition.registry().projections.map(\.name).joined(separator: ", ")). Reads the log files directly. "
+            "Read models: \(Composition.registry().projections.map(\.name).joined(separator: ", ")). Reads the log files, a remote bus (--bus) or a store (--store). "
             + "An event of the read model's types that cannot be read (its payload does not decode, or its upcaster "
             + "failed) is passed over and named on stderr after the model, with how many there were."
     )
