@@ -24,19 +24,24 @@ public final class ZAPHandler: @unchecked Sendable {
     private let context: ZMQContext
     private let allowedKeys: Set<String>
     private let onDecision: @Sendable (Decision) -> Void
+    private let onFailure: @Sendable (Failure) -> Void
     private let stopSignal: WakeSignal
     private var thread: OwnThread?
 
     /// - Parameters:
     ///   - allowedKeys: Z85 public keys of the clients to let in.
     ///   - onDecision: called on the handler's thread for every connection attempt.
+    ///   - onFailure: called on the handler's thread when its socket fails: until it is bound
+    ///     again no CURVE client gets in, so the caller reports it where the operator looks.
     public init(
         context: ZMQContext, allowedKeys: Set<String>,
-        onDecision: @escaping @Sendable (Decision) -> Void = { _ in }
+        onDecision: @escaping @Sendable (Decision) -> Void = { _ in },
+        onFailure: @escaping @Sendable (Failure) -> Void
     ) throws {
         self.context = context
         self.allowedKeys = allowedKeys
         self.onDecision = onDecision
+        self.onFailure = onFailure
         stopSignal = try WakeSignal()
     }
 
@@ -45,9 +50,7 @@ public final class ZAPHandler: @unchecked Sendable {
         // Bind on this thread so that the endpoint exists before the caller binds a CURVE
         // socket; the socket then moves to the handler thread, which libzmq allows after a
         // full memory barrier (the thread start is one).
-        let socket = try context.socket(.rep)
-        try socket.setLinger(milliseconds: 0)
-        try socket.bind("inproc://zeromq.zap.01")
+        let socket = try bindSocket()
         // Used by the handler thread alone from here on.
         let box = UncheckedBox(socket)
         thread = try OwnThread(name: "bureau-zap") { [self] in
@@ -62,10 +65,40 @@ public final class ZAPHandler: @unchecked Sendable {
         thread = nil
     }
 
-    private func serve(_ socket: ZMQSocket) {
+    /// What went wrong with the handler's socket, and whether it serves again.
+    public struct Failure: Sendable, CustomStringConvertible {
+        public let error: any Error
+        /// False when a new socket could not be bound either: the handler has stopped, and every
+        /// CURVE client is refused until the process restarts.
+        public let recovered: Bool
+
+        public var description: String {
+            recovered
+                ? "the CURVE authentication (ZAP) socket failed and was bound again: \(error)"
+                : "the CURVE authentication (ZAP) socket failed and could not be bound again: \(error); "
+                    + "no TCP client can connect until the bus restarts"
+        }
+    }
+
+    private func bindSocket() throws -> ZMQSocket {
+        let socket = try context.socket(.rep)
+        do {
+            try socket.setLinger(milliseconds: 0)
+            try socket.bind("inproc://zeromq.zap.01")
+        } catch {
+            socket.close()
+            throw error
+        }
+        return socket
+    }
+
+    private func serve(_ first: ZMQSocket) {
+        var socket = first
         var poller = ZMQPoller()
-        let requests = poller.add(socket)
-        let stop = poller.add(fileDescriptor: stopSignal.fileDescriptor)
+        var requests = poller.add(socket)
+        var stop = poller.add(fileDescriptor: stopSignal.fileDescriptor)
+        // A failure that comes back on every new socket is told once, not every turn.
+        var failures = FailureStreak()
         while true {
             do {
                 try poller.poll(timeout: -1)
@@ -74,10 +107,24 @@ public final class ZAPHandler: @unchecked Sendable {
                     continue
                 }
                 try socket.send(multipart: reply(to: frames))
+                _ = failures.succeeded()
             } catch let error as ZMQError where error.contextTerminated {
                 break
             } catch {
-                continue
+                // A REP socket whose send failed waits for that send for ever, and libzmq then
+                // holds every CURVE handshake: start again on a new socket rather than go on.
+                socket.close()
+                do {
+                    socket = try bindSocket()
+                    poller = ZMQPoller()
+                    requests = poller.add(socket)
+                    stop = poller.add(fileDescriptor: stopSignal.fileDescriptor)
+                    if failures.failed() { onFailure(Failure(error: error, recovered: true)) }
+                    continue
+                } catch let again {
+                    onFailure(Failure(error: again, recovered: false))
+                    return
+                }
             }
         }
         socket.close()

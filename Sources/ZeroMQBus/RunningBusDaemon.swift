@@ -39,13 +39,20 @@ public final class RunningBusDaemon: Sendable {
         var zap: ZAPHandler?
         if case .curve(_, let allowed)? = configuration.tcp?.security {
             let handlerLogger = logger
-            let handler = try ZAPHandler(context: context, allowedKeys: allowed) { decision in
-                if !decision.allowed {
-                    handlerLogger.warning(
-                        "refused a TCP client",
-                        metadata: ["bus.address": "\(decision.address)", "bus.key": "\(decision.clientKey ?? "none")"])
-                }
-            }
+            let handler = try ZAPHandler(
+                context: context, allowedKeys: allowed,
+                onDecision: { decision in
+                    if !decision.allowed {
+                        handlerLogger.warning(
+                            "refused a TCP client",
+                            metadata: [
+                                "bus.address": "\(decision.address)", "bus.key": "\(decision.clientKey ?? "none")",
+                            ])
+                    }
+                },
+                onFailure: { failure in
+                    handlerLogger.error("\(failure)", metadata: ["error.description": "\(failure.error)"])
+                })
             try handler.start()
             zap = handler
         }

@@ -92,7 +92,9 @@ struct ZMQSocketTests {
         let allowed = try CurveKeyPair.generate()
         let stranger = try CurveKeyPair.generate()
         let (decisions, record) = AsyncStream.makeStream(of: ZAPHandler.Decision.self)
-        let zap = try ZAPHandler(context: context, allowedKeys: [allowed.publicKey]) { record.yield($0) }
+        let zap = try ZAPHandler(
+            context: context, allowedKeys: [allowed.publicKey], onDecision: { record.yield($0) },
+            onFailure: { Issue.record("the ZAP handler failed: \($0)") })
         try zap.start()
         defer { zap.stop() }
         let router = try context.socket(.router)
