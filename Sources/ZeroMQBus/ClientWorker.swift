@@ -35,6 +35,8 @@ final class ClientWorker {
     private var timers: ClientTimers
     /// Reused by every publication received: the type frame.
     private var typeFrame: [UInt8] = []
+    /// Receives that failed in a row (not "nothing waiting"): said when they start, not each turn.
+    private var receiveFailures = FailureStreak()
     private let clock = ContinuousClock()
 
     /// One subscription's socket and progress.
@@ -228,10 +230,35 @@ final class ClientWorker {
         }
     }
 
+    /// What `receive` took from a socket the poll found readable, or nil: nothing waiting, a
+    /// signal (the next poll comes back to it), the context ending (the client is closing), or
+    /// a failure, which is said at error level when a streak of them starts: a socket that
+    /// fails every turn would otherwise turn a refused key or a broken connection into a
+    /// timeout with no reason.
+    private func received<Value>(_ what: String, _ receive: () throws -> Value?) -> Value? {
+        do {
+            let value = try receive()
+            if receiveFailures.count > 0, value != nil {
+                let failures = receiveFailures.succeeded()
+                logger.notice("the bus client receives again after \(counted(failures, "failure"))")
+            }
+            return value
+        } catch let error as ZMQError where error.interrupted || error.contextTerminated {
+            return nil
+        } catch {
+            if receiveFailures.failed() {
+                logger.error(
+                    "the bus client cannot receive \(what)",
+                    metadata: ["bus.endpoint": "\(endpoints.ingress)", "error.description": "\(error)"])
+            }
+            return nil
+        }
+    }
+
     // MARK: Replies
 
     private func receiveAcknowledgements() {
-        while let frames = try? ingress.receiveMessage(wait: false) {
+        while let frames = received("an acknowledgement", { try ingress.receiveMessage(wait: false) }) {
             guard frames.count >= 4, let id = WireProtocol.parseRequestID(frames[2]),
                 let publish = publishes[id]
             else { continue }
@@ -262,7 +289,7 @@ final class ClientWorker {
 
     /// Takes every reply waiting on the read socket: a ping's answer, or a catch-up read's.
     private func receiveReadReplies() {
-        while let frames = try? reader.receiveMessage(wait: false) {
+        while let frames = received("a read reply", { try reader.receiveMessage(wait: false) }) {
             guard frames.count >= 4, let id = WireProtocol.parseRequestID(frames[2]) else { continue }
             let verb = String(decoding: frames[1], as: UTF8.self)
             if let ping = pings.removeValue(forKey: id) {
@@ -407,10 +434,13 @@ final class ClientWorker {
         }
         let socket = subscription.socket
         for _ in 0..<1024 {
-            guard let typeMore = try? socket.receiveFrame(into: &typeFrame, wait: false) else { return }
-            guard typeMore, let (frame, frameMore) = try? socket.receiveFrame() else { continue }
+            guard let typeMore = received("a publication", { try socket.receiveFrame(into: &typeFrame, wait: false) })
+            else { return }
+            guard typeMore, let (frame, frameMore) = received("a publication", { try socket.receiveFrame() }) else {
+                continue
+            }
             if frameMore {
-                try? socket.skipRestOfMessage()
+                _ = received("a publication", { try socket.skipRestOfMessage() })
                 continue
             }
             if typeFrame.elementsEqual(WireProtocol.heartbeatTopic.utf8) {
@@ -473,7 +503,7 @@ final class ClientWorker {
     /// Takes in what a monitor reports; when it shows the client can never get in, fails every
     /// waiting publish, ping and subscription with the reason instead of letting them time out.
     private func receiveMonitorEvents(_ monitor: ZMQSocket) {
-        while let frames = try? monitor.receiveMessage(wait: false) {
+        while let frames = received("a connection event", { try monitor.receiveMessage(wait: false) }) {
             guard let event = ZMQMonitorEvent.decode(frames),
                 let reason = diagnosis?.record(event)
             else { continue }
