@@ -8,7 +8,8 @@ import ZeroMQBus
 
 /// Publishes the supervisor's events — `ProcessStarted` / `ProcessExited`, and an `ErrorRaised`
 /// for a process left crash-looping — in order, once the bus is up; keeps them while the bus is
-/// down (a crashed bus is itself a process) and retries with the same ids, so that each lands once.
+/// down (a crashed bus is itself a process) and retries with the same ids, backing off, so that
+/// each lands once. Only an event the bus refuses for good is dropped, at error level.
 final class SupervisorEvents: Sendable {
     /// How the supervisor reports errors on the bus, as every module does.
     static let errors = ErrorReporter(module: "supervisor", process: "supervisor")
@@ -84,17 +85,32 @@ final class SupervisorEvents: Sendable {
         let worker = Task {
             for await event in stream {
                 // Until it lands, or the supervisor finishes; the same id every time.
-                var attempts = 0
+                var failures = FailureStreak()
                 while true {
-                    attempts += 1
                     do {
                         _ = try await client.publish(event)
+                        if failures.succeeded() > 0 {
+                            logger.notice(
+                                "published \(event.type) once the bus took it",
+                                metadata: ["event.type": "\(event.type)"])
+                        }
                         break
                     } catch {
-                        if Task.isCancelled || attempts >= 20 {
-                            logger.warning(
-                                "could not publish \(event.type): \(error)",
+                        if Task.isCancelled { break }
+                        guard Self.retries(after: error) else {
+                            logger.error(
+                                "the bus refused \(event.type) from the supervisor: it is not in the log",
                                 metadata: ["event.type": "\(event.type)", "error.description": "\(error)"])
+                            break
+                        }
+                        if failures.failed() {
+                            logger.warning(
+                                "cannot publish \(event.type) yet: held, and tried again until the bus takes it",
+                                metadata: ["event.type": "\(event.type)", "error.description": "\(error)"])
+                        }
+                        do {
+                            try await Task.sleep(for: Self.retryBackoff.nominalDelay(attempt: failures.count))
+                        } catch {
                             break
                         }
                     }
@@ -103,6 +119,24 @@ final class SupervisorEvents: Sendable {
             }
         }
         state.withLock { $0.worker = worker }
+    }
+
+    /// Between tries of an event the bus did not take: the bus is often down for a restart.
+    static let retryBackoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5), jitter: 0)
+
+    /// Whether a publish that failed with `error` may land if tried again: not when the bus
+    /// refused the request itself (malformed, too large, a protocol it does not speak), or
+    /// refused this client for good, or the client is closed. Anything else (no answer, a bus
+    /// down or restarting, a full disk) may pass.
+    static func retries(after error: any Error) -> Bool {
+        switch error as? BusError {
+        case .refused(let code, _):
+            return ![BusErrorCode.malformedRequest, .tooLarge, .unknownVerb, .unsupportedProtocol].contains(code)
+        case .requestTooLarge, .malformedEnvelope, .connectionRefused, .closed:
+            return false
+        default:
+            return !(error is CancellationError)
+        }
     }
 
     private func done() {

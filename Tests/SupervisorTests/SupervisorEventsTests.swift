@@ -24,6 +24,22 @@ struct SupervisorEventsTests {
         #expect(raised.causation == 0)
     }
 
+    /// An event is held and tried again while the bus may still take it (down, restarting, not
+    /// answering, full), and dropped, said at error level, only when the bus refuses it for good.
+    @Test(arguments: [
+        (BusError.noAnswer(endpoint: "ipc://bus", seconds: 5), true),
+        (BusError.refused(code: BusErrorCode(rawValue: "log-full"), message: "no space"), true),
+        (BusError.connectionFailed(endpoint: "tcp://198.51.100.1:5555", reason: "unreachable"), true),
+        (BusError.refused(code: .malformedRequest, message: "bad frames"), false),
+        (BusError.refused(code: .tooLarge, message: "over the limit"), false),
+        (BusError.requestTooLarge(bytes: 1 << 30, limit: 1 << 26), false),
+        (BusError.connectionRefused(endpoint: "tcp://198.51.100.1:5555", reason: "key refused"), false),
+        (BusError.closed, false),
+    ])
+    func aFailedPublishIsTriedAgainUnlessRefusedForGood(error: BusError, retried: Bool) {
+        #expect(SupervisorEvents.retries(after: error) == retried)
+    }
+
     @Test func aCrashLoopReportedBeforeTheBusIsUpIsPublishedInOrderOnceItIs() async throws {
         let bus = try await TestBus()
         let location = bus.location
