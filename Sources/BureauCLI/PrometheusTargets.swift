@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import Guards
 import Logging
 import ServiceLifecycle
 
@@ -23,19 +24,28 @@ struct PrometheusTargets: Service {
 
     func run() async throws {
         var written: [Group]?
+        // A write that fails is tried again every turn, and said once, not every turn.
+        var failures = FailureStreak()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let groups = Self.groups(location)
             if groups != written {
                 do {
                     try Self.write(groups, to: Self.path(location))
                     written = groups
+                    if failures.succeeded() > 0 {
+                        logger.notice(
+                            "Prometheus' targets are written again",
+                            metadata: ["metrics.path": "\(Self.path(location))"])
+                    }
                 } catch {
-                    if written != nil || groups.isEmpty == false {
+                    if failures.failed() {
                         logger.error(
-                            "cannot write Prometheus' targets",
+                            """
+                            cannot write Prometheus' targets: Prometheus does not see the processes that \
+                            started or stopped since; tried again every \(interval.scaledText())
+                            """,
                             metadata: ["metrics.path": "\(Self.path(location))", "metrics.error": "\(error)"])
                     }
-                    written = groups
                 }
             }
             // Periodic work: processes start and restart on their own time.

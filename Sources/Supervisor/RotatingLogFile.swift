@@ -1,4 +1,5 @@
 import EventLog
+import Guards
 import Logging
 import Synchronization
 
@@ -11,12 +12,15 @@ import Synchronization
 /// `NAME.log` is written; at `maxBytes` it becomes `NAME.log.1` (older ones shift up to
 /// `NAME.log.3`, the oldest is dropped) and a new `NAME.log` starts. Every file is owner-only
 /// (0600, whatever the umask): processes log what they do with people's money. A file that
-/// cannot be opened is said once at error level in `logger`; its lines are then dropped.
+/// cannot be opened is said once at error level in `logger`; its lines are then dropped. A
+/// write that fails (a full disk) is said at error level once, when the failures start, and
+/// how many writes were lost when they end; a rotation that fails goes on writing to the file
+/// it could not move rather than truncate it.
 final class RotatingLogFile: Sendable {
     let path: String
     private let maxBytes: Int
     private let logger: Logger
-    private let state: Mutex<(fd: Int32, size: Int)>
+    private let state: Mutex<(fd: Int32, size: Int, failures: FailureStreak)>
     static let kept = 3
 
     init(path: String, maxBytes: Int, logger: Logger) {
@@ -26,7 +30,7 @@ final class RotatingLogFile: Sendable {
         let fd = Self.open(path, truncate: false, logger: logger)
         var info = stat()
         let size = fd >= 0 && fstat(fd, &info) == 0 ? Int(info.st_size) : 0
-        state = Mutex((fd, size))
+        state = Mutex((fd, size, FailureStreak()))
     }
 
     func write(_ bytes: [UInt8]) {
@@ -37,18 +41,44 @@ final class RotatingLogFile: Sendable {
                 for index in stride(from: Self.kept - 1, through: 1, by: -1) {
                     rename("\(path).\(index)", "\(path).\(index + 1)")
                 }
-                rename(path, "\(path).1")
-                state.fd = Self.open(path, truncate: true, logger: logger)
-                state.size = 0
+                if rename(path, "\(path).1") == 0 {
+                    state.fd = Self.open(path, truncate: true, logger: logger)
+                    state.size = 0
+                } else {
+                    let reason = SystemError.last
+                    logger.error(
+                        "a process log file could not be rotated: it grows past its size",
+                        metadata: ["supervisor.log": "\(path)", "supervisor.error": "\(reason)"])
+                    state.fd = Self.open(path, truncate: false, logger: logger)
+                }
+                guard state.fd >= 0 else { return }
             }
             var offset = 0
             while offset < bytes.count {
                 let written = bytes[offset...].withUnsafeBytes { Glibc.write(state.fd, $0.baseAddress, $0.count) }
                 if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { break }
+                guard written > 0 else {
+                    let reason = written < 0 ? "\(SystemError.last)" : "nothing written"
+                    if state.failures.failed() {
+                        logger.error(
+                            "a process log file cannot be written: its output is lost until it can",
+                            metadata: [
+                                "supervisor.log": "\(path)",
+                                "supervisor.error": "\(reason)",
+                            ])
+                    }
+                    state.size += offset
+                    return
+                }
                 offset += written
             }
             state.size += offset
+            let lost = state.failures.succeeded()
+            if lost > 0 {
+                logger.notice(
+                    "a process log file is written again; \(counted(lost, "write")) were lost",
+                    metadata: ["supervisor.log": "\(path)"])
+            }
         }
     }
 
