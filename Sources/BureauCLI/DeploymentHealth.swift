@@ -21,8 +21,10 @@ struct DeploymentHealth: Encodable, Equatable {
         var lastExit: String?
         var lastError: String?
         /// The consumers it runs, from its command line (`run MODULES`, `tui`): each must have
-        /// reported to the bus, or its progress is unknown. Empty when nothing tells them.
-        var expectedConsumers: [String] = []
+        /// reported to the bus, or its progress is unknown. Empty when nothing tells them; nil
+        /// when its command line is one this build cannot read (started by another version):
+        /// what it consumes is then unknown, and trouble, never "nothing".
+        var expectedConsumers: [String]? = []
     }
 
     /// One consumer as the bus sees it, or one its process runs that the bus has no report of.
@@ -161,7 +163,7 @@ struct DeploymentHealth: Encodable, Equatable {
             // A process that is not up is trouble already, and runs nothing.
             if process.up {
                 let reported = Set(own.map { consumers[$0].consumer })
-                for name in process.expectedConsumers where !reported.contains(name) {
+                for name in process.expectedConsumers ?? [] where !reported.contains(name) {
                     processRows.append(
                         Row(process: process, consumer: Consumer(unreported: name, of: process), problems: []))
                 }
@@ -179,6 +181,11 @@ struct DeploymentHealth: Encodable, Equatable {
         var problems: [String] = []
         if let process = row.process, !process.up {
             problems.append("\(process.name) is \(process.state)")
+        }
+        if let process = row.process, process.up, process.expectedConsumers == nil, row.consumer == nil {
+            problems.append(
+                "what \(process.name) consumes is unknown: its command line is not one this build of bureau "
+                    + "reads (started by another version?), so its progress cannot be checked")
         }
         if let consumer = row.consumer {
             guard consumer.reported else {

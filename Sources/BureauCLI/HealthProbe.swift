@@ -1,3 +1,4 @@
+import ArgumentParser
 import BureauSchemas
 import Bus
 import Foundation
@@ -71,9 +72,15 @@ final class HealthProbe: Sendable {
 
     /// The consumers a process started with `arguments` (`bureau ARGUMENTS`) runs and reports
     /// to the bus: the modules of `run` whose hosts report their progress, and `tui`'s own.
-    /// Empty for a command line this build cannot read, or one that consumes nothing.
-    static func consumers(runBy arguments: [String]) -> [String] {
-        guard let command = try? Bureau.parseAsRoot(arguments) else { return [] }
+    /// Empty for one that consumes nothing; nil for a command line this build cannot read,
+    /// whose consumers are unknown.
+    static func consumers(runBy arguments: [String]) -> [String]? {
+        let command: any ParsableCommand
+        do {
+            command = try Bureau.parseAsRoot(arguments)
+        } catch {
+            return nil
+        }
         if let run = command as? RunCommand {
             let registry = Composition.registry()
             return run.modules.filter { registry.module(named: $0)?.reportsProgress == true }
@@ -149,7 +156,7 @@ final class HealthProbe: Sendable {
         if let rows {
             processes = rows.map { row in
                 var process = DeploymentHealth.Process(row, lastError: lastError(row.name, pid: row.pid))
-                process.expectedConsumers = system.processes[row.name]?.expectedConsumers ?? []
+                if let known = system.processes[row.name] { process.expectedConsumers = known.expectedConsumers }
                 return process
             }
         } else {

@@ -119,6 +119,22 @@ struct DeploymentHealthTests {
         #expect(columns == expected, "\(line)")
     }
 
+    /// A process started with a command line this build cannot read (another version's) may
+    /// consume something: its progress is unknown, and trouble, not a process that consumes nothing.
+    @Test func aProcessWhoseCommandLineThisBuildCannotReadIsTrouble() {
+        // Given reducers' command line could not be read, and the bus has no report from it
+        var reducers = Self.process("reducers", pid: 11)
+        reducers.expectedConsumers = nil
+        // When the health is judged
+        let health = DeploymentHealth(
+            stats: Self.stats([]), busProblem: nil, processes: [Self.process("bus", pid: 10), reducers],
+            maxLagSeconds: 30)
+        // Then the check fails, saying why
+        #expect(!health.healthy)
+        #expect(health.problems.count == 1)
+        #expect(health.problems.first?.hasPrefix("what reducers consumes is unknown") == true)
+    }
+
     @Test func aProcessThatIsDownHasNoUnknownConsumersBesideItsOwnProblem() {
         var reducers = Self.process("reducers", pid: 11, up: false)
         reducers.expectedConsumers = ["watchlist"]

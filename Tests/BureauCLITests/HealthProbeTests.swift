@@ -19,17 +19,22 @@ struct HealthProbeTests {
 
     /// What a process consumes is read from the command line its `ProcessStarted` gives: the
     /// modules of `run` whose hosts report progress (not the rates adapter, which follows no
-    /// subscription), the front-end's own; nothing for a server or a command this build cannot read.
-    @Test(arguments: [
-        (["run", "watchlist", "converter", "--snapshot-every", "100"], ["watchlist", "converter"]),
-        (["run", "rates-adapter", "booking-adapter", "--set", "booking-url=http://127.0.0.1:1"], ["booking-adapter"]),
-        (["tui"], ["tui"]),
-        (["serve", "rates", "--port", "0"], []),
-        (["bus", "--heartbeat-ms", "100"], []),
-        (["run", "no-such-module"], []),
-        (["frobnicate"], []),
-    ])
-    func theConsumersAProcessRunsComeFromItsCommandLine(arguments: [String], expected: [String]) {
+    /// subscription), the front-end's own; nothing for a server; unknown (nil) for a command
+    /// line this build cannot read.
+    @Test(
+        arguments: [
+            (["run", "watchlist", "converter", "--snapshot-every", "100"], ["watchlist", "converter"]),
+            (
+                ["run", "rates-adapter", "booking-adapter", "--set", "booking-url=http://127.0.0.1:1"],
+                ["booking-adapter"]
+            ),
+            (["tui"], ["tui"]),
+            (["serve", "rates", "--port", "0"], []),
+            (["bus", "--heartbeat-ms", "100"], []),
+            (["run", "no-such-module"], nil),
+            (["frobnicate"], nil),
+        ] as [([String], [String]?)])
+    func theConsumersAProcessRunsComeFromItsCommandLine(arguments: [String], expected: [String]?) {
         #expect(HealthProbe.consumers(runBy: arguments) == expected)
     }
 
