@@ -34,7 +34,8 @@ final class TraceExportHealth: Sendable {
     /// Exports that succeeded so far.
     var exports: Int { state.withLock { $0.exported } }
 
-    /// Notes a message of swift-otel's diagnostic log.
+    /// Notes a message of swift-otel's diagnostic log. Its messages are matched by their text:
+    /// TracingTests' unreachable collector fails if a new swift-otel words them otherwise.
     func note(_ event: LogEvent) {
         switch event.message.description {
         case "Failed to export batch.":
@@ -45,7 +46,8 @@ final class TraceExportHealth: Sendable {
                 return !state.failing
             }
             guard first else { return }
-            logger.warning(
+            // Error level: the capability is gone until an export succeeds again.
+            logger.error(
                 "traces: cannot export spans; going on without them, and counting failed exports",
                 metadata: [
                     "traces.endpoint": "\(endpoint)", "traces.error": "\(event.error.map { "\($0)" } ?? "unknown")",
@@ -62,7 +64,7 @@ final class TraceExportHealth: Sendable {
         default:
             if event.level >= .warning {
                 logger.log(
-                    level: .warning, "traces: \(event.message)",
+                    level: event.level, "traces: \(event.message)",
                     metadata: event.error.map { ["traces.error": "\($0)"] })
             }
         }
