@@ -6,7 +6,8 @@
 ///
 /// The delay before retry `n` (1-based) is `initial × multiplier^(n-1)`, at most `maximum`,
 /// then moved by up to ±`jitter` of itself so that many clients do not retry in step.
-/// Delays are whole milliseconds.
+/// Delays are whole milliseconds, converted as every duration is (`Duration+Conversions`): a NaN
+/// or an infinite multiplier gives a delay, never a trap.
 public struct Backoff: Sendable, Equatable {
     public var initial: Duration
     public var multiplier: Double
@@ -32,7 +33,7 @@ public struct Backoff: Sendable, Equatable {
             delay *= multiplier
             if delay >= cap { break }
         }
-        return .milliseconds(Int64(min(delay, cap) * 1000))
+        return .milliseconds(saturating: (min(delay, cap) * 1000).rounded(.towardZero))
     }
 
     /// The delay before retry `attempt`, with jitter from the system's random numbers.
@@ -46,6 +47,6 @@ public struct Backoff: Sendable, Equatable {
         let nominal = nominalDelay(attempt: attempt).inSeconds
         let spread = abs(nominal * jitter)
         let jittered = nominal + Double.random(in: -spread...spread, using: &generator)
-        return .milliseconds(Int64(max(0, jittered) * 1000))
+        return .milliseconds(saturating: (max(0, jittered) * 1000).rounded(.towardZero))
     }
 }
