@@ -314,7 +314,6 @@ let package = Package(
         // Terminal rendering: a cell buffer, display widths, a diff renderer, keys. No Bureau types.
         .target(
             name: "TerminalUI",
-            dependencies: ["Guards"],
             swiftSettings: strict
         ),
         // The front-end: screens computed from projections, keys turned into command URLs.
@@ -527,7 +526,7 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Guards"], swiftSettings: strict),
         .testTarget(
             name: "FrontEndTests",
             dependencies: [

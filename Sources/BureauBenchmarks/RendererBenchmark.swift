@@ -1,17 +1,18 @@
 import Guards
+import TerminalUI
 
 /// Measures the diff renderer against full redraws: a 200×60 screen where 10% of the cells
 /// change each frame, the same frames rendered both ways in one run.
-public enum RendererBenchmark {
+enum RendererBenchmark {
     /// One way of rendering, measured.
-    public struct Measurement: Sendable {
-        public var frames: Int
-        public var bytesPerFrame: Double
-        public var microsecondsPerFrame: Double
+    struct Measurement: Sendable {
+        var frames: Int
+        var bytesPerFrame: Double
+        var microsecondsPerFrame: Double
     }
 
     /// The diff renderer's figures and the full redraw's, for the same frames.
-    public static func measure(
+    static func measure(
         width: Int = 200, height: Int = 60, changedFraction: Double = 0.10, frames: Int = 200
     ) -> (diff: Measurement, full: Measurement) {
         var generator = SplitMix64(seed: 0x5EED)
@@ -57,10 +58,9 @@ public enum RendererBenchmark {
         )
     }
 
-    /// The measurement as a Markdown table, for BENCHMARKS.md; `frames` (the benchmark's count
-    /// by default) only for a test of the report, which needs few.
-    public static func run(frames: Int? = nil) -> String {
-        let (diff, full) = frames.map { measure(frames: $0) } ?? measure()
+    /// The measurement as a Markdown table, for BENCHMARKS.md.
+    static func run() -> String {
+        let (diff, full) = measure()
         func row(_ name: String, _ measurement: Measurement) -> String {
             "| \(name) | \(measurement.frames) | \(Int(measurement.bytesPerFrame.rounded())) | "
                 + "\(Int(measurement.microsecondsPerFrame.rounded())) |"
