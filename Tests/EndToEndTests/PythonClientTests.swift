@@ -151,8 +151,8 @@ struct PythonClientTests {
             #expect(code == script.code, "\(script.name): \(child.standardError)")
             #expect(
                 child.standardError.contains(
-                    "\(script.name).py: refused: the bus refused this client's key: its public key is not in the "
-                        + "daemon's --allow-keys"),
+                    "\(script.name).py: cannot use the bus: the bus refused this client's key: its public key "
+                        + "is not in the daemon's --allow-keys"),
                 "\(script.name): \(child.standardError)")
         }
         #expect(try bus.records().isEmpty, "nothing was published")

@@ -53,15 +53,25 @@ def message_class(type_name):
 
 
 class BusError(RuntimeError):
-    """The bus answered with an error reply (its code and message; with `ahead-of-log`, the
-    daemon's head and epoch too), or it cannot be used at all (code `refused`: the daemon
-    refused this client's key, or one side speaks CURVE and the other does not)."""
+    """The bus answered with an error reply: its code (one of the wire's, which the daemon's
+    `BusErrorCode` lists: Sources/Bus/BusErrorCode.swift) and message; with `ahead-of-log`, the
+    daemon's head and epoch too (raised as `AheadOfLog` by a subscriber). What this client finds
+    out on its own is not one of these: `BusUnusable`, `TimeoutError`."""
 
     def __init__(self, code, message, head=None, epoch=None):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.head = head
         self.epoch = epoch
+
+
+class BusUnusable(RuntimeError):
+    """This client can never get in to the bus, found from its connection, not answered by the
+    bus: the daemon refused its key, or one side speaks CURVE and the other does not."""
+
+    def __init__(self, reason):
+        super().__init__(f"cannot use the bus: {reason}")
+        self.reason = reason
 
 
 class AheadOfLog(BusError):
@@ -125,7 +135,7 @@ class Bus:
     Every wait is bounded: a request is sent again until its timeout and then raises
     TimeoutError; `events()` raises TimeoutError when nothing, not even a heartbeat, comes for
     three heartbeat intervals. Over TCP a socket monitor watches each connection's handshake, so that a daemon
-    that refuses this client's key (or a CURVE mismatch) raises BusError("refused") at once
+    that refuses this client's key (or a CURVE mismatch) raises BusUnusable at once
     instead of leaving every request to time out: libzmq itself only reconnects, silently."""
 
     # How long a request waits for its answer before it is sent again.
@@ -179,7 +189,7 @@ class Bus:
         self.context.destroy(linger=0)
 
     def _check_monitor(self, socket):
-        """Raises BusError("refused") once `socket`'s monitor has shown that this client can
+        """Raises BusUnusable once `socket`'s monitor has shown that this client can
         never get in: the daemon refused its key, or one side speaks CURVE and the other does not."""
         monitor = self.monitors.get(socket)
         while self.refusal is None and monitor is not None and monitor.poll(0):
@@ -203,7 +213,7 @@ class Bus:
                     "(this client's .key from `bureau keygen`)"
                 )
         if self.refusal is not None:
-            raise BusError("refused", self.refusal)
+            raise BusUnusable(self.refusal)
 
     def _wait(self, socket, timeout):
         """Waits up to `timeout` s for `socket` to be readable; True if it is. Raises at once

@@ -16,7 +16,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bureau_bus import BusError, add_connection_arguments, connect, message_class  # noqa: E402
+from bureau_bus import BusError, BusUnusable, add_connection_arguments, connect, message_class  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
 
 
@@ -44,7 +44,7 @@ def main():
                 print(f"{envelope.position} {envelope.type} {json_format.MessageToJson(answer, indent=None)}", flush=True)
                 bus.close()
                 sys.exit(1 if envelope.type.endswith("Rejected") else 0)
-    except (BusError, TimeoutError) as error:
+    except (BusError, BusUnusable, TimeoutError) as error:
         print(f"request.py: {error}", file=sys.stderr)
         bus.close()
         sys.exit(3)

@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bureau_bus import BusError, add_connection_arguments, connect, message_class  # noqa: E402
+from bureau_bus import BusError, BusUnusable, add_connection_arguments, connect, message_class  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def main():
                 break
     except KeyboardInterrupt:
         pass
-    except (BusError, TimeoutError) as error:
+    except (BusError, BusUnusable, TimeoutError) as error:
         print(f"subscribe.py: {error}", file=sys.stderr)
         sys.exit(1)
     finally:
