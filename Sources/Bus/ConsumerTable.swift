@@ -6,7 +6,7 @@ import Guards
 ///
 /// Lag is computed here, by the bus, from the position a consumer last reported and the head
 /// now, rather than by the consumer: a consumer that stopped reading (SIGSTOP, a deadlock, a
-/// partition) reports nothing, so only the bus can see its lag keep growing (ARCHITECTURE.md,
+/// partition) reports nothing, so only the bus can see its lag keep growing (INTERNALS.md,
 /// "Lag is the bus's to tell"). A consumer that never reported is not in the table: its lag
 /// is unknown, not 0.
 package struct ConsumerTable: Sendable {

@@ -11,7 +11,7 @@ import Synchronization
 /// Tells the bus, about once a second, how far each consumer of this process has got, and hands
 /// their counts to swift-metrics (``ConsumerMetrics/flush(pid:now:)``).
 ///
-/// The bus computes each consumer's lag from the last report it had (ARCHITECTURE.md, "Lag is
+/// The bus computes each consumer's lag from the last report it had (INTERNALS.md, "Lag is
 /// the bus's to tell"): a consumer stopped with its process (SIGSTOP, a partition) reports
 /// nothing, and the bus sees it fall behind. On graceful shutdown it says the consumers are
 /// leaving, so that a process stopped on purpose is not shown as stuck.

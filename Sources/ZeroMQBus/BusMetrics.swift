@@ -5,7 +5,7 @@ import Synchronization
 
 /// The bus daemon's metrics, through swift-metrics: handles made once and shared by the
 /// daemon's threads. The ingress loop records per commit and per batch, never per event
-/// (ARCHITECTURE.md, "The publish path"); the catch-up thread records reads and, about once a
+/// (INTERNALS.md, "The daemon's hot paths"); the catch-up thread records reads and, about once a
 /// second, every consumer's lag as the bus sees it.
 final class BusMetrics: Sendable {
     let eventsCommitted: Counter
@@ -186,7 +186,7 @@ final class BusMetrics: Sendable {
                 handles.position.record(Double(status.position))
                 handles.lagEvents.record(Double(status.lagEvents))
                 // Unknown is absent, never 0 and never a stale value: made when first known, and
-                // taken away again when the bus can no longer tell (ARCHITECTURE.md, "Lag").
+                // taken away again when the bus can no longer tell (INTERNALS.md, "Lag is the bus's to tell").
                 if !status.lagTimeKnown, let stale = handles.lagSeconds {
                     stale.destroy()
                     handles.lagSeconds = nil

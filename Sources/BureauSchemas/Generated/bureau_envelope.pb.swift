@@ -96,7 +96,7 @@ public nonisolated struct Bureau_Envelope: Sendable {
   /// W3C trace context, carried: the span id (traceparent's parent-id) of the producer's span
   /// that published this event, when its chain is traced and sampled; 0 (absent) otherwise.
   /// The rest is derived: the trace id is the correlation id, and the sampled flag is this
-  /// field's presence (ARCHITECTURE.md, "Traces").
+  /// field's presence (INTERNALS.md, "Traces").
   public var traceParent: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
