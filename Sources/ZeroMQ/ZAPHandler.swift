@@ -31,8 +31,8 @@ public final class ZAPHandler: @unchecked Sendable {
     /// - Parameters:
     ///   - allowedKeys: Z85 public keys of the clients to let in.
     ///   - onDecision: called on the handler's thread for every connection attempt.
-    ///   - onFailure: called on the handler's thread when its socket fails: until it is bound
-    ///     again no CURVE client gets in, so the caller reports it where the operator looks.
+    ///   - onFailure: called on the handler's thread when a request could not be answered
+    ///     (once, when a streak of failures starts): the caller reports it where the operator looks.
     public init(
         context: ZMQContext, allowedKeys: Set<String>,
         onDecision: @escaping @Sendable (Decision) -> Void = { _ in },
@@ -65,23 +65,25 @@ public final class ZAPHandler: @unchecked Sendable {
         thread = nil
     }
 
-    /// What went wrong with the handler's socket, and whether it serves again.
+    /// A failure of the handler's socket. The socket stays bound: the request that failed goes
+    /// unanswered (its client's handshake waits, then fails; nobody is let in unasked), and
+    /// the next is served.
     public struct Failure: Sendable, CustomStringConvertible {
         public let error: any Error
-        /// False when a new socket could not be bound either: the handler has stopped, and every
-        /// CURVE client is refused until the process restarts.
-        public let recovered: Bool
 
         public var description: String {
-            recovered
-                ? "the CURVE authentication (ZAP) socket failed and was bound again: \(error)"
-                : "the CURVE authentication (ZAP) socket failed and could not be bound again: \(error); "
-                    + "no TCP client can connect until the bus restarts"
+            "the CURVE authentication (ZAP) handler could not answer a connection, which is not let in: \(error)"
         }
     }
 
+    // A ROUTER socket, not the REP of RFC 27's examples: a REP socket whose send failed waits
+    // for that send for ever, and libzmq would hold every later handshake behind it. A ROUTER
+    // has no such state: libzmq's request comes as [peer, empty delimiter, ZAP frames…], and
+    // the answer goes back as [peer, empty delimiter, answer frames…]. It is never unbound
+    // while the daemon runs: without a handler at the endpoint libzmq lets CURVE clients in
+    // unchecked.
     private func bindSocket() throws -> ZMQSocket {
-        let socket = try context.socket(.rep)
+        let socket = try context.socket(.router)
         do {
             try socket.setLinger(milliseconds: 0)
             try socket.bind("inproc://zeromq.zap.01")
@@ -92,12 +94,11 @@ public final class ZAPHandler: @unchecked Sendable {
         return socket
     }
 
-    private func serve(_ first: ZMQSocket) {
-        var socket = first
+    private func serve(_ socket: ZMQSocket) {
         var poller = ZMQPoller()
-        var requests = poller.add(socket)
-        var stop = poller.add(fileDescriptor: stopSignal.fileDescriptor)
-        // A failure that comes back on every new socket is told once, not every turn.
+        let requests = poller.add(socket)
+        let stop = poller.add(fileDescriptor: stopSignal.fileDescriptor)
+        // A failure that comes back turn after turn is told once, not every turn.
         var failures = FailureStreak()
         while true {
             do {
@@ -106,25 +107,13 @@ public final class ZAPHandler: @unchecked Sendable {
                 guard poller.isReadable(requests), let frames = try socket.receiveMessage(wait: false) else {
                     continue
                 }
-                try socket.send(multipart: reply(to: frames))
+                guard frames.count >= 2, frames[1].isEmpty else { continue }
+                try socket.send(multipart: [frames[0], Data()] + reply(to: Array(frames[2...])))
                 _ = failures.succeeded()
             } catch let error as ZMQError where error.contextTerminated {
                 break
             } catch {
-                // A REP socket whose send failed waits for that send for ever, and libzmq then
-                // holds every CURVE handshake: start again on a new socket rather than go on.
-                socket.close()
-                do {
-                    socket = try bindSocket()
-                    poller = ZMQPoller()
-                    requests = poller.add(socket)
-                    stop = poller.add(fileDescriptor: stopSignal.fileDescriptor)
-                    if failures.failed() { onFailure(Failure(error: error, recovered: true)) }
-                    continue
-                } catch let again {
-                    onFailure(Failure(error: again, recovered: false))
-                    return
-                }
+                if failures.failed() { onFailure(Failure(error: error)) }
             }
         }
         socket.close()
