@@ -35,8 +35,9 @@ final class ClientWorker {
     private var timers: ClientTimers
     /// Reused by every publication received: the type frame.
     private var typeFrame: [UInt8] = []
-    /// Receives that failed in a row (not "nothing waiting"): said when they start, not each turn.
-    private var receiveFailures = FailureStreak()
+    /// Receives that failed in a row (not "nothing waiting"), one streak for each kind of
+    /// socket: said when they start, not each turn, whatever the other sockets do.
+    private var receiveFailures = [FailureStreak](repeating: FailureStreak(), count: Received.allCases.count)
     private let clock = ContinuousClock()
 
     /// One subscription's socket and progress.
@@ -142,7 +143,9 @@ final class ClientWorker {
             }
             if poller.isReadable(ingressItem) { receiveAcknowledgements() }
             if poller.isReadable(readerItem) { receiveReadReplies() }
-            for (item, subscription) in subscriptionItems where poller.isReadable(item) {
+            // Not one that the commands or the replies above ended (its socket is closed).
+            for (item, subscription) in subscriptionItems
+            where poller.isReadable(item) && subscriptions[subscription.id] === subscription {
                 receivePublications(subscription)
             }
             for action in timers.advance(to: clock.now) { perform(action) }
@@ -230,26 +233,45 @@ final class ClientWorker {
         }
     }
 
-    /// What `receive` took from a socket the poll found readable, or nil: nothing waiting, a
-    /// signal (the next poll comes back to it), the context ending (the client is closing), or
-    /// a failure, which is said at error level when a streak of them starts: a socket that
-    /// fails every turn would otherwise turn a refused key or a broken connection into a
-    /// timeout with no reason.
-    private func received<Value>(_ what: String, _ receive: () throws -> Value?) -> Value? {
+    /// What a socket of the client receives, for what it says when receiving fails.
+    private enum Received: Int, CaseIterable, CustomStringConvertible {
+        case acknowledgement, readReply, publication, connectionEvent
+
+        var description: String {
+            switch self {
+            case .acknowledgement: "an acknowledgement"
+            case .readReply: "a read reply"
+            case .publication: "a publication"
+            case .connectionEvent: "a connection event"
+            }
+        }
+    }
+
+    /// What `receive` took from a socket the poll found readable, or nil: nothing waiting, the
+    /// context ending (the client is closing), or a failure, which is said at error level when
+    /// a streak of them starts on that kind of socket: a socket that fails every turn would
+    /// otherwise turn a refused key or a broken connection into a timeout with no reason.
+    private func received<Value>(_ what: Received, _ receive: () throws -> Value?) -> Value? {
         do {
             let value = try receive()
-            if receiveFailures.count > 0, value != nil {
-                let failures = receiveFailures.succeeded()
-                logger.notice("the bus client receives again after \(counted(failures, "failure"))")
+            if value != nil, receiveFailures[what.rawValue].count > 0 {
+                let failures = receiveFailures[what.rawValue].succeeded()
+                logger.notice("the bus client receives \(what) again after \(counted(failures, "failure"))")
             }
             return value
-        } catch let error as ZMQError where error.interrupted || error.contextTerminated {
+        } catch let error as ZMQError where error.contextTerminated {
             return nil
         } catch {
-            if receiveFailures.failed() {
+            if receiveFailures[what.rawValue].failed() {
+                let endpoint =
+                    switch what {
+                    case .readReply: endpoints.read
+                    case .publication: endpoints.events
+                    case .acknowledgement, .connectionEvent: endpoints.ingress
+                    }
                 logger.error(
                     "the bus client cannot receive \(what)",
-                    metadata: ["bus.endpoint": "\(endpoints.ingress)", "error.description": "\(error)"])
+                    metadata: ["bus.endpoint": "\(endpoint)", "error.description": "\(error)"])
             }
             return nil
         }
@@ -258,7 +280,7 @@ final class ClientWorker {
     // MARK: Replies
 
     private func receiveAcknowledgements() {
-        while let frames = received("an acknowledgement", { try ingress.receiveMessage(wait: false) }) {
+        while let frames = received(.acknowledgement, { try ingress.receiveMessage(wait: false) }) {
             guard frames.count >= 4, let id = WireProtocol.parseRequestID(frames[2]),
                 let publish = publishes[id]
             else { continue }
@@ -289,7 +311,7 @@ final class ClientWorker {
 
     /// Takes every reply waiting on the read socket: a ping's answer, or a catch-up read's.
     private func receiveReadReplies() {
-        while let frames = received("a read reply", { try reader.receiveMessage(wait: false) }) {
+        while let frames = received(.readReply, { try reader.receiveMessage(wait: false) }) {
             guard frames.count >= 4, let id = WireProtocol.parseRequestID(frames[2]) else { continue }
             let verb = String(decoding: frames[1], as: UTF8.self)
             if let ping = pings.removeValue(forKey: id) {
@@ -434,13 +456,13 @@ final class ClientWorker {
         }
         let socket = subscription.socket
         for _ in 0..<1024 {
-            guard let typeMore = received("a publication", { try socket.receiveFrame(into: &typeFrame, wait: false) })
+            guard let typeMore = received(.publication, { try socket.receiveFrame(into: &typeFrame, wait: false) })
             else { return }
-            guard typeMore, let (frame, frameMore) = received("a publication", { try socket.receiveFrame() }) else {
+            guard typeMore, let (frame, frameMore) = received(.publication, { try socket.receiveFrame() }) else {
                 continue
             }
             if frameMore {
-                _ = received("a publication", { try socket.skipRestOfMessage() })
+                _ = received(.publication, { try socket.skipRestOfMessage() })
                 continue
             }
             if typeFrame.elementsEqual(WireProtocol.heartbeatTopic.utf8) {
@@ -503,7 +525,7 @@ final class ClientWorker {
     /// Takes in what a monitor reports; when it shows the client can never get in, fails every
     /// waiting publish, ping and subscription with the reason instead of letting them time out.
     private func receiveMonitorEvents(_ monitor: ZMQSocket) {
-        while let frames = received("a connection event", { try monitor.receiveMessage(wait: false) }) {
+        while let frames = received(.connectionEvent, { try monitor.receiveMessage(wait: false) }) {
             guard let event = ZMQMonitorEvent.decode(frames),
                 let reason = diagnosis?.record(event)
             else { continue }
