@@ -88,8 +88,12 @@ final class SupervisorEvents: Sendable {
                 var failures = FailureStreak()
                 while true {
                     do {
-                        _ = try await client.publish(event)
-                        if failures.succeeded() > 0 {
+                        let outcome = try await client.publish(event)
+                        if case .rejected(let reason) = outcome {
+                            logger.error(
+                                "the bus rejected \(event.type) from the supervisor: it is not in the log",
+                                metadata: ["event.type": "\(event.type)", "error.description": "\(reason)"])
+                        } else if failures.succeeded() > 0 {
                             logger.notice(
                                 "published \(event.type) once the bus took it",
                                 metadata: ["event.type": "\(event.type)"])
@@ -121,18 +125,21 @@ final class SupervisorEvents: Sendable {
         state.withLock { $0.worker = worker }
     }
 
-    /// Between tries of an event the bus did not take: the bus is often down for a restart.
-    static let retryBackoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5), jitter: 0)
+    /// Between tries of an event the bus did not take: the bus is often down for a restart. At
+    /// most a second, well within the drain before the bus stops (each try itself resends for
+    /// the publish timeout), so that an event is never asleep when the bus is back for its end.
+    static let retryBackoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0)
 
     /// Whether a publish that failed with `error` may land if tried again: not when the bus
     /// refused the request itself (malformed, too large, a protocol it does not speak), or
-    /// refused this client for good, or the client is closed. Anything else (no answer, a bus
-    /// down or restarting, a full disk) may pass.
+    /// answered what this client cannot use, or refused this client for good, or the client is
+    /// closed: events go in order, and one that can never land would hold every later one.
+    /// Anything else (no answer, a bus down or restarting, a full disk) may pass.
     static func retries(after error: any Error) -> Bool {
         switch error as? BusError {
         case .refused(let code, _):
             return ![BusErrorCode.malformedRequest, .tooLarge, .unknownVerb, .unsupportedProtocol].contains(code)
-        case .requestTooLarge, .malformedEnvelope, .connectionRefused, .closed:
+        case .requestTooLarge, .malformedEnvelope, .unexpectedAnswer, .connectionRefused, .closed:
             return false
         default:
             return !(error is CancellationError)

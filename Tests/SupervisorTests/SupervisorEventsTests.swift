@@ -33,6 +33,7 @@ struct SupervisorEventsTests {
         (BusError.refused(code: .malformedRequest, message: "bad frames"), false),
         (BusError.refused(code: .tooLarge, message: "over the limit"), false),
         (BusError.requestTooLarge(bytes: 1 << 30, limit: 1 << 26), false),
+        (BusError.unexpectedAnswer("2 results for 1 event"), false),
         (BusError.connectionRefused(endpoint: "tcp://198.51.100.1:5555", reason: "key refused"), false),
         (BusError.closed, false),
     ])
