@@ -28,7 +28,9 @@ struct PrometheusTargets: Service {
         var failures = FailureStreak()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let groups = Self.groups(location)
-            if groups != written {
+            // While writes fail, tried every turn: the processes may have come back to the set
+            // last written, and the file must still be written once.
+            if groups != written || failures.count > 0 {
                 do {
                     try Self.write(groups, to: Self.path(location))
                     written = groups
@@ -75,6 +77,8 @@ struct PrometheusTargets: Service {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let temporary = path + ".new"
         try encoder.encode(groups).write(to: URL(fileURLWithPath: temporary))
-        guard rename(temporary, path) == 0 else { throw CLIError("cannot rename \(temporary) to \(path)") }
+        guard rename(temporary, path) == 0 else {
+            throw CLIError("cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -14,13 +14,15 @@ import Synchronization
 /// (0600, whatever the umask): processes log what they do with people's money. A file that
 /// cannot be opened is said once at error level in `logger`; its lines are then dropped. A
 /// write that fails (a full disk) is said at error level once, when the failures start, and
-/// how many writes were lost when they end; a rotation that fails goes on writing to the file
-/// it could not move rather than truncate it.
+/// how many writes were lost when they end; a rotation that fails is said once, and the file it
+/// could not move grows on rather than being truncated.
 final class RotatingLogFile: Sendable {
     let path: String
     private let maxBytes: Int
     private let logger: Logger
-    private let state: Mutex<(fd: Int32, size: Int, failures: FailureStreak)>
+    /// `rotates` turns false for good once a rotation failed: trying again at every line would
+    /// shift the older files each time and drop them.
+    private let state: Mutex<(fd: Int32, size: Int, failures: FailureStreak, rotates: Bool)>
     static let kept = 3
 
     init(path: String, maxBytes: Int, logger: Logger) {
@@ -30,13 +32,13 @@ final class RotatingLogFile: Sendable {
         let fd = Self.open(path, truncate: false, logger: logger)
         var info = stat()
         let size = fd >= 0 && fstat(fd, &info) == 0 ? Int(info.st_size) : 0
-        state = Mutex((fd, size, FailureStreak()))
+        state = Mutex((fd, size, FailureStreak(), true))
     }
 
     func write(_ bytes: [UInt8]) {
         state.withLock { state in
             guard state.fd >= 0 else { return }
-            if state.size + bytes.count > maxBytes && state.size > 0 {
+            if state.rotates && state.size + bytes.count > maxBytes && state.size > 0 {
                 close(state.fd)
                 for index in stride(from: Self.kept - 1, through: 1, by: -1) {
                     rename("\(path).\(index)", "\(path).\(index + 1)")
@@ -47,8 +49,9 @@ final class RotatingLogFile: Sendable {
                 } else {
                     let reason = SystemError.last
                     logger.error(
-                        "a process log file could not be rotated: it grows past its size",
+                        "a process log file could not be rotated: it grows past its size from now on",
                         metadata: ["supervisor.log": "\(path)", "supervisor.error": "\(reason)"])
+                    state.rotates = false
                     state.fd = Self.open(path, truncate: false, logger: logger)
                 }
                 guard state.fd >= 0 else { return }
