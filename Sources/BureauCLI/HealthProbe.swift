@@ -72,9 +72,14 @@ final class HealthProbe: Sendable {
 
     /// The consumers a process started with `arguments` (`bureau ARGUMENTS`) runs and reports
     /// to the bus: the modules of `run` whose hosts report their progress, and `tui`'s own.
-    /// Empty for one that consumes nothing; nil for a command line this build cannot read,
-    /// whose consumers are unknown.
+    /// Empty for another command of this build (they consume nothing); nil for a `run` or `tui`
+    /// this build cannot read, or a command it does not know (another version's), whose
+    /// consumers are unknown. Only `run` and `tui` are parsed: parsing validates too, in this
+    /// process's environment rather than the child's (a standby's store is in its own).
     static func consumers(runBy arguments: [String]) -> [String]? {
+        guard let name = arguments.first, consumingCommands.contains(name) else {
+            return arguments.first.map { commandNames.contains($0) } == true ? [] : nil
+        }
         let command: any ParsableCommand
         do {
             command = try Bureau.parseAsRoot(arguments)
@@ -88,6 +93,11 @@ final class HealthProbe: Sendable {
         if let tui = command as? TuiCommand, !tui.replay { return ["tui"] }
         return []
     }
+
+    /// The commands that may consume the log as a reporting consumer.
+    private static let consumingCommands: Set<String> = [RunCommand._commandName, TuiCommand._commandName]
+    /// Every command of this build.
+    private static let commandNames = Set(Bureau.configuration.subcommands.map { $0._commandName })
 
     /// Follows the log's system events from where it last read (the start, at first), folding
     /// them; returns when the subscription ends (cancelled, or the bus gone for good), or,

@@ -19,8 +19,8 @@ struct HealthProbeTests {
 
     /// What a process consumes is read from the command line its `ProcessStarted` gives: the
     /// modules of `run` whose hosts report progress (not the rates adapter, which follows no
-    /// subscription), the front-end's own; nothing for a server; unknown (nil) for a command
-    /// line this build cannot read.
+    /// subscription), the front-end's own; nothing for a server or the bus, whatever their
+    /// options; unknown (nil) for a `run` or a command this build cannot read.
     @Test(
         arguments: [
             (["run", "watchlist", "converter", "--snapshot-every", "100"], ["watchlist", "converter"]),
@@ -33,6 +33,8 @@ struct HealthProbeTests {
             (["bus", "--heartbeat-ms", "100"], []),
             (["run", "no-such-module"], nil),
             (["frobnicate"], nil),
+            // A standby's store is in its own environment, not in that of `bureau status`.
+            (["bus", "--standby"], []),
         ] as [([String], [String]?)])
     func theConsumersAProcessRunsComeFromItsCommandLine(arguments: [String], expected: [String]?) {
         #expect(HealthProbe.consumers(runBy: arguments) == expected)
