@@ -43,7 +43,8 @@ final class RotatingLogFile: Sendable {
                 for index in stride(from: Self.kept - 1, through: 1, by: -1) {
                     rename("\(path).\(index)", "\(path).\(index + 1)")
                 }
-                if rename(path, "\(path).1") == 0 {
+                // Gone (removed by hand to free space): nothing to move, and a new file starts.
+                if rename(path, "\(path).1") == 0 || errno == ENOENT {
                     state.fd = Self.open(path, truncate: true, logger: logger)
                     state.size = 0
                 } else {

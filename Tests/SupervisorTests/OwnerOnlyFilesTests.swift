@@ -57,6 +57,26 @@ struct OwnerOnlyFilesTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == String(repeating: "b", count: 60))
     }
 
+    /// A log file removed by hand (to free space) is no rotation failure: a new one starts, and
+    /// it goes on rotating, with nothing said at error level.
+    @Test func aLogFileRemovedByHandStartsAgainAndGoesOnRotating() throws {
+        // Given a process log with lines in it, removed by hand
+        let directory = try TemporaryDirectory("removed")
+        let path = directory.file("x.log")
+        let captured = CapturedLog()
+        let file = RotatingLogFile(path: path, maxBytes: 64, logger: captured.logger("supervisor"))
+        file.write(Array(String(repeating: "a", count: 60).utf8))
+        try FileManager.default.removeItem(atPath: path)
+        // When lines past its size come: a new file holds them
+        file.write(Array(String(repeating: "b", count: 60).utf8))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == String(repeating: "b", count: 60))
+        // Then it rotates again when full
+        file.write(Array(String(repeating: "c", count: 60).utf8))
+        #expect(try String(contentsOfFile: path + ".1", encoding: .utf8) == String(repeating: "b", count: 60))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == String(repeating: "c", count: 60))
+        #expect(captured.lines.filter { $0.level == .error }.isEmpty, "\(captured.lines.map(\.message))")
+    }
+
     /// A log file that cannot be opened is said at error level, once, and its lines are dropped
     /// without harm: not kept silently nowhere.
     @Test func aLogFileThatCannotBeOpenedIsSaidOnce() throws {
