@@ -71,31 +71,30 @@ final class HealthProbe: Sendable {
     }
 
     /// The consumers a process started with `arguments` (`bureau ARGUMENTS`) runs and reports
-    /// to the bus: the modules of `run` whose hosts report their progress, and `tui`'s own.
-    /// Empty for another command of this build (they consume nothing); nil for a `run` or `tui`
-    /// this build cannot read, or a command it does not know (another version's), whose
-    /// consumers are unknown. Only `run` and `tui` are parsed: parsing validates too, in this
-    /// process's environment rather than the child's (a standby's store is in its own).
+    /// to the bus: the modules of `run` whose hosts report their progress, and `tui`'s own (not
+    /// `tui --replay`'s). Empty for another command of this build (they consume nothing); nil
+    /// for a `run` that names no module this build knows, or a command it does not know
+    /// (another version's): their consumers are unknown.
+    ///
+    /// Read from the words, not parsed: parsing validates the options too, in this process's
+    /// environment rather than the child's (a store or a bus given in the child's environment,
+    /// a key file only its user can read), and would call a healthy process unknown.
     static func consumers(runBy arguments: [String]) -> [String]? {
-        guard let name = arguments.first, consumingCommands.contains(name) else {
-            return arguments.first.map { commandNames.contains($0) } == true ? [] : nil
-        }
-        let command: any ParsableCommand
-        do {
-            command = try Bureau.parseAsRoot(arguments)
-        } catch {
-            return nil
-        }
-        if let run = command as? RunCommand {
+        guard let name = arguments.first else { return nil }
+        switch name {
+        case RunCommand._commandName:
+            // No option's value is a module's name, so the modules are the words that are.
             let registry = Composition.registry()
-            return run.modules.filter { registry.module(named: $0)?.reportsProgress == true }
+            let modules = arguments.dropFirst().compactMap { registry.module(named: $0) }
+            guard !modules.isEmpty else { return nil }
+            return modules.filter(\.reportsProgress).map(\.name)
+        case TuiCommand._commandName:
+            return arguments.contains("--replay") ? [] : ["tui"]
+        default:
+            return commandNames.contains(name) ? [] : nil
         }
-        if let tui = command as? TuiCommand, !tui.replay { return ["tui"] }
-        return []
     }
 
-    /// The commands that may consume the log as a reporting consumer.
-    private static let consumingCommands: Set<String> = [RunCommand._commandName, TuiCommand._commandName]
     /// Every command of this build.
     private static let commandNames = Set(Bureau.configuration.subcommands.map { $0._commandName })
 
