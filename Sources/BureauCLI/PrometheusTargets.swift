@@ -1,4 +1,5 @@
 import Bus
+import EventLog
 import Foundation
 import Guards
 import Logging
@@ -78,7 +79,7 @@ struct PrometheusTargets: Service {
         let temporary = path + ".new"
         try encoder.encode(groups).write(to: URL(fileURLWithPath: temporary))
         guard rename(temporary, path) == 0 else {
-            throw CLIError("cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+            throw CLIError("cannot rename \(temporary) to \(path): \(SystemError.last)")
         }
     }
 }

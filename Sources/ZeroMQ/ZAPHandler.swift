@@ -50,7 +50,20 @@ public final class ZAPHandler: @unchecked Sendable {
         // Bind on this thread so that the endpoint exists before the caller binds a CURVE
         // socket; the socket then moves to the handler thread, which libzmq allows after a
         // full memory barrier (the thread start is one).
-        let socket = try bindSocket()
+        // A ROUTER socket, not the REP of RFC 27's examples: a REP socket whose send failed
+        // waits for that send for ever, and libzmq would hold every later handshake behind it.
+        // A ROUTER has no such state: libzmq's request comes as [peer, empty delimiter, ZAP
+        // frames…], and the answer goes back as [peer, empty delimiter, answer frames…]. It is
+        // never unbound while the daemon runs: without a handler at the endpoint libzmq lets
+        // CURVE clients in unchecked.
+        let socket = try context.socket(.router)
+        do {
+            try socket.setLinger(milliseconds: 0)
+            try socket.bind("inproc://zeromq.zap.01")
+        } catch {
+            socket.close()
+            throw error
+        }
         // Used by the handler thread alone from here on.
         let box = UncheckedBox(socket)
         thread = try OwnThread(name: "bureau-zap") { [self] in
@@ -74,24 +87,6 @@ public final class ZAPHandler: @unchecked Sendable {
         public var description: String {
             "the CURVE authentication (ZAP) handler could not answer a connection, which is not let in: \(error)"
         }
-    }
-
-    // A ROUTER socket, not the REP of RFC 27's examples: a REP socket whose send failed waits
-    // for that send for ever, and libzmq would hold every later handshake behind it. A ROUTER
-    // has no such state: libzmq's request comes as [peer, empty delimiter, ZAP frames…], and
-    // the answer goes back as [peer, empty delimiter, answer frames…]. It is never unbound
-    // while the daemon runs: without a handler at the endpoint libzmq lets CURVE clients in
-    // unchecked.
-    private func bindSocket() throws -> ZMQSocket {
-        let socket = try context.socket(.router)
-        do {
-            try socket.setLinger(milliseconds: 0)
-            try socket.bind("inproc://zeromq.zap.01")
-        } catch {
-            socket.close()
-            throw error
-        }
-        return socket
     }
 
     private func serve(_ socket: ZMQSocket) {
