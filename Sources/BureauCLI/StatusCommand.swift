@@ -21,7 +21,9 @@ struct StatusCommand: AsyncParsableCommand {
             A consumer a process runs (the modules of `run`, from the command line its
             `ProcessStarted` event gives) that the bus has no report from is shown with `?` and
             `no report`: its progress is unknown, as it is after the bus restarted or failed over
-            while that consumer was stopped.
+            while that consumer was stopped. A process whose command line this build cannot
+            read (a `run` of modules it does not know, a command of another version) is
+            trouble too: what it consumes is unknown.
 
             Exits 1 when the bus does not answer, the log's system events cannot be read to the
             end within 5 s (the process list is incomplete), a process is not ready, or a
