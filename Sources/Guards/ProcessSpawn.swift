@@ -58,10 +58,32 @@ public struct ProcessSpawn: Sendable {
 
     /// Starts the child; returns its pid. The caller waits for it (`waitpid`).
     public func spawn() throws(Failure) -> pid_t {
+        // The child applies the actions in order, so a source that is also a descriptor the
+        // actions set up would be overwritten before it is copied (a supervisor whose lifeline
+        // was fd 3 gave its children the readiness pipe's write end as their lifeline, which
+        // they read, failed to, and took for the supervisor's death), or, copied onto itself,
+        // keep its close-on-exec flag. Such a source is copied first, above every descriptor
+        // the actions set up; the close below ends the copy in the child.
+        let highest = max(2, fileActions.map(\.descriptor).max() ?? 2)
+        let targets = Set(fileActions.map(\.descriptor))
+        var copies: [Int32] = []
+        defer { for copy in copies { close(copy) } }
+        var resolved: [FileAction] = []
+        for action in fileActions {
+            guard case .duplicate(let source, let target) = action, targets.contains(source) else {
+                resolved.append(action)
+                continue
+            }
+            let copy = fcntl(source, F_DUPFD_CLOEXEC, highest + 1)
+            guard copy >= 0 else { throw failure("copy descriptor \(source) out of the way", errno) }
+            copies.append(copy)
+            resolved.append(.duplicate(copy, to: target))
+        }
+
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for action in fileActions {
+        for action in resolved {
             let result: Int32
             switch action {
             case .open(let descriptor, let path, let flags, let mode):
@@ -78,7 +100,7 @@ public struct ProcessSpawn: Sendable {
         // open for the child's whole life. A server a test started kept a pipe's write end so,
         // and the promtool reading that pipe waited for its end for ever.
         if let addCloseFrom = Self.addCloseFrom {
-            let first = max(2, fileActions.map(\.descriptor).max() ?? 2) + 1
+            let first = highest + 1
             let result = addCloseFrom(&actions, first)
             guard result == 0 else { throw failure("close from \(first)", result) }
         }

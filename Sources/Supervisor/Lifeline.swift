@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 
 #if canImport(Glibc)
@@ -20,7 +21,17 @@ public enum Lifeline {
             while true {
                 let count = read(fd, &byte, 1)
                 if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
+                if count == 0 { break }
+                if count < 0 {
+                    // Not the supervisor's end: a descriptor that cannot be read says nothing
+                    // about it, and stopping here would take a healthy process down.
+                    let reason = SystemError.last
+                    let said =
+                        "bureau: cannot read the lifeline (fd \(fd)): \(reason); "
+                        + "this process will not stop with its supervisor\n"
+                    FileHandle.standardError.write(Data(said.utf8))
+                    return
+                }
             }
             kill(getpid(), SIGTERM)
             sleep(10)

@@ -67,6 +67,34 @@ struct ProcessSpawnTests {
         #expect(ended.succeeded)
     }
 
+    /// The child applies the actions in order. A supervisor whose lifeline happened to be fd 3
+    /// put the readiness pipe there first, so its children got that pipe's write end as their
+    /// lifeline, failed to read it and stopped as if the supervisor had died (seen twice in
+    /// full runs: a bus and a reducer host ended by SIGTERM while starting).
+    @Test func aDescriptorAnEarlierActionReplacesIsStillTheOneGiven() async throws {
+        // Given a pipe the child reads as its fd 8, whose read end's number in this process is
+        // where an earlier action puts another pipe's write end
+        let given = try ProcessSpawn.pipe()
+        let output = try ProcessSpawn.pipe()
+        var spawn = ProcessSpawn(executable: "/bin/sh", arguments: ["-c", #"read line <&8 && echo "got $line""#])
+        spawn.fileActions = [
+            .duplicate(output.write, to: 1),
+            .duplicate(output.write, to: given.read),
+            .duplicate(given.read, to: 8),
+        ]
+        // When it runs and the pipe carries a line
+        let pid = try spawn.spawn()
+        close(output.write)
+        close(given.read)
+        let line = Array("hello\n".utf8)
+        #expect(write(given.write, line, line.count) == line.count)
+        close(given.write)
+        let (text, ended) = try await Self.finish(pid, reading: output.read)
+        // Then its fd 8 was that pipe, not what the earlier action put at the pipe's number
+        #expect(text == "got hello\n")
+        #expect(ended.succeeded)
+    }
+
     @Test func signalsThisProcessIgnoresStartAtTheirDefaultWhenAsked() async throws {
         // Given SIGPIPE ignored here, as the supervisor does (left so: a test process wants a write
         // to a closed socket to fail rather than kill it), and a child that reports how it finds it
