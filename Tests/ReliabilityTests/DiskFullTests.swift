@@ -54,12 +54,15 @@ struct DiskFullTests {
         // Killed while the disk is full, it starts again on the full disk: it refuses publishes as
         // disk full and serves reads.
         await bus.stop(SIGKILL)
-        // Full: less room than one batch of the workload needs (50 events of 200 bytes, each with
-        // its envelope and record header). A block or two may come free as the killed daemon's
-        // files close; the publish below is what must be refused.
-        #expect(mount.free < 3 * 4096, "the disk is still full: \(mount.free) bytes free")
-        let restarted = try await bus.start(["--segment-mib", "1"])
+        // Full: less room than the next batch needs (its envelopes alone; each record adds a
+        // header). A few blocks may come free as the killed daemon's files close (three did once,
+        // which a bound of three blocks took for a disk with room); the publish below is what
+        // must be refused.
         let batch = workload.batches[next]
+        let needed = batch.reduce(0) { $0 + $1.envelope.count }
+        #expect(
+            mount.free < Int64(needed), "the disk is still full: \(mount.free) bytes free, the batch needs \(needed)")
+        let restarted = try await bus.start(["--segment-mib", "1"])
         for event in batch { envelopes[event.id] = event.envelope }
         #expect(
             try await workload.send(batch, number: next, with: client, answers: &answers, failures: &failures),
