@@ -64,8 +64,8 @@ public struct ProcessSpawn: Sendable {
         // they read, failed to, and took for the supervisor's death), or, copied onto itself,
         // keep its close-on-exec flag. Such a source is copied first, above every descriptor
         // the actions set up; the close below ends the copy in the child.
-        let highest = max(2, fileActions.map(\.descriptor).max() ?? 2)
         let targets = Set(fileActions.map(\.descriptor))
+        let highest = max(2, targets.max() ?? 2)
         var copies: [Int32] = []
         defer { for copy in copies { close(copy) } }
         var resolved: [FileAction] = []
