@@ -33,8 +33,6 @@ final class BenchmarkChild {
     func end(_ signal: Int32) {
         guard exit == nil else { return }
         kill(pid, signal)
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-        ended = ExitStatus(waitStatus: raw)
+        ended = ExitStatus.waitFor(child: pid) ?? .signal(signal)
     }
 }

@@ -184,15 +184,22 @@ public final class Supervisor: Service, Sendable {
         }
         guard handler else { return }
         while true {
-            let actions = core.withLock { core -> [SupervisorAction]? in
+            let handled = core.withLock { core -> (actions: [SupervisorAction], ended: pid_t?)? in
                 guard !core.inbox.isEmpty else {
                     core.handling = false
                     return nil
                 }
-                return core.lifecycle.handle(core.inbox.removeFirst(), at: .now)
+                let input = core.inbox.removeFirst()
+                let actions = core.lifecycle.handle(input, at: .now)
+                guard case .exited(_, let pid, _) = input else { return (actions, nil) }
+                return (actions, pid)
             }
-            guard let actions else { return }
-            for action in actions { perform(action) }
+            guard let handled else { return }
+            // A child that ended stays unreaped until here: every action computed before the
+            // lifecycle heard of its end has been performed, and none after it signals it, so
+            // no signal can reach another process the system gives its id to.
+            if let ended = handled.ended { ExitStatus.reap(ended) }
+            for action in handled.actions { perform(action) }
         }
     }
 
@@ -278,13 +285,22 @@ public final class Supervisor: Service, Sendable {
             }
         }
         Thread.detachNewThread {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            // Left unreaped: `feed` reaps it once the lifecycle has heard of its end.
+            let status = ExitStatus.waitForEnd(ofChild: pid) ?? self.unwaitable(name, pid: pid)
             // What the child wrote before it exited is in its log before anyone acts on the exit
             // (a failure report quotes it). Bounded: a grandchild could hold the pipe open.
             _ = drained?.wait(timeout: .now() + .seconds(2))
-            self.feed(.exited(process: name, pid: pid, status: ExitStatus(waitStatus: status)))
+            self.feed(.exited(process: name, pid: pid, status: status))
         }
+    }
+
+    /// How a child that cannot be waited for is said to have ended (ECHILD: something else in
+    /// this process reaped it, which nothing should): an error in the log, and signal 0.
+    private func unwaitable(_ name: String, pid: pid_t) -> ExitStatus {
+        logger.error(
+            "cannot wait for a child process: its end and exit status are unknown",
+            metadata: ["process.name": "\(name)", "process.pid": "\(pid)", "error.errno": "\(errno)"])
+        return .signal(0)
     }
 
     /// What every child is given: the data directory, the store the bus keeps its log in, and,
@@ -314,9 +330,7 @@ public final class Supervisor: Service, Sendable {
         let pid = launched.pid
         let status = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                continuation.resume(returning: ExitStatus(waitStatus: status))
+                continuation.resume(returning: ExitStatus.waitFor(child: pid) ?? self.unwaitable("front-end", pid: pid))
             }
         }
         if status.succeeded || Self.quitSignals.contains(status.signal)

@@ -64,8 +64,9 @@ public enum SystemCommand {
             if count <= 0 { break }
             output += buffer[0..<count]
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (ExitStatus(waitStatus: status), String(decoding: output, as: UTF8.self))
+        guard let status = ExitStatus.waitFor(child: pid) else {
+            throw TestServerError("cannot wait for \(program) (pid \(pid)): errno \(errno)")
+        }
+        return (status, String(decoding: output, as: UTF8.self))
     }
 }

@@ -20,9 +20,8 @@ struct ProcessSpawnTests {
                 output += buffer[0..<count]
             }
             close(descriptor)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            return (String(decoding: output, as: UTF8.self), Guards.ExitStatus(waitStatus: status))
+            let ended = try #require(Guards.ExitStatus.waitFor(child: pid))
+            return (String(decoding: output, as: UTF8.self), ended)
         }
     }
 

@@ -71,9 +71,7 @@ public final class ChildProcess: @unchecked Sendable {
         } catch {
             // No thread to reap it: ended and reaped here.
             kill(pid, SIGKILL)
-            var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-            exit.record(ExitStatus(waitStatus: raw))
+            exit.record(ExitStatus.waitForEnd(ofChild: pid) ?? .signal(SIGKILL), reaping: pid)
             throw error
         }
     }
@@ -126,13 +124,24 @@ public final class ChildProcess: @unchecked Sendable {
 
         var status: ExitStatus? { state.withLock { $0.status } }
 
-        func record(_ status: ExitStatus) {
+        /// Records how `pid` ended and reaps it, both under the lock ``signal(_:to:)`` takes:
+        /// a signal is sent only while the id is still the child's.
+        func record(_ status: ExitStatus, reaping pid: pid_t) {
             let waiters = state.withLock { state in
                 state.status = status
+                ExitStatus.reap(pid)
                 defer { state.waiters = [] }
                 return state.waiters
             }
             for waiter in waiters { waiter(status) }
+        }
+
+        /// Sends `signal` to `pid` unless it has ended (a zombie still holds its id until
+        /// ``record(_:reaping:)``, so this never reaches a process that reused the id).
+        func signal(_ signal: Int32, to pid: pid_t) {
+            state.withLock { state in
+                if state.status == nil { kill(pid, signal) }
+            }
         }
 
         /// Calls `body` with how the process ended when it ends (at once if it has).
@@ -145,18 +154,17 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Blocks a thread of its own in waitpid so that ``exitStatus()`` can be awaited without
+    /// Blocks a thread of its own in waitid so that ``exitStatus()`` can be awaited without
     /// polling; it reaps the child whenever it ends, whether or not anyone still holds it.
     private static func startWaiter(for pid: pid_t, exit: Exit) throws {
         try OwnThread.detached(name: "bureau-waitpid") {
-            var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-            exit.record(ExitStatus(waitStatus: raw))
+            // Not our child (ECHILD) cannot happen for a pid just spawned; said as a signal 0.
+            exit.record(ExitStatus.waitForEnd(ofChild: pid) ?? .signal(0), reaping: pid)
         }
     }
 
     public func signal(_ signal: Int32) {
-        if exit.status == nil { kill(pid, signal) }
+        exit.signal(signal, to: pid)
     }
 
     public var isRunning: Bool { exit.status == nil }
@@ -218,7 +226,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     deinit {
         // Reaped by the waiter thread.
-        if exit.status == nil { kill(pid, SIGKILL) }
+        exit.signal(SIGKILL, to: pid)
         if let fd = readiness.withLock({ $0 }) { close(fd) }
         if let inputWriteEnd { close(inputWriteEnd) }
     }
