@@ -22,10 +22,7 @@ final class BenchmarkChild {
 
     /// How it ended, if it has, without waiting.
     var exit: ExitStatus? {
-        if ended == nil {
-            var raw: Int32 = 0
-            if waitpid(pid, &raw, WNOHANG) == pid { ended = ExitStatus(waitStatus: raw) }
-        }
+        if ended == nil { ended = ExitStatus.ifEnded(child: pid) }
         return ended
     }
 

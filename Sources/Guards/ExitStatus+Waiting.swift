@@ -3,8 +3,8 @@
 #endif
 
 extension ExitStatus {
-    /// Blocks until the child `pid` has ended and reaps it: how it ended. Nil when `pid` is not
-    /// a child of this process that can be waited for (ECHILD: already reaped, or never ours).
+    /// Blocks until the child `pid` has ended and reaps it: how it ended. Nil when it cannot be
+    /// waited for (ECHILD: already reaped, or never a child of this process).
     /// Blocks its thread: call it on a thread of its own (``OwnThread``), never on the
     /// cooperative pool.
     public static func waitFor(child pid: pid_t) -> ExitStatus? {
@@ -29,9 +29,21 @@ extension ExitStatus {
         return info.si_code == Int32(CLD_EXITED) ? .code(status) : .signal(status)
     }
 
+    /// How the child `pid` ended if it has, reaping it; nil while it runs (or when it is not a
+    /// child of this process). Never blocks.
+    public static func ifEnded(child pid: pid_t) -> ExitStatus? {
+        var raw: Int32 = 0
+        while true {
+            let answer = waitpid(pid, &raw, WNOHANG)
+            if answer == pid { return ExitStatus(waitStatus: raw) }
+            guard answer < 0 && errno == EINTR else { return nil }
+        }
+    }
+
     /// Reaps the child `pid` that ``waitForEnd(ofChild:)`` saw end: its id goes back to the
-    /// system. Call it once nothing will signal `pid` again.
+    /// system. Call it once nothing will signal `pid` again. Never blocks (the child is a
+    /// zombie already), so it may run anywhere, under a lock or on the cooperative pool.
     public static func reap(_ pid: pid_t) {
-        _ = waitFor(child: pid)
+        _ = ifEnded(child: pid)
     }
 }

@@ -16,6 +16,11 @@ public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
         self = signal != 0 ? .signal(signal) : .code(exitCode)
     }
 
+    /// How a process ended when that could not be read (it was not this process's to wait
+    /// for): exit code -1, which no process can exit with, and so never a success. Whoever
+    /// gives it says why in the log.
+    public static let unknown = ExitStatus.code(-1)
+
     /// Whether the process finished its work: exit code 0. Anything else is a failure.
     public var succeeded: Bool { self == .code(0) }
 
@@ -34,6 +39,7 @@ public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
     /// "exit code 1", "signal SIGKILL (9)".
     public var description: String {
         switch self {
+        case .code(-1): "an unknown status"
         case .code(let code): "exit code \(code)"
         case .signal(let signal): "signal \(Self.name(ofSignal: signal)) (\(signal))"
         }

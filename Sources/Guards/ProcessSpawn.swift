@@ -56,7 +56,7 @@ public struct ProcessSpawn: Sendable {
         public init(description: String) { self.description = description }
     }
 
-    /// Starts the child; returns its pid. The caller waits for it (`waitpid`).
+    /// Starts the child; returns its pid. The caller waits for it (`ExitStatus.waitFor(child:)`).
     public func spawn() throws(Failure) -> pid_t {
         // The child applies the actions in order, so a source that is also a descriptor the
         // actions set up would be overwritten before it is copied (a supervisor whose lifeline

@@ -210,7 +210,9 @@ public final class Supervisor: Service, Sendable {
         case .spawn(let name, let arguments):
             spawn(name, arguments: arguments)
         case .signal(let pid, let signal):
-            // A process that has just ended (ESRCH) is told so by its exit; anything else is said.
+            // A child that has ended stays a zombie until the lifecycle has heard so (`feed`
+            // reaps it then), and a zombie takes a signal without error: ESRCH means a pid that
+            // is no longer ours, anything else is said.
             if kill(pid, signal) != 0, case let code = errno, code != ESRCH {
                 logger.warning(
                     "could not signal a process",
@@ -295,12 +297,13 @@ public final class Supervisor: Service, Sendable {
     }
 
     /// How a child that cannot be waited for is said to have ended (ECHILD: something else in
-    /// this process reaped it, which nothing should): an error in the log, and signal 0.
+    /// this process reaped it, which nothing should): an error in the log, and an unknown status.
     private func unwaitable(_ name: String, pid: pid_t) -> ExitStatus {
+        let code = errno
         logger.error(
             "cannot wait for a child process: its end and exit status are unknown",
-            metadata: ["process.name": "\(name)", "process.pid": "\(pid)", "error.errno": "\(errno)"])
-        return .signal(0)
+            metadata: ["process.name": "\(name)", "process.pid": "\(pid)", "error.errno": "\(code)"])
+        return .unknown
     }
 
     /// What every child is given: the data directory, the store the bus keeps its log in, and,

@@ -11,7 +11,9 @@ struct ExitStatusWaitingTests {
     /// Starts `/bin/sh -c script`, its output to /dev/null.
     static func start(_ script: String) throws -> pid_t {
         var spawn = ProcessSpawn(executable: "/bin/sh", arguments: ["-c", script])
-        spawn.fileActions = [.open(1, path: "/dev/null", flags: O_WRONLY), .open(2, path: "/dev/null", flags: O_WRONLY)]
+        spawn.fileActions = [
+            .open(1, path: "/dev/null", flags: O_WRONLY), .open(2, path: "/dev/null", flags: O_WRONLY),
+        ]
         return try spawn.spawn()
     }
 
@@ -54,6 +56,24 @@ struct ExitStatusWaitingTests {
         #expect(reaped == .signal(SIGKILL))
     }
 
+    @Test func aRunningChildIsNotReportedEndedUntilItEnds() async throws {
+        // Given a child that runs until its input closes
+        let input = try ProcessSpawn.pipe()
+        var spawn = ProcessSpawn(executable: "/bin/sh", arguments: ["-c", "read line; exit 4"])
+        spawn.fileActions = [.duplicate(input.read, to: 0), .open(1, path: "/dev/null", flags: O_WRONLY)]
+        let pid = try spawn.spawn()
+        close(input.read)
+        // When it is asked about while it runs, then it has not ended
+        #expect(Guards.ExitStatus.ifEnded(child: pid) == nil)
+        // When its input closes and it has ended
+        close(input.write)
+        let seen = try await OwnThread.run(name: "test-wait") { Guards.ExitStatus.waitForEnd(ofChild: pid) }
+        // Then asking says how, and reaps it
+        #expect(seen == .code(4))
+        #expect(Guards.ExitStatus.ifEnded(child: pid) == .code(4))
+        #expect(Self.state(of: pid) == nil)
+    }
+
     @Test func aProcessThatIsNotAChildCannotBeWaitedFor() async throws {
         // Given a pid that is not this process's child: init's
         // When it is waited for, either way
@@ -63,5 +83,11 @@ struct ExitStatusWaitingTests {
         // Then the answer is nil, not a made-up "exit code 0"
         #expect(answers.0 == nil)
         #expect(answers.1 == nil)
+    }
+
+    @Test func anUnknownEndIsAFailureAndSaidSo() {
+        #expect(!Guards.ExitStatus.unknown.succeeded)
+        #expect(Guards.ExitStatus.unknown.text == "ended with an unknown status")
+        #expect(Guards.ExitStatus(exitCode: -1, signal: 0) == .unknown, "as ProcessExited carries it")
     }
 }

@@ -158,8 +158,8 @@ public final class ChildProcess: @unchecked Sendable {
     /// polling; it reaps the child whenever it ends, whether or not anyone still holds it.
     private static func startWaiter(for pid: pid_t, exit: Exit) throws {
         try OwnThread.detached(name: "bureau-waitpid") {
-            // Not our child (ECHILD) cannot happen for a pid just spawned; said as a signal 0.
-            exit.record(ExitStatus.waitForEnd(ofChild: pid) ?? .signal(0), reaping: pid)
+            // Not our child (ECHILD) cannot happen for a pid just spawned.
+            exit.record(ExitStatus.waitForEnd(ofChild: pid) ?? .unknown, reaping: pid)
         }
     }
 
