@@ -318,7 +318,7 @@ struct SupervisorProcessTests {
         // likely what ended a bus with SIGTERM while starting in another run: a supervisor whose
         // lifeline was fd 3 handed its children the readiness pipe as their lifeline (fixed in
         // ProcessSpawn; ProcessSpawnTests). Should it fail again, it says what the child said.
-        let log = (try? String(contentsOfFile: directory.file("data/logs/reducers.log"), encoding: .utf8)) ?? "none"
+        let log = Files.read(directory.file("data/logs/reducers.log")) ?? "none"
         #expect(
             supervisor.standardError.contains("reducers was not ready within 2 s (ready_timeout_s)"),
             "\(supervisor.standardOutput)\n\(supervisor.standardError)\nthe reducers' log: \(log)")

@@ -71,7 +71,7 @@ public final class ChildProcess: @unchecked Sendable {
         } catch {
             // No thread to reap it: ended and reaped here.
             kill(pid, SIGKILL)
-            exit.record(ExitStatus.waitForEnd(ofChild: pid) ?? .signal(SIGKILL), reaping: pid)
+            exit.record(ExitStatus.waitForEnd(ofChild: pid) ?? .unknown, reaping: pid)
             throw error
         }
     }
