@@ -26,9 +26,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // TLS to PostgreSQL (postgres-nio's own TLS library): the store URL's sslmode and sslrootcert.
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Metrics: libraries record through swift-metrics; each process exports them with
         // swift-prometheus at /metrics (README, "Watching it run").
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -58,6 +55,13 @@ let package = Package(
             name: "CISAL",
             pkgConfig: "libisal",
             providers: [.apt(["libisal-dev"])]
+        ),
+        // libpq from Debian's libpq-dev: PostgreSQL's own client (TLS by the system's OpenSSL,
+        // sslmode as PostgreSQL documents it), used by the store from threads of its own.
+        .systemLibrary(
+            name: "CLibpq",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
         ),
         .target(
             name: "ZeroMQ",
@@ -239,14 +243,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The event log on PostgreSQL (postgres-nio): the same EventLog, one writer under an
+        // The event log on PostgreSQL (libpq): the same EventLog, one writer under an
         // advisory lock; and reducer snapshots in the same database.
         .target(
             name: "PostgresStore",
             dependencies: [
                 "EventLog", "BureauSchemas", "Guards",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "CLibpq",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -359,7 +362,6 @@ let package = Package(
                 "ZeroMQBus", "BusTesting",
                 "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
                 "PostgresStore", "LogTools",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -4,9 +4,6 @@ import BusTesting
 import EventLog
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
-import PostgresNIO
 import PostgresStore
 import TestServers
 import ZeroMQBus
@@ -53,7 +50,7 @@ struct StoreBenchmark: AsyncParsableCommand {
             return try await load.throughput(producer: producer, consumer: consumer).eventsPerSecond
         }
 
-        let busURL = try await database(named: "bench_bus", on: base, logger: quiet)
+        let busURL = try database(named: "bench_bus", on: base, logger: quiet)
         let store = BusDaemon.Store(name: "\(busURL)") { logger, _ in
             try PostgresEventLog(url: busURL, logger: logger)
         }
@@ -70,9 +67,9 @@ struct StoreBenchmark: AsyncParsableCommand {
             return (rate, sample.first?.body.count ?? 0)
         }
 
-        let rawURL = try await database(named: "bench_raw", on: base, logger: quiet)
+        let rawURL = try database(named: "bench_raw", on: base, logger: quiet)
         try PostgresEventLog(url: rawURL, logger: quiet).close()
-        let raw = try await rawInsert(rawURL, bodyBytes: bodyBytes, logger: quiet)
+        let raw = try rawInsert(rawURL, bodyBytes: bodyBytes, logger: quiet)
 
         print("")
         print("| measure | value |")
@@ -87,62 +84,42 @@ struct StoreBenchmark: AsyncParsableCommand {
     }
 
     /// A new database on the server `base` names, as a store URL.
-    func database(named prefix: String, on base: String, logger: Logger) async throws -> PostgresStoreURL {
+    func database(named prefix: String, on base: String, logger: Logger) throws -> PostgresStoreURL {
         var url = try PostgresStoreURL(parsing: base, environment: ProcessInfo.processInfo.environment)
         let name = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
-        _ = try await withConnection(url, logger: logger) { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
-        }
+        let session = try PostgresSession.connect(url, writable: false, logger: logger)
+        defer { session.close() }
+        try session.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), what: "creating the database \(name)")
         url.database = name
         return url
     }
 
-    /// Calls `body` with a connection to the first host of `url`, closed afterwards whatever happens.
-    func withConnection<T>(
-        _ url: PostgresStoreURL, logger: Logger, _ body: (PostgresConnection) async throws -> T
-    ) async throws -> T {
-        guard let host = url.hosts.first else { throw CLIFailure("the store URL names no host") }
-        let connection = try await PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(),
-            configuration: .init(
-                host: host.name, port: host.port, username: url.user, password: url.password, database: url.database,
-                tls: try url.connectionTLS()),
-            id: 1, logger: logger)
-        do {
-            let result = try await body(connection)
-            try await connection.close()
-            return result
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-    }
-
-    /// Rows per second inserted as the store inserts them, without the bus.
-    func rawInsert(_ url: PostgresStoreURL, bodyBytes: Int, logger: Logger) async throws -> Double {
-        let body = ByteBuffer(repeating: 0x61, count: bodyBytes)
+    /// Rows per second inserted as the store inserts them, without the bus: the same statement
+    /// on a connection of the store's kind.
+    func rawInsert(_ url: PostgresStoreURL, bodyBytes: Int, logger: Logger) throws -> Double {
+        let body = Data(repeating: 0x61, count: bodyBytes)
         let total = options.events
         let batch = options.batch
-        return try await withConnection(url, logger: logger) { connection in
-            let started = ContinuousClock.now
-            var next = 0
-            while next < total {
-                let count = min(batch, total - next)
-                let positions = (0..<count).map { Int64(next + 1 + $0) }
-                let ids = (0..<count).map { _ in UUID() }
-                let types = [String](repeating: "bureau.bench.Happened", count: count)
-                let times = [Date](repeating: Date(), count: count)
-                let causations = [Int64](repeating: 0, count: count)
-                let bodies = [ByteBuffer](repeating: body, count: count)
-                try await connection.query(
-                    """
-                    INSERT INTO bureau_events (position, id, type, committed_at, causation, correlation, body)
-                    SELECT p, i, t, c, NULLIF(k, 0), i, b
-                    FROM unnest(\(positions), \(ids), \(types), \(times), \(causations), \(bodies)) AS u(p, i, t, c, k, b)
-                    """, logger: logger)
-                next += count
-            }
-            return Double(total) / (ContinuousClock.now - started).inSeconds
+        let session = try PostgresSession.connect(url, logger: logger)
+        defer { session.close() }
+        let started = ContinuousClock.now
+        var next = 0
+        while next < total {
+            let count = min(batch, total - next)
+            let positions = (0..<count).map { Int64(next + 1 + $0) }
+            let ids = (0..<count).map { _ in UUID() }
+            let types = [String](repeating: "bureau.bench.Happened", count: count)
+            let times = [Date](repeating: Date(), count: count)
+            let causations = [Int64](repeating: 0, count: count)
+            let bodies = [Data](repeating: body, count: count)
+            try session.query(
+                """
+                INSERT INTO bureau_events (position, id, type, committed_at, causation, correlation, body)
+                SELECT p, i, t, c, NULLIF(k, 0), i, b
+                FROM unnest(\(positions), \(ids), \(types), \(times), \(causations), \(bodies)) AS u(p, i, t, c, k, b)
+                """, what: "inserting \(count) rows")
+            next += count
         }
+        return Double(total) / (ContinuousClock.now - started).inSeconds
     }
 }

@@ -3,8 +3,6 @@ import EventLog
 // Thread.sleep: the waits here are on threads of their own.
 import Foundation
 import Logging
-import NIOCore
-import PostgresNIO
 
 /// The event log in a PostgreSQL database: one row per event, one transaction per batch.
 ///
@@ -80,7 +78,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
         while true {
             let rows = try session.query(
                 "SELECT pg_try_advisory_lock(\(PostgresSchema.writerLockKey))", what: "taking the writer lock")
-            if try rows.first?.decode(Bool.self) == true {
+            if try rows.first?.bool(0) == true {
                 if waiting {
                     logger.notice("the writer lock is free: this daemon takes over", metadata: ["store.url": "\(url)"])
                 }
@@ -112,8 +110,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
                 what: "looking up event ids")
             var found: [EventID: UInt64] = [:]
             for row in rows {
-                let (id, position) = try row.decode((UUID, Int64).self)
-                found[EventID(id)] = UInt64(position)
+                found[EventID(try row.uuid(0))] = UInt64(try row.integer(1))
             }
             return ids.map { found[$0] }
         } catch {
@@ -145,7 +142,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
                 FROM unnest(\(rows.positions), \(rows.ids), \(rows.types), \(rows.times), \(rows.causations),
                             \(rows.correlations), \(rows.bodies)) AS u(p, i, t, c, k, r, b)
                 """, what: "storing \(records.count) event(s)")
-        } catch let error as PostgresStoreError {
+        } catch {
             throw classify(error)
         }
         head = expected - 1
@@ -212,7 +209,7 @@ private struct Rows {
     var times: [Date] = []
     var causations: [Int64] = []
     var correlations: [UUID] = []
-    var bodies: [ByteBuffer] = []
+    var bodies: [Data] = []
 
     init(capacity: Int) {
         positions.reserveCapacity(capacity)
@@ -228,7 +225,7 @@ private struct Rows {
     mutating func add(_ record: LogRecord) {
         positions.append(Int64(record.position))
         ids.append(UUID(record.id))
-        bodies.append(ByteBuffer(bytes: record.body))
+        bodies.append(record.body)
         record.body.withUnsafeBytes { raw in
             // The sequencer checked every envelope before it became a record; these columns are
             // for queries, and the body beside them is the record.

@@ -1,8 +1,6 @@
 import EventLog
 import Logging
 import Metrics
-import NIOCore
-import PostgresNIO
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -40,7 +38,7 @@ public final class PostgresLogReader: EventLogReader, @unchecked Sendable {
         let rows = try session.run("reading the head", wait: reconnectWait) {
             try $0.query("SELECT coalesce(max(position), 0) FROM bureau_events", what: "reading the head")
         }
-        return UInt64(try rows.first?.decode(Int64.self) ?? 0)
+        return UInt64(try rows.first?.integer(0) ?? 0)
     }
 
     /// Records in position order; the byte budget counts whole bodies and always lets the first through.
@@ -80,7 +78,6 @@ public final class PostgresLogReader: EventLogReader, @unchecked Sendable {
     }
 
     static func record(_ row: PostgresRow) throws -> LogRecord {
-        let (position, id, body) = try row.decode((Int64, UUID, ByteBuffer).self)
-        return LogRecord(position: UInt64(position), id: EventID(id), body: Data(buffer: body))
+        LogRecord(position: UInt64(try row.integer(0)), id: EventID(try row.uuid(1)), body: try row.bytes(2))
     }
 }

@@ -1,5 +1,3 @@
-import PostgresNIO
-
 /// The tables of a Bureau store in PostgreSQL, created on first use and checked on every open.
 ///
 /// - `bureau_store`: one row, the schema version.
@@ -52,7 +50,7 @@ enum PostgresSchema {
             try session.query("SELECT pg_advisory_xact_lock(\(setupLockKey))", what: "locking the store's setup")
             let existing = try session.query(
                 "SELECT to_regclass('bureau_store') IS NOT NULL", what: "looking for the store's tables")
-            if try existing.first?.decode(Bool.self) == true {
+            if try existing.first?.bool(0) == true {
                 try check(session)
             }
             for statement in statements {
@@ -72,7 +70,7 @@ enum PostgresSchema {
         guard let row = rows.first else { return }
         let found: Int
         do {
-            found = Int(try row.decode(Int32.self))
+            found = Int(try row.integer(0))
         } catch {
             throw PostgresStoreError.foreignSchema("bureau_store.schema_version is not an integer")
         }

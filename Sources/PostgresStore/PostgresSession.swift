@@ -2,18 +2,14 @@
 import Foundation
 import Guards
 import Logging
-import NIOCore
-import NIOPosix
-import PostgresNIO
-import Synchronization
 
 /// One connection to the writable server of a store, used from a thread of its own: every call
 /// blocks until PostgreSQL answers.
 ///
 /// The log's callers are the daemon's sequencer and catch-up threads and the log tools, none of
-/// which run on Swift's cooperative pool; blocking them on a future that an event loop thread
-/// fulfils is what they already do for disk I/O.
-final class PostgresSession: @unchecked Sendable {
+/// which run on Swift's cooperative pool; blocking them on the server's answer is what they
+/// already do for disk I/O.
+public final class PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     let host: PostgresStoreURL.Host
     private let url: PostgresStoreURL
@@ -27,12 +23,12 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// How connecting again is spaced, at start and after a connection ended.
-    static let retryBackoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5), jitter: 0.2)
+    public static let retryBackoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5), jitter: 0.2)
 
     /// Connects to the first host of `url` that accepts writes (or, with `writable` false, that
     /// answers at all). A server that does not answer is tried again with backoff until `wait`
     /// has passed, each failure logged; a refused user, password or database is not.
-    static func connect(
+    public static func connect(
         _ url: PostgresStoreURL, writable: Bool = true, wait: Duration = .zero, backoff: Backoff = retryBackoff,
         logger: Logger
     ) throws -> PostgresSession {
@@ -61,33 +57,26 @@ final class PostgresSession: @unchecked Sendable {
     static func connectOnce(
         _ url: PostgresStoreURL, writable: Bool, logger: Logger
     ) throws -> PostgresSession {
-        let tls = try url.connectionTLS()
+        let tls = try url.connectionParameters()
         var reasons: [String] = []
         for host in url.hosts {
-            var configuration = PostgresConnection.Configuration(
-                host: host.name, port: host.port, username: url.user, password: url.password, database: url.database,
-                tls: tls)
-            configuration.options.connectTimeout = .milliseconds(url.connectTimeout.inMilliseconds)
+            var parameters = [
+                ("host", host.name), ("port", "\(host.port)"), ("user", url.user), ("dbname", url.database),
+                ("application_name", "bureau"),
+            ]
+            // Without one libpq looks in ~/.pgpass (PGPASSWORD is already in the URL's).
+            if let password = url.password { parameters.append(("password", password)) }
             let connection: PostgresConnection
-            do {
-                connection = try PostgresConnection.connect(
-                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1,
-                    logger: logger
-                ).wait()
+            do throws(PostgresConnection.ConnectFailure) {
+                connection = try PostgresConnection.connect(parameters + tls, timeout: url.connectTimeout)
             } catch {
-                let sqlState = PostgresStoreError.sqlState(of: error)
-                let message = PostgresStoreError.message(of: error)
-                if PostgresStoreError.isRefusal(sqlState) {
-                    throw PostgresStoreError.refused("\(url)", reason: "\(host): \(message)")
+                if let refusal = PostgresStoreError.refusal(in: error.message) {
+                    throw PostgresStoreError.refused("\(url)", reason: "\(host): \(refusal)")
                 }
-                if let failure = url.tlsFailure(error, host: host) {
+                if let failure = url.tlsFailure(error.message, host: host) {
                     throw PostgresStoreError.tls("\(url)", reason: failure)
                 }
-                if (error as? PSQLError)?.code == .authMechanismRequiresPassword {
-                    throw PostgresStoreError.refused(
-                        "\(url)", reason: "\(host) asks for a password: put it in the URL or in PGPASSWORD")
-                }
-                reasons.append("\(host): \(message)")
+                reasons.append("\(host): \(error.message)")
                 continue
             }
             let session = PostgresSession(connection: connection, host: host, url: url, logger: logger)
@@ -95,7 +84,7 @@ final class PostgresSession: @unchecked Sendable {
                 do {
                     let rows = try session.query(
                         "SELECT pg_is_in_recovery()", what: "asking whether \(host) is a standby")
-                    if try rows.first?.decode(Bool.self) == true {
+                    if try rows.first?.bool(0) == true {
                         reasons.append("\(host) is a standby (read-only)")
                         session.close()
                         continue
@@ -114,54 +103,33 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Runs `query` and returns its rows; a failure names `what` was being done.
     ///
-    /// Waits at most the URL's query timeout: a server that went away without a word (a host
-    /// that died, a partition) would otherwise hold the caller for ever. The connection is then
-    /// of no further use, and closed.
+    /// Waits at most the URL's query timeout: a server that went away without a word (a host that
+    /// died, a partition) would otherwise hold the caller for ever. The connection is then of
+    /// no further use, and closed.
     @discardableResult
-    func query(_ query: PostgresQuery, what: String) throws -> [PostgresRow] {
-        let result: PostgresQueryResult
-        do {
-            result = try Self.wait(
-                for: connection.query(query, logger: logger), orUntil: connection.closeFuture, atMost: url.queryTimeout)
-        } catch let error as PostgresStoreError {
-            close()
-            throw PostgresStoreError.statement(what, sqlState: nil, message: "\(error)")
+    public func query(_ query: PostgresQuery, what: String) throws(PostgresStoreError) -> [PostgresRow] {
+        do throws(PostgresConnection.Failure) {
+            return try connection.query(query, timeout: url.queryTimeout)
         } catch {
-            throw PostgresStoreError.statement(
-                what, sqlState: PostgresStoreError.sqlState(of: error), message: PostgresStoreError.message(of: error))
+            switch error {
+            case .server(let sqlState, let message):
+                throw .statement(what, sqlState: sqlState, message: message)
+            case .closed(let message):
+                throw .statement(what, sqlState: nil, message: "\(PostgresStoreError.connectionClosed): \(message)")
+            case .timedOut:
+                throw .statement(
+                    what, sqlState: nil, message: "\(PostgresStoreError.timedOut(seconds: url.queryTimeout.inSeconds))")
+            case .unexpected(let status):
+                throw .statement(what, sqlState: "XX000", message: "an answer of an unexpected kind: \(status)")
+            }
         }
-        return Array(result.rows)
-    }
-
-    /// The value of `future`; an error as soon as `closed` completes first (the connection
-    /// ended: a statement in flight may never be answered), or once `limit` has passed.
-    static func wait<Value: Sendable>(
-        for future: EventLoopFuture<Value>, orUntil closed: EventLoopFuture<Void>? = nil, atMost limit: Duration
-    ) throws -> Value {
-        let outcome = Mutex<Result<Value, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        future.whenComplete { result in
-            outcome.withLock { $0 = $0 ?? result }
-            done.signal()
-        }
-        closed?.whenComplete { _ in
-            outcome.withLock { $0 = $0 ?? .failure(PostgresStoreError.connectionClosed) }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + .milliseconds(Int(limit.inMilliseconds))) == .success,
-            let result = outcome.withLock({ $0 })
-        else {
-            throw PostgresStoreError.timedOut(seconds: limit.inSeconds)
-        }
-        return try result.get()
     }
 
     /// Whether the connection is gone (the server or the network ended it).
     var isClosed: Bool { connection.isClosed }
 
-    /// Closes the connection, waiting a little for a clean goodbye; a server that does not
-    /// answer is left to notice the socket closing.
-    func close() {
-        _ = try? Self.wait(for: connection.close(), atMost: .seconds(2))
+    /// Closes the connection (libpq's goodbye is sent without waiting for an answer).
+    public func close() {
+        connection.close()
     }
 }

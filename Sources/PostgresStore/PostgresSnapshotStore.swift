@@ -1,8 +1,6 @@
 import EventLog
 import Logging
 import Metrics
-import NIOCore
-import PostgresNIO
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -56,10 +54,10 @@ public final class PostgresSnapshotStore: SnapshotStore, @unchecked Sendable {
             return nil
         }
         guard let row = rows.first else { return nil }
-        let bytes: ByteBuffer?
+        let bytes: Data?
         let length: Int64
         do {
-            (bytes, length) = try row.decode((ByteBuffer?, Int64).self)
+            (bytes, length) = (try row.optionalBytes(0), try row.integer(1))
         } catch {
             rejected("the snapshot row of \(module) is not readable: \(error)")
             return nil
@@ -68,7 +66,7 @@ public final class PostgresSnapshotStore: SnapshotStore, @unchecked Sendable {
             rejected("the snapshot of \(module) is \(length) bytes, over the limit of \(Self.maxBytes)")
             return nil
         }
-        switch SnapshotCoding.decode(Data(buffer: bytes), as: type, module: module, stateVersion: stateVersion) {
+        switch SnapshotCoding.decode(bytes, as: type, module: module, stateVersion: stateVersion) {
         case .success(let snapshot): return snapshot
         case .failure(let rejection):
             rejected("bureau_snapshots, module \(module): \(rejection.reason)")
@@ -79,7 +77,7 @@ public final class PostgresSnapshotStore: SnapshotStore, @unchecked Sendable {
     /// One statement: the row is replaced whole or not at all. Throws when the store cannot be
     /// reached; the caller tries again later (a snapshot only shortens a restart).
     public func save<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws {
-        let bytes = ByteBuffer(bytes: try SnapshotCoding.encode(snapshot))
+        let bytes = try SnapshotCoding.encode(snapshot)
         let what = "saving the snapshot of \(snapshot.module)"
         try session.run(what) {
             try $0.query(

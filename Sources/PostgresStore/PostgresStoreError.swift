@@ -1,5 +1,3 @@
-import PostgresNIO
-
 /// What went wrong with a PostgreSQL store, said so that a person can act on it.
 public enum PostgresStoreError: Error, Equatable, CustomStringConvertible {
     /// The store URL could not be parsed; the URL is shown without its password.
@@ -64,19 +62,23 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible {
         return sqlState.hasPrefix("28") || sqlState == "3D000"
     }
 
-    /// The server's SQLSTATE of `error`, if it came from the server.
-    static func sqlState(of error: any Error) -> String? {
-        (error as? PSQLError)?.serverInfo?[.sqlState]
-    }
-
-    /// A message for `error` that names what happened without the query's parameters.
-    static func message(of error: any Error) -> String {
-        guard let error = error as? PSQLError else { return "\(error)" }
-        if let message = error.serverInfo?[.message] {
-            if let detail = error.serverInfo?[.detail] { return "\(message): \(detail)" }
-            return message
+    /// What a failed connection's message says the server refused (the user, the password, the
+    /// database, this client's address), or that it asked for a password none was given for;
+    /// nil for any other failure. libpq keeps no SQLSTATE for a failed connection, so this reads
+    /// the server's message: in a language other than English it is not recognised, and the
+    /// refusal is then retried like a server that is away until the caller's wait ends, and
+    /// reported with the server's words.
+    static func refusal(in message: String) -> String? {
+        if message.contains("no password supplied") {
+            return "the server asks for a password: put it in the URL or in PGPASSWORD"
         }
-        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
-        return "\(error.code)"
+        let refusals = [
+            "password authentication failed", "authentication failed for user", "no pg_hba.conf entry",
+            "is not permitted to log in",
+        ]
+        // No such database or role; not libpq's own "root certificate file … does not exist".
+        let noSuch = message.contains("FATAL:") && message.contains("does not exist")
+        guard noSuch || refusals.contains(where: message.contains) else { return nil }
+        return message
     }
 }

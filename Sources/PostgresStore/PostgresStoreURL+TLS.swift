@@ -1,6 +1,10 @@
 import Guards
-import NIOSSL
-import PostgresNIO
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension PostgresStoreURL {
     /// Whether a connection is encrypted and which server certificate it accepts: libpq's
@@ -28,78 +32,81 @@ extension PostgresStoreURL {
     /// The largest CA file read.
     static let maxRootCertificateBytes = 1 << 20
 
-    /// The certificates of ``rootCertificateFile``; nil when there is none.
-    func rootCertificates() throws(TLSProblem) -> [NIOSSLCertificate]? {
-        guard let file = rootCertificateFile else { return nil }
-        let bytes: [UInt8]
+    /// The CAs this system trusts (Debian's ca-certificates), for `verify-ca` and `verify-full`
+    /// without `sslrootcert`: libpq would otherwise look only in ~/.postgresql/root.crt.
+    static let systemRootCertificates = "/etc/ssl/certs/ca-certificates.crt"
+
+    /// Checks that ``rootCertificateFile`` can be read and holds PEM certificates, so that a
+    /// wrong file is said when the URL is parsed rather than at the first connection; libpq
+    /// reads it again at each connection (a replaced file is trusted from the next one on).
+    func checkRootCertificates() throws(TLSProblem) {
+        guard let file = rootCertificateFile else { return }
+        let bytes: Data
         do {
-            bytes = Array(try BoundedFile.read(file, limit: Self.maxRootCertificateBytes))
+            bytes = try BoundedFile.read(file, limit: Self.maxRootCertificateBytes)
         } catch {
             throw TLSProblem(reason: "sslrootcert: \(error)")
         }
-        let certificates: [NIOSSLCertificate]
-        do {
-            certificates = try NIOSSLCertificate.fromPEMBytes(bytes)
-        } catch {
-            throw TLSProblem(reason: "sslrootcert: \(file) is not a PEM file of certificates (\(error))")
+        let text = String(decoding: bytes, as: UTF8.self)
+        let begin = "-----BEGIN CERTIFICATE-----"
+        let end = "-----END CERTIFICATE-----"
+        let blocks = text.split(separator: begin, omittingEmptySubsequences: false).dropFirst()
+        guard !blocks.isEmpty else {
+            throw TLSProblem(reason: "sslrootcert: \(file) holds no certificate (PEM, \(begin))")
         }
-        guard !certificates.isEmpty else {
-            throw TLSProblem(reason: "sslrootcert: \(file) holds no certificate (PEM, -----BEGIN CERTIFICATE-----)")
-        }
-        return certificates
-    }
-
-    /// postgres-nio's TLS setting for a connection. The context is made afresh (the CA file
-    /// read again), so that a connection made after the file was replaced trusts the new CAs.
-    func tlsSetting() throws(TLSProblem) -> PostgresConnection.Configuration.TLS {
-        guard tls != .disable else { return .disable }
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        let certificates = try rootCertificates()
-        if let certificates { configuration.trustRoots = .certificates(certificates) }
-        switch tls {
-        case .disable: return .disable
-        case .require:
-            configuration.certificateVerification = certificates == nil ? .none : .noHostnameVerification
-        case .verifyCA:
-            configuration.certificateVerification = .noHostnameVerification
-        case .verifyFull:
-            configuration.certificateVerification = .fullVerification
-        }
-        do {
-            return .require(try NIOSSLContext(configuration: configuration))
-        } catch {
-            throw TLSProblem(reason: "cannot set up TLS (sslmode=\(tls)): \(error)")
+        // Each certificate is base64 of DER, which begins with a SEQUENCE (0x30): what libpq
+        // would refuse at the first connection is refused here, naming the file.
+        for (index, block) in blocks.enumerated() {
+            guard let body = block.split(separator: end, omittingEmptySubsequences: false).first,
+                block.contains(end),
+                let der = Data(base64Encoded: String(body.filter { !$0.isWhitespace })),
+                der.first == 0x30
+            else {
+                throw TLSProblem(
+                    reason:
+                        "sslrootcert: \(file) is not a PEM file of certificates (certificate \(index + 1) does not decode)"
+                )
+            }
         }
     }
 
-    /// postgres-nio's TLS setting for this URL, for code that makes connections of its own (the
-    /// benchmarks), so that they honour `sslmode` as the store does.
-    public func connectionTLS() throws(PostgresStoreError) -> PostgresConnection.Configuration.TLS {
+    /// libpq's TLS parameters for a connection to this URL.
+    func connectionParameters() throws(PostgresStoreError) -> [(String, String)] {
         do throws(TLSProblem) {
-            return try tlsSetting()
+            try checkRootCertificates()
         } catch {
             throw .tls("\(self)", reason: error.reason)
         }
+        var parameters = [("sslmode", tls.rawValue)]
+        switch (tls, rootCertificateFile) {
+        case (.disable, _): break
+        case (_, let file?): parameters.append(("sslrootcert", file))
+        case (.verifyCA, nil), (.verifyFull, nil): parameters.append(("sslrootcert", Self.systemRootCertificates))
+        case (.require, nil):
+            // No CA to check against: libpq checks none (unless ~/.postgresql/root.crt exists).
+            break
+        }
+        return parameters
     }
 
     /// What a failed connection attempt says about TLS, if it failed there: the server offers no
     /// TLS, or its certificate was not accepted. Nil for any other failure.
-    func tlsFailure(_ error: any Error, host: Host) -> String? {
-        guard tls != .disable, let error = error as? PSQLError else { return nil }
-        if error.code == .sslUnsupported {
+    func tlsFailure(_ message: String, host: Host) -> String? {
+        guard tls != .disable else { return nil }
+        if message.contains("server does not support SSL") {
             return "\(host) does not offer TLS (sslmode=\(tls) needs it): set ssl = on in its postgresql.conf"
         }
+        if message.contains("does not match host name") {
+            return
+                "the certificate of \(host) does not name \(host.name) (sslmode=\(tls) checks the name connected to): "
+                + message
+        }
         let authority = rootCertificateFile.map { "a CA of sslrootcert=\($0)" } ?? "a CA this system trusts"
-        switch error.underlying {
-        case let failure as NIOSSLExtraError where failure == .failedToValidateHostname:
-            return "the certificate of \(host) does not name \(host.name) (sslmode=\(tls) checks the name connected to)"
-        case let failure as NIOSSLError:
-            guard case .handshakeFailed(let reason) = failure else { return nil }
+        if message.contains("certificate verify failed") || message.contains("root certificate") {
             return
                 "\(host) is not trusted: its certificate was refused (sslmode=\(tls): it must be signed by "
-                + "\(authority)): \(reason)"
-        default:
-            return nil
+                + "\(authority)): \(message)"
         }
+        return nil
     }
 }

@@ -146,7 +146,7 @@ public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
                         + "with sslmode=disable nothing is encrypted")
             }
             do throws(TLSProblem) {
-                _ = try rootCertificates()
+                try checkRootCertificates()
             } catch {
                 throw bad(error.reason)
             }

@@ -71,8 +71,8 @@ struct PostgresEventLogTests {
     @Test func aWriterWhoseConnectionWasCutNeverWritesAgain() throws {
         let server = try TestPostgres.server()
         let database = try server.createDatabase()
-        // A connection cut while a statement is on its way may leave postgres-nio waiting for
-        // an answer that never comes: the query timeout bounds that wait.
+        // A connection cut while a statement is on its way may leave the writer waiting for an
+        // answer that never comes: the query timeout bounds that wait.
         let url = server.url(database: database) + "?query_timeout=5"
         let cut = try Self.open(url)
         try cut.append(Self.records(1...5))
