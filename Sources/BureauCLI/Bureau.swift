@@ -21,6 +21,7 @@ public struct Bureau: AsyncParsableCommand {
             StatusCommand.self,
             TopCommand.self,
             DownCommand.self,
+            KillCommand.self,
             LogsCommand.self,
             BusCommand.self,
             RunCommand.self,

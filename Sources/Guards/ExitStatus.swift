@@ -61,6 +61,16 @@ public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
         return "SIG?"
     }
 
+    /// The signal `text` names: a number (9), a name (KILL, SIGKILL, kill); nil for anything
+    /// else, real-time signals included (no Bureau process uses them).
+    public static func signal(named text: String) -> Int32? {
+        if let number = Int32(text) { return (1..<Int32(names.count)).contains(number) ? number : nil }
+        var name = text.uppercased()
+        if name.hasPrefix("SIG") { name.removeFirst(3) }
+        guard !name.isEmpty, let index = names.firstIndex(of: name) else { return nil }
+        return Int32(index)
+    }
+
     /// Linux's standard signals, by number (x86, ARM and most others; index 0 is no signal).
     private static let names = [
         "", "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2", "PIPE",

@@ -54,7 +54,10 @@ final class PostgresConnection: @unchecked Sendable {
         }
         guard let made else { throw ConnectFailure(message: "out of memory") }
         let connection = PostgresConnection(made)
+        guard PQstatus(made) != CONNECTION_BAD else { throw ConnectFailure(message: connection.errorMessage) }
+        // The server's notices ("already exists, skipping") would otherwise go to stderr.
         PQsetNoticeProcessor(made, { _, _ in }, nil)
+        // libpq's protocol: a connection just started is polled as if writing were awaited.
         var status = PGRES_POLLING_WRITING
         while true {
             switch status {

@@ -3,7 +3,7 @@ import Foundation
 import Guards
 import ZeroMQ
 
-/// The client side of the control socket, for `bureau ps`, `down` and `logs`.
+/// The client side of the control socket, for `bureau ps`, `down`, `kill` and `logs`.
 public enum ControlClient {
     /// Whether a supervisor's control socket is in `location`'s run directory: one runs there,
     /// or one that stopped without removing it.
@@ -46,6 +46,25 @@ public enum ControlClient {
         } catch {
             throw SupervisorError("control socket: \(error)")
         }
+    }
+
+    /// Sends `signal` to the process `name` of a running deployment, by its supervisor (so that
+    /// it reaches no other process); returns the id of the child it was sent to.
+    public static func kill(
+        _ name: String, signal: Int32, location: BusLocation, timeout: Duration = .seconds(3)
+    ) throws(SupervisorError) -> Int32 {
+        let data = try ask("kill \(name) \(signal)", location: location, timeout: timeout)
+        let answer: ControlServer.KillAnswer
+        do {
+            answer = try JSONDecoder().decode(ControlServer.KillAnswer.self, from: data)
+        } catch {
+            throw SupervisorError("the supervisor answered something unreadable: \(error)")
+        }
+        if let error = answer.error { throw SupervisorError(error) }
+        guard let pid = answer.pid else {
+            throw SupervisorError("the supervisor answered neither a process id nor an error")
+        }
+        return pid
     }
 
     /// The processes of a running deployment.

@@ -6,11 +6,11 @@ import Logging
 import Synchronization
 import ZeroMQ
 
-/// The supervisor's control socket, `DATA/run/supervisor.sock`: `bureau ps`, `down` and `logs`
-/// talk to a running deployment through it.
+/// The supervisor's control socket, `DATA/run/supervisor.sock`: `bureau ps`, `down`, `kill` and
+/// `logs` talk to a running deployment through it.
 ///
-/// A ZeroMQ REP socket; each request is one frame of text (`ps`, `down`, `logs`), each answer
-/// one frame of JSON. The run directory is 0700 and the socket file 0600: only the owner may
+/// A ZeroMQ REP socket; each request is one frame of text (`ps`, `down`, `kill NAME SIGNAL`),
+/// each answer one frame of JSON. The run directory is 0700 and the socket file 0600: only the owner may
 /// stop the deployment.
 final class ControlServer: Sendable {
     static func endpoint(_ location: BusLocation) -> String { "ipc://" + location.runDirectory + "/supervisor.sock" }
@@ -96,8 +96,38 @@ final class ControlServer: Sendable {
         case "down":
             supervisor.requestStop()
             return #"{"stopping":true}"#
+        case let request where request.hasPrefix("kill "):
+            let answer = kill(request.split(separator: " ").dropFirst(), supervisor: supervisor)
+            do {
+                return String(decoding: try encoder.encode(answer), as: UTF8.self)
+            } catch {
+                return #"{"error":"the answer could not be encoded"}"#
+            }
         default:
-            return #"{"error":"unknown request; known: ps, down"}"#
+            return #"{"error":"unknown request; known: ps, down, kill NAME SIGNAL"}"#
+        }
+    }
+
+    /// The answer to `kill NAME SIGNAL`: the id of the child signalled, or why none was.
+    struct KillAnswer: Codable, Sendable, Equatable {
+        var pid: Int32?
+        var error: String?
+    }
+
+    static func kill(_ arguments: ArraySlice<Substring>, supervisor: Supervisor) -> KillAnswer {
+        guard arguments.count == 2, let name = arguments.first, let signal = arguments.last.flatMap({ Int32($0) }),
+            ExitStatus.name(ofSignal: signal) != "SIG?"
+        else {
+            return KillAnswer(error: "kill takes a process's name and a signal's number: kill NAME SIGNAL")
+        }
+        switch supervisor.signal(String(name), signal) {
+        case .sent(let pid):
+            return KillAnswer(pid: pid)
+        case .notRunning(let state):
+            return KillAnswer(error: "\(name) has no process running: it is \(state.rawValue)")
+        case .unknownProcess(let known):
+            return KillAnswer(
+                error: "this deployment has no process \(name); its processes: \(known.joined(separator: ", "))")
         }
     }
 

@@ -167,6 +167,32 @@ public final class Supervisor: Service, Sendable {
         if let failure { throw failure }
     }
 
+    /// What became of a signal asked for by name (``signal(_:_:)``).
+    public enum SignalOutcome: Sendable, Equatable {
+        /// Handed to the lifecycle for the child of this id, which it reaches unless the child
+        /// ended in the meantime.
+        case sent(pid: Int32)
+        /// No child of it runs now: it is in `state`.
+        case notRunning(state: State)
+        /// The deployment has no process of that name; these are its processes.
+        case unknownProcess(known: [String])
+    }
+
+    /// Sends `signal` to the current child of the process `name` (as `bureau kill` does),
+    /// through the lifecycle, so that it can reach no other process (``DeploymentLifecycle``'s
+    /// `signalRequested`).
+    public func signal(_ name: String, _ signal: Int32) -> SignalOutcome {
+        let found = core.withLock { core in
+            core.lifecycle.processes[name].map { ($0.pid, State($0.phase)) }
+        }
+        guard let (pid, state) = found else {
+            return .unknownProcess(known: core.withLock { $0.lifecycle.inStartOrder.map(\.name) })
+        }
+        guard let pid else { return .notRunning(state: state) }
+        feed(.signalRequested(process: name, signal: signal))
+        return .sent(pid: pid)
+    }
+
     /// Asks the supervisor to stop the deployment (as `bureau down` does).
     public func requestStop() {
         stopping.store(true, ordering: .relaxed)

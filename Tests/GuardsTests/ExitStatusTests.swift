@@ -35,4 +35,17 @@ struct ExitStatusTests {
         #expect(Guards.ExitStatus.signal(36).description == "signal SIGRTMIN+2 (36)")
         #expect(Guards.ExitStatus.signal(99).description == "signal SIG? (99)")
     }
+
+    @Test(arguments: [
+        ("KILL", SIGKILL), ("SIGKILL", SIGKILL), ("kill", SIGKILL), ("9", SIGKILL), ("TERM", SIGTERM),
+        ("sigcont", SIGCONT), ("31", SIGSYS),
+    ])
+    func aSignalIsNamedByItsNameWithOrWithoutSIGOrByItsNumber(text: String, signal: Int32) {
+        #expect(Guards.ExitStatus.signal(named: text) == signal)
+    }
+
+    @Test(arguments: ["", "SIG", "0", "32", "-9", "SIGFOO", "9x", "RTMIN"])
+    func anythingElseIsNoSignal(text: String) {
+        #expect(Guards.ExitStatus.signal(named: text) == nil)
+    }
 }

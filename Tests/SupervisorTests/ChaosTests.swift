@@ -68,9 +68,11 @@ struct ChaosTests {
             try await Task.sleep(for: .seconds(3))
             round += 1
             let rows = try await SupervisorProcessTests.processes(bus).filter { $0.pid > 0 && $0.state == "ready" }
-            let bus = round % 4 == 0 ? rows.first { $0.name == "bus" } : nil
-            guard let victim = bus ?? rows.randomElement(using: &generator) else { continue }
-            kill(victim.pid, SIGKILL)
+            let theBus = round % 4 == 0 ? rows.first { $0.name == "bus" } : nil
+            guard let victim = theBus ?? rows.randomElement(using: &generator) else { continue }
+            // By name, through the supervisor: the child that runs now, whatever ps said.
+            let killed = try await bus.run(["kill", victim.name, "--signal", "KILL"], name: "kill")
+            guard killed.code == 0 else { continue }  // it ended meanwhile: not a kill
             kills[victim.name, default: 0] += 1
         }
         let ids = await load.finish()

@@ -187,7 +187,10 @@ struct HostsTests {
             let host = ["bus", "reducers", "adapters"][round % 3]
             try await Task.sleep(for: .seconds(3))
             guard let victim = try await deployment.readyProcesses(host).randomElement() else { continue }
-            kill(victim.pid, SIGKILL)
+            // By name, through the host's supervisor: the child that runs now, whatever ps said.
+            let killed = try await deployment.run(
+                ["kill", victim.name, "--signal", "KILL", "--data", deployment.data(host)], name: "kill-\(host)")
+            guard killed.code == 0 else { continue }  // it ended meanwhile: not a kill
             kills[host, default: 0] += 1
         }
         try await Task.sleep(for: .seconds(2))

@@ -115,7 +115,8 @@ struct RemoteBusDeploymentTests {
 
         // kill -9 the reducers: restarted here, the supervisor's events on the remote log.
         let reducers = try #require(rows.last)
-        kill(reducers.pid, SIGKILL)
+        let killed = try await host.run(["kill", reducers.name, "--signal", "KILL"], name: "kill")
+        #expect(killed.code == 0, "\(killed.err)")
         let restarted = try await host.processes { $0.last?.restarts == 1 && $0.last?.state == "ready" }
         #expect(restarted.last?.restarts == 1 && restarted.last?.state == "ready", "\(restarted)")
         let system = try await host.bus.run(["log", "show", "--type", "bureau.system.Process"])

@@ -92,9 +92,16 @@ struct SupervisorProcessTests {
         #expect(added.code == 0, "\(added.out) \(added.err)")
         #expect(added.out.contains("PairAdded"))
 
-        // kill -9 the reducers: restarted, the exit in the log, the state intact.
+        // `bureau kill` names what it cannot signal, and says what it did.
+        let unknown = try await bus.run(["kill", "reducer", "--signal", "KILL"])
+        #expect(unknown.code == 1 && unknown.err.contains("no process reducer; its processes: bus,"), "\(unknown.err)")
+        let badSignal = try await bus.run(["kill", "reducers", "--signal", "SIGFOO"])
+        #expect(badSignal.code == 64 && badSignal.err.contains("--signal SIGFOO is not a signal"), "\(badSignal.err)")
+
+        // kill -9 the reducers, by name: restarted, the exit in the log, the state intact.
         let reducers = try #require(rows.first { $0.name == "reducers" })
-        kill(reducers.pid, SIGKILL)
+        let killed = try await bus.run(["kill", "reducers", "--signal", "KILL"])
+        #expect(killed.code == 0 && killed.out == "sent SIGKILL to reducers (pid \(reducers.pid))\n", "\(killed)")
         let exits = try await observer.collect(
             .types([Bureau_System_ProcessExited.protoMessageName]), count: 1, timeout: .seconds(30)
         ) { event in (try? event.payload(as: Bureau_System_ProcessExited.self))??.process == "reducers" }
