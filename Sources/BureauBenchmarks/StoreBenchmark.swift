@@ -25,7 +25,7 @@ struct StoreBenchmark: AsyncParsableCommand {
     @OptionGroup var options: PublishLoadOptions
     @Option(
         help: ArgumentHelp(
-            "An existing server to measure instead: postgres://USER:PASSWORD@HOST:PORT (two databases are created on it).",
+            "An existing server to measure instead: postgres://USER:PASSWORD@HOST:PORT/DATABASE (two more databases are created on it).",
             valueName: "url"))
     var server: String?
 

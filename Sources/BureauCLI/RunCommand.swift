@@ -59,7 +59,7 @@ struct RunCommand: AsyncParsableCommand {
                 "unknown module '\(module)'; this build hosts: \(registry.hostable.joined(separator: ", "))")
         }
         guard Set(modules).count == modules.count else { throw ValidationError("a module is named twice") }
-        for setting in settings where !setting.contains("=") {
+        for setting in settings where !setting.contains("=") || setting.hasPrefix("=") {
             throw ValidationError("--set takes name=value, not '\(setting)'")
         }
     }
@@ -67,8 +67,9 @@ struct RunCommand: AsyncParsableCommand {
     var settingValues: [String: String] {
         Dictionary(
             settings.map { setting in
-                let parts = setting.split(separator: "=", maxSplits: 1)
-                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+                // validate() refused a setting without a name before `=`.
+                let parts = setting.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(parts.first ?? ""), parts.count > 1 ? String(parts[1]) : "")
             }, uniquingKeysWith: { _, last in last })
     }
 
@@ -105,9 +106,12 @@ struct RunCommand: AsyncParsableCommand {
         // Tells the bus how far each host has got: what the bus computes their lag from.
         let progress = ProgressReporter(client: client, logger: logger)
         // With a store, snapshots live in its database, so that a host restarted elsewhere resumes from them.
+        // Connecting waits for a store that is not up yet (30 s at most): on a thread of its own.
         let snapshots: any SnapshotStore =
             if let url = try store.url() {
-                try PostgresSnapshotStore(url: url, logger: global.logger("bureau.snapshots"))
+                try await OwnThread.run(name: "bureau-snapshot-store") { [logger = global.logger("bureau.snapshots")] in
+                    try PostgresSnapshotStore(url: url, logger: logger)
+                }
             } else {
                 FileSnapshotStore(directory: location.snapshotDirectory)
             }

@@ -1,5 +1,6 @@
 import CLibpq
 import Guards
+import Logging
 
 #if canImport(Glibc)
     import Glibc
@@ -32,9 +33,12 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     private var connection: OpaquePointer?
+    /// Kept as long as the connection: libpq calls it with each notice the server sends.
+    private let notices: NoticeSink
 
-    private init(_ connection: OpaquePointer) {
+    private init(_ connection: OpaquePointer, logger: Logger) {
         self.connection = connection
+        notices = NoticeSink(logger: logger)
     }
 
     deinit {
@@ -43,7 +47,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Connects with libpq's `keywords` (host, port, user, …), taking at most `timeout`.
     static func connect(
-        _ parameters: [(String, String)], timeout: Duration
+        _ parameters: [(String, String)], timeout: Duration, logger: Logger
     ) throws(ConnectFailure) -> PostgresConnection {
         let deadline = ContinuousClock.now + timeout
         // No GSSAPI encryption attempt (libpq tries it first where Kerberos is set up) and no
@@ -53,10 +57,15 @@ final class PostgresConnection: @unchecked Sendable {
             withCStrings(all.map(\.1)) { values in PQconnectStartParams(keywords, values, 0) }
         }
         guard let made else { throw ConnectFailure(message: "out of memory") }
-        let connection = PostgresConnection(made)
+        let connection = PostgresConnection(made, logger: logger)
         guard PQstatus(made) != CONNECTION_BAD else { throw ConnectFailure(message: connection.errorMessage) }
-        // The server's notices ("already exists, skipping") would otherwise go to stderr.
-        PQsetNoticeProcessor(made, { _, _ in }, nil)
+        // The server's notices would otherwise go to stderr: warnings go to the log instead.
+        PQsetNoticeReceiver(
+            made,
+            { context, result in
+                guard let context, let result else { return }
+                Unmanaged<NoticeSink>.fromOpaque(context).takeUnretainedValue().receive(result)
+            }, Unmanaged.passUnretained(connection.notices).toOpaque())
         // libpq's protocol: a connection just started is polled as if writing were awaited.
         var status = PGRES_POLLING_WRITING
         while true {
@@ -170,6 +179,30 @@ final class PostgresConnection: @unchecked Sendable {
             let ready = poll(&descriptor, 1, Int32(clamping: max(1, left.inMilliseconds)))
             if ready > 0 { return true }
             if ready < 0 && errno != EINTR { return true }  // libpq's next call says what is wrong.
+        }
+    }
+}
+
+/// The server's notices: a warning (a synchronous standby that did not confirm a commit, a lock
+/// released that was not held) at warning level, the rest ("already exists, skipping") at debug.
+private final class NoticeSink: Sendable {
+    let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func receive(_ result: OpaquePointer) {
+        func field(_ code: Character) -> String {
+            PQresultErrorField(result, Int32(code.asciiValue ?? 0)).map { String(cString: $0) } ?? ""
+        }
+        // "V": the severity, never translated.
+        let severity = field("V")
+        let metadata: Logger.Metadata = ["store.notice": "\(field("M"))", "store.severity": "\(severity)"]
+        if severity == "WARNING" {
+            logger.warning("the store warns", metadata: metadata)
+        } else {
+            logger.debug("the store notes", metadata: metadata)
         }
     }
 }

@@ -12,7 +12,8 @@ import Logging
 /// connection ends has lost the lock with it, and never writes again: every later call throws.
 ///
 /// ``append(_:)`` is the commit: the batch is one `INSERT` in its own transaction, durable
-/// when it returns (with `synchronous_commit` on, as ``Durability/always`` sets). A full disk
+/// when it returns (with ``Durability/always``, which turns `synchronous_commit` on where the
+/// server's default or `PGOPTIONS` had it off, and leaves a stronger setting as it is). A full disk
 /// on the server rolls the batch back and is a refusal the caller may retry; a connection that
 /// ends mid-batch leaves its outcome unknown, so the log refuses everything after it and the
 /// daemon's next start reads what the server holds. Ids are unique for ever, not only within a
@@ -49,6 +50,12 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
             try Self.takeWriterLock(session, url: url, options: options, logger: logger)
             if options.durability != .always {
                 try session.query("SET synchronous_commit = off", what: "setting the durability")
+            } else {
+                // `on` where it was `off`; `local`, `remote_write` and `remote_apply` already wait
+                // for the local flush, and the last two for standbys too: not weakened.
+                try session.query(
+                    "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off'",
+                    what: "setting the durability")
             }
             let rows = try session.query(
                 "SELECT position, id, body FROM bureau_events ORDER BY position DESC LIMIT 1",
@@ -110,7 +117,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
                 what: "looking up event ids")
             var found: [EventID: UInt64] = [:]
             for row in rows {
-                found[EventID(try row.uuid(0))] = UInt64(try row.integer(1))
+                found[EventID(try row.uuid(0))] = try row.position(1)
             }
             return ids.map { found[$0] }
         } catch {

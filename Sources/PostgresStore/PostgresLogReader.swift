@@ -38,7 +38,7 @@ public final class PostgresLogReader: EventLogReader, @unchecked Sendable {
         let rows = try session.run("reading the head", wait: reconnectWait) {
             try $0.query("SELECT coalesce(max(position), 0) FROM bureau_events", what: "reading the head")
         }
-        return UInt64(try rows.first?.integer(0) ?? 0)
+        return try rows.first?.position(0) ?? 0
     }
 
     /// Records in position order; the byte budget counts whole bodies and always lets the first through.
@@ -78,6 +78,6 @@ public final class PostgresLogReader: EventLogReader, @unchecked Sendable {
     }
 
     static func record(_ row: PostgresRow) throws -> LogRecord {
-        LogRecord(position: UInt64(try row.integer(0)), id: EventID(try row.uuid(1)), body: try row.bytes(2))
+        LogRecord(position: try row.position(0), id: EventID(try row.uuid(1)), body: try row.bytes(2))
     }
 }

@@ -70,6 +70,15 @@ public struct PostgresRow: Sendable {
         return Int64(bitPattern: unsigned << shift) >> shift
     }
 
+    /// A log position or a count: an integer column that is not negative.
+    public func position(_ index: Int) throws(DecodingError) -> UInt64 {
+        let value = try integer(index)
+        guard let position = UInt64(exactly: value) else {
+            throw DecodingError(description: "column \(columns[index].name) holds \(value), not a position (0 or more)")
+        }
+        return position
+    }
+
     public func bool(_ index: Int) throws(DecodingError) -> Bool {
         let bytes = try value(index, [16], "a boolean")
         guard bytes.count == 1 else { throw DecodingError(description: "a boolean of \(bytes.count) bytes") }

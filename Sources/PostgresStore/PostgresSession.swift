@@ -6,9 +6,11 @@ import Logging
 /// One connection to the writable server of a store, used from a thread of its own: every call
 /// blocks until PostgreSQL answers.
 ///
-/// The log's callers are the daemon's sequencer and catch-up threads and the log tools, none of
-/// which run on Swift's cooperative pool; blocking them on the server's answer is what they
-/// already do for disk I/O.
+/// Its callers wait where they would for a disk: the daemon's sequencer and catch-up threads,
+/// a reducer host's snapshot thread (`OwnThread.run`), and the one-shot log tools, which have
+/// the cooperative pool to themselves. A call waits at most the URL's `connect_timeout` per host
+/// (once its name is resolved: libpq resolves it before the first wait) and `query_timeout`
+/// per statement.
 public final class PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     let host: PostgresStoreURL.Host
@@ -60,15 +62,19 @@ public final class PostgresSession: @unchecked Sendable {
         let tls = try url.connectionParameters()
         var reasons: [String] = []
         for host in url.hosts {
+            // What the URL does not set is libpq's default, its environment (PG*) included; these
+            // are set so that the environment cannot change what the store relies on: one host
+            // at a time, whichever kind (it asks itself whether the host takes writes).
             var parameters = [
                 ("host", host.name), ("port", "\(host.port)"), ("user", url.user), ("dbname", url.database),
-                ("application_name", "bureau"),
+                ("application_name", "bureau"), ("target_session_attrs", "any"),
             ]
             // Without one libpq looks in ~/.pgpass (PGPASSWORD is already in the URL's).
             if let password = url.password { parameters.append(("password", password)) }
             let connection: PostgresConnection
             do throws(PostgresConnection.ConnectFailure) {
-                connection = try PostgresConnection.connect(parameters + tls, timeout: url.connectTimeout)
+                connection = try PostgresConnection.connect(
+                    parameters + tls, timeout: url.connectTimeout, logger: logger)
             } catch {
                 if let refusal = PostgresStoreError.refusal(in: error.message) {
                     throw PostgresStoreError.refused("\(url)", reason: "\(host): \(refusal)")
@@ -115,12 +121,19 @@ public final class PostgresSession: @unchecked Sendable {
             case .server(let sqlState, let message):
                 throw .statement(what, sqlState: sqlState, message: message)
             case .closed(let message):
-                throw .statement(what, sqlState: nil, message: "\(PostgresStoreError.connectionClosed): \(message)")
+                throw .statement(what, sqlState: nil, message: "the connection to the store ended: \(message)")
             case .timedOut:
                 throw .statement(
-                    what, sqlState: nil, message: "\(PostgresStoreError.timedOut(seconds: url.queryTimeout.inSeconds))")
+                    what, sqlState: nil,
+                    message:
+                        "the store did not answer within \(url.queryTimeout.inSeconds) s (query_timeout); the connection was closed"
+                )
             case .unexpected(let status):
-                throw .statement(what, sqlState: "XX000", message: "an answer of an unexpected kind: \(status)")
+                // Where the protocol stands is unknown: the connection is not used again.
+                connection.close()
+                throw .statement(
+                    what, sqlState: nil,
+                    message: "an answer of an unexpected kind (\(status)); the connection was closed")
             }
         }
     }

@@ -17,10 +17,6 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible {
     case writerLockHeld(String)
     /// A standby was asked to stop before the writer lock came free.
     case stoppedWaiting
-    /// The connection ended while a statement was on its way.
-    case connectionClosed
-    /// The server did not answer within the query timeout.
-    case timedOut(seconds: Double)
     /// A statement failed; the server's SQLSTATE and message, if any.
     case statement(String, sqlState: String?, message: String)
 
@@ -46,20 +42,9 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible {
                 + "to take over when it ends"
         case .stoppedWaiting:
             return "stopped while waiting as a standby for the store's writer lock"
-        case .connectionClosed:
-            return "the connection to the store ended"
-        case .timedOut(let seconds):
-            return "the store did not answer within \(seconds) s (query_timeout); the connection was closed"
         case .statement(let what, let sqlState, let message):
             return "\(what) failed: \(message)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "")
         }
-    }
-
-    /// SQLSTATE classes that mean the server refused who we are: invalid authorization (28),
-    /// invalid catalog name (3D000: no such database).
-    static func isRefusal(_ sqlState: String?) -> Bool {
-        guard let sqlState else { return false }
-        return sqlState.hasPrefix("28") || sqlState == "3D000"
     }
 
     /// What a failed connection's message says the server refused (the user, the password, the

@@ -7,8 +7,8 @@
 /// Where a PostgreSQL store is: `postgres://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]…]/DATABASE`.
 ///
 /// Several hosts name a primary and its standbys: a connection tries them in order and keeps
-/// the first that accepts writes, so a daemon finds a promoted standby by itself (libpq's
-/// `target_session_attrs=read-write`). The password may instead come from `PGPASSWORD`, so that
+/// the first that accepts writes (asking each `pg_is_in_recovery()`, as libpq's
+/// `target_session_attrs=read-write` would), so a daemon finds a promoted standby by itself. The password may instead come from `PGPASSWORD`, so that
 /// it stays out of `ps` and shell history. ``description`` never shows the password.
 ///
 /// TLS is libpq's `sslmode` (``TLSMode``), off unless asked for; `sslrootcert=FILE` names the CA
@@ -108,8 +108,9 @@ public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
         self.init(
             hosts: hosts, user: user, password: password ?? environment["PGPASSWORD"], database: database)
         for parameter in query.split(separator: "&") where !parameter.isEmpty {
-            let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
-            switch (parts[0], parts.count == 2 ? parts[1] : nil) {
+            // "=x" has an empty name: kept as one, so that it is named as unknown below.
+            let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            switch (parts.first ?? "", parts.count == 2 ? parts[1] : nil) {
             case ("sslmode", let mode):
                 guard let mode, let parsed = TLSMode(rawValue: mode) else {
                     throw bad(

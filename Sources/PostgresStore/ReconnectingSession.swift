@@ -136,11 +136,7 @@ final class ReconnectingSession: @unchecked Sendable {
     /// the connection failed (class 08), or the server no longer takes writes (25006: a
     /// primary turned standby). Any other server error leaves the connection as good as before.
     static func endsConnection(_ error: PostgresStoreError) -> Bool {
-        guard case .statement(_, let sqlState, _) = error else {
-            if case .connectionClosed = error { return true }
-            if case .timedOut = error { return true }
-            return false
-        }
+        guard case .statement(_, let sqlState, _) = error else { return false }
         guard let sqlState else { return true }
         return sqlState.hasPrefix("08") || sqlState.hasPrefix("57") || sqlState == "25006"
     }

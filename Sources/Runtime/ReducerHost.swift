@@ -76,7 +76,7 @@ public final class ReducerHost<R: Reducer>: Service {
     }
 
     private func consume(outbox: Outbox) async throws {
-        let (state, applied) = loadSnapshot()
+        let (state, applied) = try await loadSnapshot()
         logger.info("starting", metadata: ["host.from_position": "\(applied)"])
         statistics?.started(from: applied)
         var progress = Progress(
@@ -108,14 +108,20 @@ public final class ReducerHost<R: Reducer>: Service {
     }
 
     /// The newest usable snapshot's state and position, or the initial state at 0.
-    private func loadSnapshot() -> (R.State, UInt64) {
-        let logger = self.logger
-        let snapshot = snapshots.load(
-            R.State.self, module: reducer.module, stateVersion: reducer.stateVersion,
-            rejected: {
-                logger.warning(
-                    "ignoring a snapshot; rebuilding from the log", metadata: ["host.snapshot_problem": "\($0)"])
-            })
+    ///
+    /// On a thread of its own, as every save is: a store's load and save block (a file's
+    /// fsync, a database that is away until its timeouts), and the cooperative pool has two
+    /// threads on a two-core machine.
+    private func loadSnapshot() async throws -> (R.State, UInt64) {
+        let (logger, snapshots, module, version) = (logger, snapshots, reducer.module, reducer.stateVersion)
+        let snapshot = try await OwnThread.run(name: "bureau-snapshot") {
+            snapshots.load(
+                R.State.self, module: module, stateVersion: version,
+                rejected: {
+                    logger.warning(
+                        "ignoring a snapshot; rebuilding from the log", metadata: ["host.snapshot_problem": "\($0)"])
+                })
+        }
         return snapshot.map { ($0.state, $0.position) } ?? (reducer.initialState, 0)
     }
 
@@ -180,10 +186,12 @@ public final class ReducerHost<R: Reducer>: Service {
     private func saveSnapshot(of progress: inout Progress, outbox: Outbox) async throws {
         try await outbox.drain()
         let seen = progress.seen
+        let snapshot = Snapshot(
+            module: reducer.module, stateVersion: reducer.stateVersion, position: seen, state: progress.state)
+        let snapshots = self.snapshots
         do {
-            try snapshots.save(
-                Snapshot(
-                    module: reducer.module, stateVersion: reducer.stateVersion, position: seen, state: progress.state))
+            // Off the pool, as the load is (``loadSnapshot()``).
+            try await OwnThread.run(name: "bureau-snapshot") { try snapshots.save(snapshot) }
         } catch {
             let delay = progress.schedule.failed(at: .now)
             statistics?.snapshotFailed()

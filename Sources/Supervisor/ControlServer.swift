@@ -115,14 +115,16 @@ final class ControlServer: Sendable {
     }
 
     static func kill(_ arguments: ArraySlice<Substring>, supervisor: Supervisor) -> KillAnswer {
-        guard arguments.count == 2, let name = arguments.first, let signal = arguments.last.flatMap({ Int32($0) }),
-            ExitStatus.name(ofSignal: signal) != "SIG?"
+        guard arguments.count == 2, let name = arguments.first,
+            let signal = arguments.last.flatMap({ ExitStatus.signal(named: String($0)) })
         else {
             return KillAnswer(error: "kill takes a process's name and a signal's number: kill NAME SIGNAL")
         }
         switch supervisor.signal(String(name), signal) {
         case .sent(let pid):
             return KillAnswer(pid: pid)
+        case .refused(let pid, let code):
+            return KillAnswer(error: "\(name) (pid \(pid)) could not be signalled: \(String(cString: strerror(code)))")
         case .notRunning(let state):
             return KillAnswer(error: "\(name) has no process running: it is \(state.rawValue)")
         case .unknownProcess(let known):

@@ -37,8 +37,6 @@ struct DeploymentLifecycle: Sendable, Equatable {
         case timerFired(LifecycleTimer)
         case eventsDrained
         case stop
-        /// `bureau kill`: `signal` to the process's current child.
-        case signalRequested(process: String, signal: Int32)
     }
 
     enum Phase: Sendable, Equatable {
@@ -100,19 +98,10 @@ struct DeploymentLifecycle: Sendable, Equatable {
         case .timerFired(let timer): timerFired(timer, at: now)
         case .eventsDrained: drained(cancelling: true)
         case .stop: stop()
-        case .signalRequested(let name, let signal): signalRequested(name, signal: signal)
         }
     }
 
     // MARK: Inputs
-
-    /// The signal goes to the child that runs now, and only while the lifecycle knows it runs:
-    /// once its exit is heard the child is reaped, and its id may become another process's.
-    /// What follows is the restart policy's, as for any other end.
-    func signalRequested(_ name: String, signal: Int32) -> [SupervisorAction] {
-        guard let pid = processes[name]?.pid else { return [] }
-        return [.signal(pid: pid, signal: signal)]
-    }
 
     mutating func start(at now: ContinuousClock.Instant) -> [SupervisorAction] {
         guard phase == .idle else { return [] }

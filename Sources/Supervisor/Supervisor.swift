@@ -169,28 +169,31 @@ public final class Supervisor: Service, Sendable {
 
     /// What became of a signal asked for by name (``signal(_:_:)``).
     public enum SignalOutcome: Sendable, Equatable {
-        /// Handed to the lifecycle for the child of this id, which it reaches unless the child
-        /// ended in the meantime.
+        /// Sent to the child of this id.
         case sent(pid: Int32)
+        /// `kill` refused it (EPERM: a child that changed its user).
+        case refused(pid: Int32, errno: Int32)
         /// No child of it runs now: it is in `state`.
         case notRunning(state: State)
         /// The deployment has no process of that name; these are its processes.
         case unknownProcess(known: [String])
     }
 
-    /// Sends `signal` to the current child of the process `name` (as `bureau kill` does),
-    /// through the lifecycle, so that it can reach no other process (``DeploymentLifecycle``'s
-    /// `signalRequested`).
+    /// Sends `signal` to the child of the process `name` that runs now (as `bureau kill` does).
+    ///
+    /// Sent while the lifecycle's lock is held, and only to the child the lifecycle still counts
+    /// as running: a child is reaped only after the lifecycle has heard of its end (``feed``), so
+    /// the id cannot have become another process's. What follows is the restart policy's, as
+    /// for any other end.
     public func signal(_ name: String, _ signal: Int32) -> SignalOutcome {
-        let found = core.withLock { core in
-            core.lifecycle.processes[name].map { ($0.pid, State($0.phase)) }
+        core.withLock { core in
+            guard let process = core.lifecycle.processes[name] else {
+                return .unknownProcess(known: core.lifecycle.inStartOrder.map(\.name))
+            }
+            guard let pid = process.pid else { return .notRunning(state: State(process.phase)) }
+            // A child that has ended but is not yet reaped takes the signal without error.
+            return kill(pid, signal) == 0 ? .sent(pid: pid) : .refused(pid: pid, errno: errno)
         }
-        guard let (pid, state) = found else {
-            return .unknownProcess(known: core.withLock { $0.lifecycle.inStartOrder.map(\.name) })
-        }
-        guard let pid else { return .notRunning(state: state) }
-        feed(.signalRequested(process: name, signal: signal))
-        return .sent(pid: pid)
     }
 
     /// Asks the supervisor to stop the deployment (as `bureau down` does).

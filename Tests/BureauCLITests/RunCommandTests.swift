@@ -105,4 +105,11 @@ struct RunCommandTests {
     @Test func theProductsUpcastersClose() throws {
         #expect(throws: Never.self) { try Composition.product.checkedUpcasting() }
     }
+
+    @Test(arguments: ["=", "=x", "rates-url"])
+    func aSettingWithoutANameOrAnEqualsSignIsRefusedNamingIt(setting: String) {
+        let error = #expect(throws: (any Error).self) { try RunCommand.parse(["alerts", "--set", setting]) }
+        #expect(
+            RunCommand.message(for: error ?? CancellationError()).contains("--set takes name=value, not '\(setting)'"))
+    }
 }

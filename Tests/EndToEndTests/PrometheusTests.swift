@@ -96,7 +96,9 @@ struct PrometheusTests {
         let age = #"bureau_consumer_progress_age_seconds{module="watchlist"}"#
 
         let host = try #require(Self.pid(of: "watchlist", in: location), "the host's metrics record names its pid")
-        kill(host, SIGSTOP)
+        // Signalled by name through its supervisor (never by a pid that may have been reaped).
+        let stopped = try await cli.run(["kill", "reducers", "--signal", "STOP"])
+        #expect(stopped.out == "sent SIGSTOP to reducers (pid \(host))\n", "\(stopped)")
         var frozenAge = 0.0
         do {
             // Stopped, it reports nothing: the bus's view of its lag keeps growing.
@@ -126,8 +128,8 @@ struct PrometheusTests {
 
             // The bus restarted while the host is frozen has never heard from it: its progress
             // is unknown, and that is trouble, not a process that consumes nothing.
-            let busPid = try #require(Self.pid(of: "bus", in: location))
-            kill(busPid, SIGKILL)
+            let killed = try await cli.run(["kill", "bus", "--signal", "KILL"])
+            #expect(killed.code == 0, "\(killed.err)")
             var unknown: (code: Int32, out: String, err: String) = (0, "", "")
             // Until the restarted bus is ready and the other consumers have reported to it again.
             try await PrometheusServer.until(timeout: .seconds(60), what: "status to say watchlist is unknown") {
@@ -140,10 +142,11 @@ struct PrometheusTests {
             let afterRestart = try await cli.run(["top", "--iterations", "1", "--max-lag-s", "30"])
             try Self.expectTroubleFirst(afterRestart.out, consumer: "watchlist", unreported: true)
         } catch {
-            kill(host, SIGCONT)
+            _ = try? await cli.run(["kill", "reducers", "--signal", "CONT"])
             throw error
         }
-        kill(host, SIGCONT)
+        let resumed = try await cli.run(["kill", "reducers", "--signal", "CONT"])
+        #expect(resumed.code == 0, "\(resumed.err)")
         publishing.cancel()
         _ = await publishing.value
         try await PrometheusServer.until(timeout: .seconds(60), what: "\(lag) back to 0") {

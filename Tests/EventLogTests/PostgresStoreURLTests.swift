@@ -44,6 +44,8 @@ struct PostgresStoreURLTests {
         ("postgres://u@h/d?sslrootcert=/etc/hostname", "sslrootcert needs sslmode=verify-full"),
         ("postgres://u@h/d?connect_timeout=nan", "connect_timeout takes whole seconds"),
         ("postgres://u@h/d?pool=5", "unknown parameter 'pool'"),
+        ("postgres://u@h/d?=", "unknown parameter ''"),
+        ("postgres://u@h/d?=verify-full", "unknown parameter ''"),
         ("postgres://u@h/d?query_timeout=0", "query_timeout takes whole seconds from 1 to 3600"),
     ])
     func eachMistakeIsNamed(text: String, says: String) {

@@ -158,21 +158,6 @@ struct DeploymentLifecycleTests {
         #expect(lifecycle == before)
     }
 
-    @Test func aSignalByNameGoesToTheChildThatRunsAndToNoneOnceItsExitIsHeard() {
-        // Given the server's child (pid 11) running,
-        var lifecycle = Self.firstWaveLaunched()
-        let before = lifecycle
-        // when `bureau kill server --signal KILL` asks, then it goes to pid 11, and nothing else moves;
-        #expect(lifecycle.handle(.signalRequested(process: "server", signal: SIGKILL), at: time(1)) == [.kill(11)])
-        #expect(lifecycle == before)
-        // a process that is not there, or not yet launched, is sent nothing;
-        #expect(lifecycle.handle(.signalRequested(process: "nobody", signal: SIGKILL), at: time(1)) == [])
-        #expect(lifecycle.handle(.signalRequested(process: "reducers", signal: SIGKILL), at: time(1)) == [])
-        // and once pid 11's exit is heard (and it is reaped), no signal names it again.
-        _ = lifecycle.handle(.exited(process: "server", pid: 11, status: .signal(SIGKILL)), at: time(1.1))
-        #expect(lifecycle.handle(.signalRequested(process: "server", signal: SIGTERM), at: time(1.2)) == [])
-    }
-
     @Test func aProcessThatExitsBeforeItIsReadyRestartsAndItsWaveWaitsForIt() {
         var lifecycle = Self.lifecycle()
         _ = lifecycle.handle(.start, at: time(0))
