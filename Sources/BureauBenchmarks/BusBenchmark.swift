@@ -12,7 +12,8 @@ struct BusBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bus",
         abstract: "Producer → bus (default durability) → subscriber, beside raw libzmq and the raw disk.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Throughput: one producer publishes --events events with --payload-byte payloads in
             batches of --batch with --in-flight batches outstanding; one subscriber receives them.
             Latency: at --rate events/s, the time from handing an event to publish until the
@@ -25,7 +26,7 @@ struct BusBenchmark: AsyncParsableCommand {
             The bus and the relay run --runs times each, alternating; the ratio is the best bus run
             over the best relay run (the relay alone varies by half between runs on two cores, with
             four busy threads placed differently each time).
-            """
+            """)
     )
 
     @OptionGroup var options: PublishLoadOptions

@@ -13,7 +13,8 @@ struct FoldBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fold",
         abstract: "Nanoseconds per event of each step of the read side, from memory, on one thread.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Builds --events envelopes in memory as the replay benchmark's log holds them (rates,
             then add and remove requests in turn, each followed by the watchlist reducer's answer),
             then times each step over all of them, --rounds times, the steps taking turns, and
@@ -24,7 +25,7 @@ struct FoldBenchmark: AsyncParsableCommand {
             one step can be measured on a noisy machine.
 
             Example: swift run -c release bureau-bench fold --events 200000 --rounds 7
-            """
+            """)
     )
 
     @Option(help: "(default: 200000)", transform: BoundedNumber.integers(in: 2...10_000_000)) var events = 200_000

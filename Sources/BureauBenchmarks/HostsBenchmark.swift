@@ -13,7 +13,8 @@ struct HostsBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hosts",
         abstract: "The bus across two network namespaces over CURVE TCP, beside raw libzmq TCP with and without CURVE.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Needs root (network namespaces) and `bureau` beside this executable (swift build -c
             release). The daemon (`bureau bus --listen … --curve-secret-file … --allow-keys …`, \
             durability always) runs in a namespace of its own at 198.51.100.1; the producer and \
@@ -21,7 +22,7 @@ struct HostsBenchmark: AsyncParsableCommand {
             veth pair twice. Baselines in the same run, over the same link: PUSH → relay (in the \
             namespace) → PUB → SUB, one message per event of the envelope's size, in plain TCP \
             and with CURVE.
-            """
+            """)
     )
 
     @OptionGroup var options: PublishLoadOptions

@@ -15,7 +15,8 @@ struct ReducersBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reducers",
         abstract: "Reducer host throughput, restart beside a big log, and projection rebuild vs raw read + decode.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Publishes --events watchlist requests (add and remove EUR/USD in turn, one answer each),
             then: starts a host with no snapshot and times it until every answer is acknowledged
             (inputs/s), --runs times, each on a new log; stops the last (it snapshots) and times a
@@ -23,7 +24,7 @@ struct ReducersBenchmark: AsyncParsableCommand {
             the files (events/s) beside reading and decoding the same log without folding, each
             --runs times, taking turns. The figures are the best runs: a shared machine's speed
             changes from one second to the next.
-            """
+            """)
     )
 
     @Option(help: "(default: 1000000)", transform: BoundedNumber.integers(in: 2...100_000_000)) var events = 1_000_000

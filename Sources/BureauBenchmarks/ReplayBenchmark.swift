@@ -12,7 +12,8 @@ struct ReplayBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay and verification of a recorded log vs raw read + decode of the same log.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Writes a log of --events events as a watchlist host would have left it: rates, then
             add and remove EUR/USD requests in turn, each followed by the reducer's answer (ids
             derived, causation and correlation set). It is written straight to the files, not
@@ -36,7 +37,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
             is timed on one thread too ("replay reading inline through an upcaster"), the work alone.
 
             Example: swift run -c release bureau-bench replay --events 1000000
-            """
+            """)
     )
 
     @Option(help: "(default: 1000000)", transform: BoundedNumber.integers(in: 2...100_000_000)) var events = 1_000_000

@@ -3,6 +3,7 @@ import Bus
 import BusTesting
 import EventLog
 import Foundation
+import Guards
 import Logging
 import PostgresStore
 import TestServers
@@ -12,14 +13,15 @@ struct StoreBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "The bus on a PostgreSQL store, beside a raw batched insert of the same rows and the bus on files.",
-        discussion: """
+        discussion: HelpText.prose(
+            """
             Three rows in one run, all durable (`always`, synchronous_commit on): producer → bus on
             files → subscriber; the same with the log in PostgreSQL (--store); and a raw baseline
             that inserts rows of the same size and columns into the same server, --batch rows per
             INSERT … SELECT FROM unnest(…) on one connection, one transaction each. Without --server
             it starts PostgreSQL from Debian's packages in a directory of its own (as the postgres
             user when run as root) and stops it at the end.
-            """
+            """)
     )
 
     @OptionGroup var options: PublishLoadOptions

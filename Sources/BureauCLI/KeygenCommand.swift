@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Guards
 import ZeroMQ
 import ZeroMQBus
 

@@ -3,6 +3,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Guards
 import LogTools
 
 struct LogShow: AsyncParsableCommand {

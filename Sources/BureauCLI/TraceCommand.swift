@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import EventLog
 import Foundation
+import Guards
 import LogTools
 
 /// `bureau trace ID`: the causation tree of one user action, from the log alone.

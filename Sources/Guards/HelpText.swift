@@ -1,9 +1,9 @@
 /// Help text as written in the source, made to wrap well in any terminal.
-enum HelpText {
+public enum HelpText {
     /// Joins the lines of each paragraph so that the argument parser can wrap them at the
     /// terminal's width; blank lines, indented lines (examples) and list items (`- `, `* `)
     /// keep their own lines.
-    static func prose(_ text: String) -> String {
+    public static func prose(_ text: String) -> String {
         var result: [String] = []
         var joining = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
