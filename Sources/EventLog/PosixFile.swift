@@ -110,16 +110,18 @@ final class PosixFile {
         }
     }
 
-    /// Reads a whole file, including /proc files whose size reads as zero.
+    /// Reads a whole file of at most `limit` bytes, including /proc files whose size reads as
+    /// zero; a larger one is EFBIG, having read no more than one byte past the limit.
     static func readAll(_ path: String, fileSystem: any FileSystem, limit: Int = 64 << 20) throws -> [UInt8] {
         let file = try PosixFile(path: path, flags: O_RDONLY, fileSystem: fileSystem)
         var result: [UInt8] = []
-        var offset: Int64 = 0
         while result.count <= limit {
-            let chunk = try file.read(count: 64 << 10, at: offset)
+            // One byte past the limit tells a file of exactly `limit` bytes from a larger one.
+            let wanted = min(64 << 10, limit + 1 - result.count)
+            let chunk = try file.read(count: wanted, at: Int64(result.count))
             result += chunk
-            offset += Int64(chunk.count)
-            if chunk.count < 64 << 10 { return result }
+            // `read` stops short only at the end of the file.
+            if chunk.count < wanted { return result }
         }
         throw EventLogError.io(operation: "read", path: path, errno: EFBIG)
     }
