@@ -82,7 +82,7 @@ struct PostgresBusTests {
         try await active.start(["--store", url])
         // The standby shares the data directory: it binds the same ipc sockets once it holds
         // the lock, so that clients reconnect to it by themselves.
-        let standby = BusProcess(directory: directory.path, data: active.location.dataDirectory)
+        let standby = BusProcess(directory: directory.path, data: active.location.dataDirectory, name: "standby")
         let standbyProcess = try await standby.start(["--store", url, "--standby"], waitUntilReady: false)
         defer {
             Task {
@@ -90,6 +90,9 @@ struct PostgresBusTests {
                 await standby.stop(SIGKILL)
             }
         }
+        // Waiting before the load: started on a loaded machine, the standby once reached the lock
+        // only after the active was killed, and took it without ever having waited.
+        try await standbyProcess.waitForOutput("waiting as its standby")
         var options = ZeroMQBusClient.Options(process: "producer")
         options.publishTimeout = .seconds(30)
         let producer = try ZeroMQBusClient(location: active.location, options: options)
@@ -131,7 +134,7 @@ struct PostgresBusTests {
         }
         let active = BusProcess(directory: directory.path, data: directory.file("host-a"))
         try await active.start(daemonOptions(ports[0]))
-        let standby = BusProcess(directory: directory.path, data: directory.file("host-b"))
+        let standby = BusProcess(directory: directory.path, data: directory.file("host-b"), name: "standby")
         let standbyProcess = try await standby.start(daemonOptions(ports[1]) + ["--standby"], waitUntilReady: false)
         defer {
             Task {

@@ -79,4 +79,19 @@ struct PostgresSessionTests {
                     message: #"relation "no_such_table" does not exist"#))
         #expect(try session.query("SELECT \(Int64(41)) + 1", what: "going on").first?.integer(0) == 42)
     }
+
+    @Test func theServersWarningsGoToTheLogAndItsOtherNoticesAtDebugLevel() throws {
+        let log = CapturedLog()
+        let session = try PostgresSession.connect(
+            PostgresStoreURL(parsing: try TestPostgres.database()), logger: log.logger("bureau.store"))
+        defer { session.close() }
+        // A lock released that was not held: PostgreSQL answers false, with a WARNING.
+        let released = try session.query(
+            "SELECT pg_advisory_unlock(\(Int64(424_242)))", what: "releasing a lock not held")
+        #expect(try released.first?.bool(0) == false)
+        // The second says "already exists, skipping": a NOTICE.
+        for _ in 0..<2 { try session.query("CREATE TABLE IF NOT EXISTS noted (x int)", what: "creating a table") }
+        #expect(log.lines.filter { $0.level == .warning }.map(\.message) == ["the store warns"])
+        #expect(log.lines.contains { $0.level == .debug && $0.message == "the store notes" })
+    }
 }

@@ -12,14 +12,20 @@ public final class BusProcess: @unchecked Sendable {
     public let directory: String
     public private(set) var process: ChildProcess?
     private var starts = 0
+    /// What its children's output files are named after (NAME1.err, NAME2.err…): two processes
+    /// on one data directory need two names, or their outputs go to the same files.
+    private let name: String
 
     /// The daemon's command: `bureau bus`, or the fault suite's `bureau-faults`.
     private let daemonCommand: (executable: String, arguments: [String])
 
-    /// - Parameter faults: run the test-only `bureau-faults` (which reads `BUREAU_FAULT`)
-    ///   instead of `bureau bus`.
-    public init(directory: String, data: String? = nil, faults: Bool = false) {
+    /// - Parameters:
+    ///   - faults: run the test-only `bureau-faults` (which reads `BUREAU_FAULT`) instead of
+    ///     `bureau bus`.
+    ///   - name: what its output files are named after.
+    public init(directory: String, data: String? = nil, faults: Bool = false, name: String = "bus") {
         self.directory = directory
+        self.name = name
         location = BusLocation(dataDirectory: data ?? directory + "/data")
         daemonCommand = faults ? (BureauExecutable.faults, []) : (BureauExecutable.path, ["bus"])
     }
@@ -33,7 +39,7 @@ public final class BusProcess: @unchecked Sendable {
         let child = try ChildProcess(
             daemonCommand.executable,
             daemonCommand.arguments + ["--data", location.dataDirectory, "--heartbeat-ms", "100"] + extra,
-            directory: directory, name: "bus\(starts)", environment: environment)
+            directory: directory, name: "\(name)\(starts)", environment: environment)
         process = child
         if waitUntilReady { try await Self.waitUntilReady(location, child: child) }
         return child
