@@ -8,6 +8,10 @@ import Runtime
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Bad rates documents served by a real HTTP server on loopback: each is reported
 /// (`RatesFetchFailed` and `ErrorRaised`, with a reason naming what was wrong) and nothing is published.
 @Suite(.timeLimit(.minutes(2)))
@@ -94,5 +98,32 @@ struct RatesDocumentRefusalTests {
             #expect(published.isEmpty, "nothing from a bad document is published")
             observer.close()
         }
+    }
+
+    /// The test server's own guard: a client that asks for the endless body, then neither reads
+    /// nor hangs up, holds a graceful stop only until its grace has passed.
+    @Test func aClientThatStopsReadingHoldsTheServersStopOnlyForItsGrace() async throws {
+        let server = try await Self.server()
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(socket >= 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0)
+        let request = "GET /endless HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        #expect(request.withCString { send(socket, $0, strlen($0), 0) } == request.utf8.count)
+        // The first bytes of the answer: the server is writing, and will soon wait for room.
+        var first = [UInt8](repeating: 0, count: 16)
+        #expect(recv(socket, &first, first.count, 0) > 0)
+        let started = ContinuousClock.now
+        await server.stop(grace: .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(60), "stopped once the grace had passed")
     }
 }

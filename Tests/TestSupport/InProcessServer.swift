@@ -18,9 +18,23 @@ public final class InProcessServer: @unchecked Sendable {
         port = await iterator.next() ?? 0
     }
 
-    public func stop() async {
+    /// Stops gracefully, waiting for the requests in flight; past `grace`, cancels the server,
+    /// which closes every connection. A response the client stopped reading without closing
+    /// its connection (a body over its limit) would otherwise hold a graceful stop for ever:
+    /// once, a test waited on it until it was killed.
+    public func stop(grace: Duration = .seconds(10)) async {
         await group.triggerGracefulShutdown()
-        _ = try? await task.value
+        let task = self.task
+        await withTaskGroup(of: Void.self) { waits in
+            waits.addTask { _ = try? await task.value }
+            waits.addTask {
+                // Ends early, cancelled, when the server stopped within the grace.
+                guard (try? await Task.sleep(for: grace)) != nil else { return }
+                task.cancel()
+            }
+            await waits.next()
+            waits.cancelAll()
+        }
     }
 
     deinit {
