@@ -13,7 +13,8 @@ public struct PostgresRow: Sendable {
     struct Column: Sendable {
         var name: String
         var type: UInt32
-        var bytes: [UInt8]?
+        /// Copied once out of libpq's result, and handed out as it is (a log record's body).
+        var bytes: Data?
     }
 
     let columns: [Column]
@@ -34,8 +35,8 @@ public struct PostgresRow: Sendable {
                     guard PQgetisnull(result, r, f) == 0, let value = PQgetvalue(result, r, f) else {
                         return Column(name: names[field], type: types[field], bytes: nil)
                     }
-                    let bytes = UnsafeRawBufferPointer(start: value, count: Int(PQgetlength(result, r, f)))
-                    return Column(name: names[field], type: types[field], bytes: Array(bytes))
+                    let bytes = Data(bytes: value, count: Int(PQgetlength(result, r, f)))
+                    return Column(name: names[field], type: types[field], bytes: bytes)
                 })
         }
     }
@@ -51,7 +52,7 @@ public struct PostgresRow: Sendable {
         return column
     }
 
-    private func value(_ index: Int, _ types: Set<UInt32>, _ what: String) throws(DecodingError) -> [UInt8] {
+    private func value(_ index: Int, _ types: Set<UInt32>, _ what: String) throws(DecodingError) -> Data {
         guard let bytes = try column(index, types, what).bytes else {
             throw DecodingError(description: "column \(columns[index].name) is NULL where \(what) is needed")
         }
@@ -82,12 +83,13 @@ public struct PostgresRow: Sendable {
     public func bool(_ index: Int) throws(DecodingError) -> Bool {
         let bytes = try value(index, [16], "a boolean")
         guard bytes.count == 1 else { throw DecodingError(description: "a boolean of \(bytes.count) bytes") }
-        return bytes[0] != 0
+        return bytes.first != 0
     }
 
     public func uuid(_ index: Int) throws(DecodingError) -> UUID {
-        let bytes = try value(index, [2950], "a uuid")
-        guard bytes.count == 16 else { throw DecodingError(description: "a uuid of \(bytes.count) bytes") }
+        let data = try value(index, [2950], "a uuid")
+        guard data.count == 16 else { throw DecodingError(description: "a uuid of \(data.count) bytes") }
+        let bytes = Array(data)
         return UUID(
             uuid: (
                 bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
@@ -97,11 +99,11 @@ public struct PostgresRow: Sendable {
 
     /// A bytea column; nil when it is NULL.
     public func optionalBytes(_ index: Int) throws(DecodingError) -> Data? {
-        try column(index, [17], "bytea").bytes.map { Data($0) }
+        try column(index, [17], "bytea").bytes
     }
 
     /// A bytea column.
     public func bytes(_ index: Int) throws(DecodingError) -> Data {
-        Data(try value(index, [17], "bytea"))
+        try value(index, [17], "bytea")
     }
 }
