@@ -63,6 +63,13 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        // libcurl from Debian's libcurl4-openssl-dev: the HTTP client of the adapters and the trace
+        // exporter (HTTPCalls), http and https, TLS by the system's OpenSSL.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "ZeroMQ",
             dependencies: ["CZeroMQ", "Guards"],
@@ -169,11 +176,7 @@ let package = Package(
         // how a refused connection is told.
         .target(
             name: "HTTPCalls",
-            dependencies: [
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
+            dependencies: ["CCurl", "Guards"],
             path: "Sources/Adapters/HTTPCalls",
             swiftSettings: strict
         ),
@@ -182,12 +185,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 "Runtime", "Money", "Bus", "BureauSchemas", "EventLog", "Guards", "HTTPCalls",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -199,12 +197,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 "Runtime", "Bus", "BureauSchemas", "EventLog", "Guards", "HTTPCalls",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -389,8 +382,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 // A real Prometheus's HTTP API, for the tests that start one.
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                "HTTPCalls",
                 "TestServers", "Guards", "ZeroMQ",
                 "FeatureTestSupport", "ZeroMQBus",
                 "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting",
@@ -502,9 +494,7 @@ let package = Package(
                 "FeatureTestSupport", "ZeroMQBus",
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
                 "BusTesting", "ReservationsFeature", "Guards",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"), "HTTPCalls",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),

@@ -1,9 +1,9 @@
-import AsyncHTTPClient
 import BureauSchemas
 import Bus
 import BusTesting
 import EventLog
 import Foundation
+import HTTPCalls
 import Runtime
 import TestSupport
 import Testing
@@ -18,10 +18,9 @@ import ZeroMQBus
 struct BookingAdapterCrashTests {
     /// The bookings the server holds, from GET /reservations.
     static func bookings(_ url: String) async throws -> [[String: Any]] {
-        let response = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: url + "/reservations"), timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        return try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]] ?? []
+        let response = try await HTTPCalls.perform(
+            HTTPRequest(url: url + "/reservations"), timeout: .seconds(30), bodyLimit: 1 << 20)
+        return try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]] ?? []
     }
 
     @Test func killedDuringASlowCallItBooksOnceAndPublishesOneOutcomeAfterRestart() async throws {

@@ -1,8 +1,7 @@
-import AsyncHTTPClient
 import BusTesting
 import Foundation
 import Guards
-import NIOCore
+import HTTPCalls
 import TestServers
 
 /// A real Prometheus (Debian's `prometheus`, which `tools/setup` installs and never starts as a
@@ -16,7 +15,6 @@ public final class PrometheusServer: Sendable {
 
     public let port: Int
     private let process: ChildProcess
-    private let http: HTTPClient
 
     /// Starts Prometheus with its data in `directory`, scraping the targets `targetsFile` lists
     /// (a `file_sd_configs` file) every `scrapeInterval`.
@@ -45,7 +43,6 @@ public final class PrometheusServer: Sendable {
                 "--config.file=\(configPath)", "--storage.tsdb.path=\(directory)/tsdb",
                 "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
             ], directory: directory, name: "prometheus")
-        http = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 
     /// What Prometheus printed, for a failure's message.
@@ -81,30 +78,16 @@ public final class PrometheusServer: Sendable {
 
     /// A GET's status and body.
     public func get(_ url: String) async throws -> (status: UInt, body: Data) {
-        var request = HTTPClientRequest(url: url)
-        request.method = .GET
-        let response = try await http.execute(request, timeout: .seconds(5))
-        let body = try await response.body.collect(upTo: 16 << 20)
-        return (response.status.code, Data(buffer: body))
+        try await Self.get(url)
     }
 
-    /// A GET's status and body, with a client of its own: a process's /metrics, say.
+    /// A GET's status and body: a process's /metrics, say.
     public static func get(_ url: String) async throws -> (status: UInt, body: Data) {
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            var request = HTTPClientRequest(url: url)
-            request.method = .GET
-            let response = try await http.execute(request, timeout: .seconds(5))
-            let body = try await response.body.collect(upTo: 16 << 20)
-            try await http.shutdown()
-            return (response.status.code, Data(buffer: body))
-        } catch {
-            try? await http.shutdown()
-            throw error
-        }
+        let response = try await HTTPCalls.perform(HTTPRequest(url: url), timeout: .seconds(5), bodyLimit: 16 << 20)
+        return (UInt(clamping: response.status), response.body)
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL after 10 s) and its HTTP client.
+    /// Stops the server (SIGTERM, then SIGKILL after 10 s).
     public func stop() async {
         process.signal(SIGTERM)
         let killer = Task {
@@ -113,7 +96,6 @@ public final class PrometheusServer: Sendable {
         }
         _ = await process.exitStatus()
         killer.cancel()
-        try? await http.shutdown()
     }
 
     /// Asks `condition` every 100 ms until it holds; throws naming `what` after `timeout`.

@@ -1,9 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import Guards
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 
 /// Why a booking call failed, and so what may be done next.
 public enum BookingError: Error, Equatable, CustomStringConvertible {

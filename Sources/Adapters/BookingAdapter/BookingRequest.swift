@@ -1,9 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import Guards
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 
 /// A reservation as the booking service takes it.
 public struct BookingRequest: Codable, Sendable, Equatable {

@@ -1,9 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import Guards
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 
 /// The booking service as the adapter sees it: the seam between the adapter and the network.
 ///

@@ -1,17 +1,18 @@
 import Bus
-import NIOHTTP1
+import HTTPCalls
 import Tracing
 
 extension HTTPBookingService {
     /// A client span for one call, a child of the task's current span, with the request's
     /// `traceparent` header naming it (W3C trace context over HTTP); nil when tracing is off or
     /// the call is not part of a traced chain. Named by the method alone: the path holds ids.
-    static func startCallSpan(_ method: String, headers: inout HTTPHeaders) -> (any Span)? {
+    static func startCallSpan(_ method: String, headers: inout [(name: String, value: String)]) -> (any Span)? {
         guard BusTracing.currentParent() != nil, let context = InstrumentationContext.current else { return nil }
         let span = Tracing.startSpan(method, context: context, ofKind: .client)
         span.attributes.set("http.request.method", value: .string(method))
         if let parent = BusTracing.parent(of: span.context) {
-            headers.replaceOrAdd(name: "traceparent", value: parent.header)
+            headers.removeAll { $0.name.lowercased() == "traceparent" }
+            headers.append(("traceparent", parent.header))
         }
         return span
     }

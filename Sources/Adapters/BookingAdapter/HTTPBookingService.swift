@@ -1,18 +1,9 @@
-import AsyncHTTPClient
 import Foundation
 import Guards
 import HTTPCalls
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
-import NIOPosix
 import Tracing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// Calls the booking API over HTTP with AsyncHTTPClient.
+/// Calls the booking API over HTTP (``HTTPCalls``).
 ///
 /// A call that fails before its request could be sent (no connection: a refused one is said
 /// so, at once) is ``BookingError/transient(_:)``; one that times out, loses its connection, or gets an answer
@@ -21,15 +12,13 @@ import Tracing
 public struct HTTPBookingService: BookingService {
     public let baseURL: String
     public let timeout: Duration
-    private let client: HTTPClient
 
     /// The largest answer read: a larger one leaves the call's outcome unknown.
     public static let maxAnswerBytes = 1 << 20
 
-    public init(baseURL: String, timeout: Duration = .seconds(5), client: HTTPClient = HTTPCalls.client) {
+    public init(baseURL: String, timeout: Duration = .seconds(5)) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
-        self.client = client
     }
 
     /// A booking as the API answers it.
@@ -99,18 +88,15 @@ public struct HTTPBookingService: BookingService {
     private func call(
         _ method: String, _ path: String, key: String, body: Data?
     ) async throws(BookingError) -> (UInt, Data) {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = HTTPMethod(rawValue: method)
-        request.headers.add(name: "Idempotency-Key", value: key)
-        request.headers.add(name: "Content-Type", value: "application/json")
-        if let body { request.body = .bytes(ByteBuffer(data: body)) }
+        var request = HTTPRequest(
+            method: method, url: baseURL + path,
+            headers: [("Idempotency-Key", key), ("Content-Type", "application/json")], body: body)
         let span = Self.startCallSpan(method, headers: &request.headers)
         defer { span?.end() }
-        do {
-            let response = try await client.execute(request, timeout: .milliseconds(timeout.inMilliseconds))
-            span?.attributes.set("http.response.status_code", value: .int64(Int64(response.status.code)))
-            var buffer = try await response.body.collect(upTo: Self.maxAnswerBytes)
-            return (response.status.code, buffer.readData(length: buffer.readableBytes) ?? Data())
+        do throws(HTTPCallError) {
+            let response = try await HTTPCalls.perform(request, timeout: timeout, bodyLimit: Self.maxAnswerBytes)
+            span?.attributes.set("http.response.status_code", value: .int64(Int64(response.status)))
+            return (UInt(clamping: response.status), response.body)
         } catch {
             let classified = classify(error)
             span?.setStatus(Self.spanStatus(of: classified))
@@ -118,30 +104,21 @@ public struct HTTPBookingService: BookingService {
         }
     }
 
-    /// Whether a call that threw was never sent (safe to send again) or may have been done.
-    func classify(_ error: any Error) -> BookingError {
-        // Told at once (the client does not try the connection again until the deadline).
-        if let address = HTTPCalls.refusedAddress(error, url: baseURL) {
-            return .transient("connection refused: nothing listens at \(address)")
-        }
+    /// Whether a call that failed was never sent (safe to send again) or may have been done.
+    func classify(_ error: HTTPCallError) -> BookingError {
         switch error {
-        case let error as HTTPClientError where error == .connectTimeout:
-            return .transient("unreachable: \(error)")
-        case let error as HTTPClientError where error == .getConnectionFromPoolTimeout:
-            // Queued in the client for a connection until the deadline: never sent.
-            return .transient("no connection to the booking service was free within \(timeout.inMilliseconds) ms")
-        case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout:
-            return .unknown("timed out after \(timeout.inMilliseconds) ms")
-        case let error as HTTPClientError where error == .remoteConnectionClosed:
-            return .unknown("the connection was closed before the answer came")
-        case is NIOConnectionError, ChannelError.connectTimeout:
-            return .transient("unreachable: \(error)")
-        case let error as IOError where [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH].contains(error.errnoCode):
-            return .transient("unreachable: \(error)")
-        case is NIOTooManyBytesError:
+        case .refused, .notConnected, .cannotStart:
+            return .transient("\(error)")
+        case .invalidURL:
+            return .invalidRequest("\(error)")
+        case .timedOut(let milliseconds):
+            return .unknown("timed out after \(milliseconds) ms")
+        case .tooLarge:
             return .unknown("the answer is over \(Self.maxAnswerBytes) bytes")
-        default:
-            return .unknown("the call may have been done: \(error)")
+        case .interrupted:
+            return .unknown("the connection was closed before the answer came: \(error)")
+        case .cancelled:
+            return .unknown("the call was cancelled after it may have been sent")
         }
     }
 }

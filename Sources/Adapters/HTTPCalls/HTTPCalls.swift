@@ -1,42 +1,33 @@
-import AsyncHTTPClient
-import Foundation
-import NIOCore
-import NIOPosix
+import Guards
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// What every adapter's HTTP calls share: the client they make them with, and how a refused
-/// connection is told from other failures.
+/// The adapters' and the trace exporter's HTTP client: libcurl (Debian's libcurl4-openssl-dev;
+/// http and https, TLS by the system's OpenSSL and its certificates, the proxy variables curl
+/// reads), one call per connection, each on a thread of its own so that a slow server never holds
+/// a thread of Swift's cooperative pool.
+///
+/// A call's failure says whether its request could have reached the server
+/// (``HTTPCallError/requestWasSent``): a refused connection is told at once as
+/// ``HTTPCallError/refused(address:)``, and each adapter's own backoff decides when to call again.
 public enum HTTPCalls {
-    /// AsyncHTTPClient's shared configuration, except that a connection that cannot be made fails
-    /// the request at once. By default AsyncHTTPClient tries again, with backoff, until the
-    /// request's deadline, so that a refused connection would come out as a timeout once the
-    /// whole timeout has passed; each adapter's own backoff decides when to call again.
+    /// Sends `request` and returns the whole answer, whatever its status: within `timeout` from
+    /// the start of connecting to the last byte, and at most `bodyLimit` bytes of body. GET
+    /// requests follow up to 5 redirects (http and https only); others follow none.
     ///
-    /// Lives as long as the process, as `HTTPClient.shared` does: never shut down.
-    public static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration.singletonConfiguration
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
-
-    /// `host:port` when `error`, from a call to `url`, says the connection was refused at every
-    /// address tried (ECONNREFUSED): nothing listens there, and the request was never sent.
-    public static func refusedAddress(_ error: any Error, url: String) -> String? {
-        if let failure = error as? NIOConnectionError, !failure.connectionErrors.isEmpty,
-            failure.connectionErrors.allSatisfy({ isRefusal($0.error) })
-        {
-            return "\(failure.host):\(failure.port)"
+    /// Cancelling the calling task stops the call at once (``HTTPCallError/cancelled``).
+    public static func perform(
+        _ request: HTTPRequest, timeout: Duration, bodyLimit: Int
+    ) async throws(HTTPCallError) -> HTTPResponse {
+        let transfer = CurlTransfer(request: request, timeout: timeout, bodyLimit: bodyLimit)
+        let result: Result<HTTPResponse, HTTPCallError>
+        do {
+            result = try await withTaskCancellationHandler {
+                try await OwnThread.run(name: "http-call") { transfer.run() }
+            } onCancel: {
+                transfer.cancel()
+            }
+        } catch {
+            throw .cannotStart("\(error)")
         }
-        guard isRefusal(error) else { return nil }
-        let parsed = URL(string: url)
-        let port = parsed?.port ?? (parsed?.scheme == "https" ? 443 : 80)
-        return "\(parsed?.host ?? url):\(port)"
-    }
-
-    private static func isRefusal(_ error: any Error) -> Bool {
-        (error as? IOError)?.errnoCode == ECONNREFUSED
+        return try result.get()
     }
 }

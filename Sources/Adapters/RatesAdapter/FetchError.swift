@@ -1,10 +1,3 @@
-import AsyncHTTPClient
-import Foundation
-import Guards
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
-
 /// Why a fetch failed, for `RatesFetchFailed.reason`.
 public enum FetchError: Error, Equatable, CustomStringConvertible {
     /// The server answered with a status other than 200.

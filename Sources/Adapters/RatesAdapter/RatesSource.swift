@@ -1,9 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import Guards
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 
 /// Where rates documents come from: the seam between the rates adapter and the network.
 ///
