@@ -24,16 +24,16 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Without its default ConfigurationSupport trait, which would build swift-configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // Metrics: libraries record through swift-metrics; each process exports them with
         // swift-prometheus at /metrics (README, "Watching it run").
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Traces: the libraries trace through swift-distributed-tracing (an interface); the
-        // composition root exports them over OTLP/HTTP with swift-otel (gRPC left out).
+        // composition root bootstraps OTLPTracing's tracer, which exports them over OTLP/HTTP.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
-        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev.
@@ -204,6 +204,18 @@ let package = Package(
             path: "Sources/Adapters/BookingAdapter",
             swiftSettings: strict
         ),
+        // Spans to an OpenTelemetry collector over OTLP/HTTP: a tracer for swift-distributed-tracing
+        // (W3C traceparent, OpenTelemetry's samplers) and a batching exporter on HTTPCalls.
+        .target(
+            name: "OTLPTracing",
+            dependencies: [
+                "HTTPCalls",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["Protos"],
+            swiftSettings: strict
+        ),
         .target(
             name: "RatesServer",
             dependencies: [
@@ -330,7 +342,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "OTel", package: "swift-otel"),
+                "OTLPTracing",
                 "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
@@ -350,7 +362,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "TestServers",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "OTel", package: "swift-otel"),
+                "OTLPTracing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 "ZeroMQBus", "BusTesting",
                 "Bus", "EventLog", "ZeroMQ", "Runtime", "WatchlistFeature", "BureauSchemas", "TerminalUI", "Guards",
@@ -399,16 +411,26 @@ let package = Package(
         .target(
             name: "OTLPTestSupport",
             dependencies: [
-                "Guards",
+                "Guards", "OTLPTracing",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/OTLPTestSupport",
-            exclude: ["Protos"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "HTTPCallsTests",
+            dependencies: ["HTTPCalls", "Guards"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "OTLPTracingTests",
+            dependencies: [
+                "OTLPTracing", "OTLPTestSupport", "TestServers", "Guards",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "WatchlistFeatureTests",
             dependencies: ["WatchlistFeature", "Runtime", "Money", "FeatureTestSupport"],

@@ -5,9 +5,10 @@ import Foundation
 import Guards
 import Hummingbird
 import Logging
-import OTel
+import OTLPTracing
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 extension BusBenchmark {
     /// The bus's throughput with tracing off, then on with every event traced, in turn: the
@@ -18,22 +19,14 @@ extension BusBenchmark {
             "# bus benchmark, tracing: \(formatted(Double(events))) events, \(payloadBytes)-byte payloads, durability \(durability)"
         )
         let sink = try await OTLPSink.start()
-        let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
-        var configuration = OTel.Configuration.default
-        configuration.serviceName = "bench"
-        configuration.logs.enabled = false
-        configuration.metrics.enabled = false
-        configuration.traces.otlpExporter.protocol = .httpProtobuf
-        configuration.traces.otlpExporter.endpoint = "http://127.0.0.1:\(sink.port)/v1/traces"
+        var configuration = OTLPConfiguration(endpoint: "http://127.0.0.1:\(sink.port)/v1/traces", serviceName: "bench")
         // A queue that holds a batch's spans: the default (2,048) drops most of them at this rate.
-        configuration.traces.batchSpanProcessor.maxQueueSize = 1 << 20
-        configuration.traces.batchSpanProcessor.maxExportBatchSize = 8192
-        configuration.traces.batchSpanProcessor.scheduleDelay = .milliseconds(100)
-        configuration.diagnosticLogger = .custom(quiet)
-        let otel = try OTel.bootstrap(configuration: configuration, environment: [:])
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: otel)], gracefulShutdownSignals: [], logger: quiet))
-        let exporting = Task { try await group.run() }
+        configuration.maxQueueSize = 1 << 20
+        configuration.maxExportBatchSize = 8192
+        configuration.scheduleDelay = .milliseconds(100)
+        let exporter = OTLPSpanExporter(configuration: configuration)
+        InstrumentationSystem.bootstrap(OTLPTracer(exporter: exporter))
+        let exporting = Task { await exporter.run() }
 
         var off: [Double] = []
         var on: [Double] = []
@@ -54,8 +47,8 @@ extension BusBenchmark {
             spans.append(sink.spans - before)
         }
         BusTracing.turnOff()
-        await group.triggerGracefulShutdown()
-        _ = try? await exporting.value
+        exporter.shutdown()
+        await exporting.value
         await sink.stop()
 
         let bestOff = off.max() ?? 0

@@ -2,81 +2,59 @@ import Bus
 import Foundation
 import Guards
 import Logging
-import OTel
-import ServiceLifecycle
+import OTLPTracing
+import Tracing
 
-/// This process's spans on their way to an OpenTelemetry collector: swift-otel bootstrapped as
-/// the tracer of ``InstrumentationSystem`` (traces only: metrics and logs are not its), its
-/// batch processor and OTLP/HTTP exporter running in the background until ``finish()``.
+/// This process's spans on their way to an OpenTelemetry collector: an ``OTLPTracer``
+/// bootstrapped as the tracer of ``InstrumentationSystem``, its exporter running in the
+/// background until ``finish(within:)``.
 final class TraceExport: Sendable {
-    private let group: ServiceGroup
+    private let exporter: OTLPSpanExporter
     private let running: Task<Void, Never>
     let health: TraceExportHealth
 
-    private init(group: ServiceGroup, health: TraceExportHealth, logger: Logger) {
-        self.group = group
+    private init(exporter: OTLPSpanExporter, health: TraceExportHealth) {
+        self.exporter = exporter
         self.health = health
-        running = Task {
-            do {
-                try await group.run()
-            } catch {
-                logger.warning("traces: the exporter stopped", metadata: ["traces.error": "\(error)"])
-            }
-        }
+        running = Task { await exporter.run() }
     }
 
-    /// Where spans go, from the environment as OpenTelemetry's SDKs read it; nil for nowhere.
-    static func endpoint(in environment: [String: String]) -> String? {
-        guard environment["OTEL_SDK_DISABLED"]?.lowercased() != "true",
-            environment["OTEL_TRACES_EXPORTER"].map({ $0.lowercased() == "none" }) != true
-        else { return nil }
-        for key in ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"] {
-            if let value = environment[key], !value.isEmpty { return value }
-        }
-        return nil
-    }
-
-    /// Bootstraps the tracer and starts exporting when the environment names an endpoint, and
-    /// turns tracing on; nil otherwise, or when the configuration is refused (said in the log:
-    /// the process goes on without traces). Called once per process.
+    /// Bootstraps the tracer and starts exporting when the environment names a collector, as
+    /// OpenTelemetry's SDKs read it, and turns tracing on; nil otherwise, or when a variable's
+    /// value cannot be used (said in the log: the process goes on without traces). Called once
+    /// per process.
     static func start(
         process: String, logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> TraceExport? {
-        guard let endpoint = endpoint(in: environment) else { return nil }
-        let health = TraceExportHealth(endpoint: endpoint, logger: logger)
-        var configuration = OTel.Configuration.default
-        configuration.serviceName = process
-        configuration.resourceAttributes = ["service.namespace": "bureau", "bureau.process": process]
-        configuration.logs.enabled = false
-        configuration.metrics.enabled = false
-        configuration.traces.exporter = .otlp
-        configuration.traces.otlpExporter.protocol = .httpProtobuf
-        configuration.diagnosticLogger = .custom(Logger(label: "bureau.traces.otel") { _ in health.handler })
-        configuration.diagnosticLogLevel = .debug
-        let service: any Service
+        let configuration: OTLPConfiguration
         do {
-            service = try OTel.bootstrap(configuration: configuration, environment: environment)
+            guard
+                let read = try OTLPConfiguration(
+                    environment: environment, serviceName: process,
+                    resource: ["service.namespace": "bureau", "bureau.process": process])
+            else { return nil }
+            configuration = read
         } catch {
-            logger.error(
-                "traces: cannot export spans; going on without them",
-                metadata: ["traces.endpoint": "\(endpoint)", "traces.error": "\(error)"])
+            logger.error("traces: cannot export spans; going on without them", metadata: ["traces.error": "\(error)"])
             return nil
         }
+        let health = TraceExportHealth(endpoint: configuration.endpoint, logger: logger)
+        let exporter = OTLPSpanExporter(configuration: configuration) { health.note($0) }
+        InstrumentationSystem.bootstrap(OTLPTracer(exporter: exporter))
         BusTracing.turnOn()
-        logger.info("traces: exporting spans over OTLP/HTTP", metadata: ["traces.endpoint": "\(endpoint)"])
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [], logger: logger))
-        return TraceExport(group: group, health: health, logger: logger)
+        logger.info(
+            "traces: exporting spans over OTLP/HTTP", metadata: ["traces.endpoint": "\(configuration.endpoint)"])
+        return TraceExport(exporter: exporter, health: health)
     }
 
-    /// Stops making spans and sends those still buffered, waiting at most `within` for the
-    /// collector; then says how many exports failed, if any.
+    /// Stops making spans and sends those still waiting, waiting at most `within` for the
+    /// collector; then says how many exports failed and how many spans were dropped, if any.
     func finish(within: Duration = .seconds(3)) async {
         BusTracing.turnOff()
-        await group.triggerGracefulShutdown()
+        exporter.shutdown()
         let running = self.running
         let ended: Void? = await Timeout.result(within: within) { await running.value }
         if ended == nil { running.cancel() }
-        health.summarize()
+        health.summarize(droppedSpans: exporter.dropped)
     }
 }

@@ -1,11 +1,12 @@
 import Logging
 import Metrics
+import OTLPTracing
 import Synchronization
 
-/// Whether this process's traces reach their collector, read off swift-otel's own diagnostic
-/// log: a failed export is counted (`bureau_trace_exports_failed_total`) and said once in the
-/// process's log, and so is the first export that succeeds after failures. The process goes
-/// on either way: traces are never worth stopping for.
+/// Whether this process's traces reach their collector, from what the exporter says of each
+/// export: a failed export is counted (`bureau_trace_exports_failed_total`) and said once in the
+/// process's log, and so is the first export that succeeds after failures. The process goes on
+/// either way: traces are never worth stopping for.
 final class TraceExportHealth: Sendable {
     private struct State {
         var failed = 0
@@ -34,11 +35,10 @@ final class TraceExportHealth: Sendable {
     /// Exports that succeeded so far.
     var exports: Int { state.withLock { $0.exported } }
 
-    /// Notes a message of swift-otel's diagnostic log. Its messages are matched by their text:
-    /// TracingTests' unreachable collector fails if a new swift-otel words them otherwise.
-    func note(_ event: LogEvent) {
-        switch event.message.description {
-        case "Failed to export batch.":
+    /// Notes what became of one export.
+    func note(_ outcome: OTLPSpanExporter.Outcome) {
+        switch outcome {
+        case .failed(let spans, let reason):
             failures.increment()
             let first = state.withLock { state in
                 state.failed += 1
@@ -50,9 +50,9 @@ final class TraceExportHealth: Sendable {
             logger.error(
                 "traces: cannot export spans; going on without them, and counting failed exports",
                 metadata: [
-                    "traces.endpoint": "\(endpoint)", "traces.error": "\(event.error.map { "\($0)" } ?? "unknown")",
+                    "traces.endpoint": "\(endpoint)", "traces.error": "\(reason)", "traces.spans_lost": "\(spans)",
                 ])
-        case "Exported batch.":
+        case .exported:
             let failedBefore = state.withLock { state in
                 state.exported += 1
                 defer { state.failing = false }
@@ -61,41 +61,22 @@ final class TraceExportHealth: Sendable {
             guard failedBefore > 0 else { return }
             logger.notice(
                 "traces: exporting spans again", metadata: ["traces.failed_exports": "\(failedBefore)"])
-        default:
-            if event.level >= .warning {
-                logger.log(
-                    level: event.level, "traces: \(event.message)",
-                    metadata: event.error.map { ["traces.error": "\($0)"] })
-            }
         }
     }
 
-    /// Says how many exports failed in all, if any: at the process's end.
-    func summarize() {
+    /// Says how many exports failed in all, and how many spans found the queue full, if any: at
+    /// the process's end.
+    func summarize(droppedSpans: Int) {
         let (failed, exported) = state.withLock { ($0.failed, $0.exported) }
-        guard failed > 0 else { return }
-        logger.notice(
-            "traces: some exports failed",
-            metadata: ["traces.failed_exports": "\(failed)", "traces.exports": "\(exported)"])
-    }
-
-    /// The log handler that swift-otel's diagnostic logger writes to.
-    var handler: some LogHandler { DiagnosticHandler(health: self) }
-
-    private struct DiagnosticHandler: LogHandler {
-        let health: TraceExportHealth
-        var metadata: Logger.Metadata = [:]
-        var metadataProvider: Logger.MetadataProvider?
-        // Debug, for "Exported batch.": the one sign that exports work again.
-        var logLevel: Logger.Level = .debug
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
+        if failed > 0 {
+            logger.notice(
+                "traces: some exports failed",
+                metadata: ["traces.failed_exports": "\(failed)", "traces.exports": "\(exported)"])
         }
-
-        func log(event: LogEvent) {
-            health.note(event)
+        if droppedSpans > 0 {
+            logger.notice(
+                "traces: some spans were dropped, the exporter's queue being full (OTEL_BSP_MAX_QUEUE_SIZE)",
+                metadata: ["traces.dropped_spans": "\(droppedSpans)"])
         }
     }
 }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
-import OTel
 import ServiceLifecycle
 
 /// Where a process exports its traces: over OTLP/HTTP when `--otlp-endpoint` or OpenTelemetry's
@@ -29,7 +28,7 @@ struct TraceOptions: ParsableArguments {
     /// Runs `body` with this process's spans exported, when an endpoint is set, then sends what
     /// is left (bounded: a collector that does not answer does not hold the process's end).
     func exporting<T>(process: String, global: GlobalOptions, _ body: () async throws -> T) async throws -> T {
-        // The standard variable, so that swift-otel and the processes started from here read it.
+        // The standard variable, so that the exporter and the processes started from here read it.
         passOn()
         guard let export = TraceExport.start(process: process, logger: global.logger("bureau.traces")) else {
             return try await body()

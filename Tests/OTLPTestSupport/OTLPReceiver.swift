@@ -2,6 +2,7 @@ import Foundation
 import Guards
 import Hummingbird
 import Logging
+import OTLPTracing
 import ServiceLifecycle
 import SwiftProtobuf
 import Synchronization
