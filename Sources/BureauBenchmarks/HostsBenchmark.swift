@@ -18,7 +18,7 @@ struct HostsBenchmark: AsyncParsableCommand {
             Needs root (network namespaces) and `bureau` beside this executable (swift build -c
             release). The daemon (`bureau bus --listen … --curve-secret-file … --allow-keys …`, \
             durability always) runs in a namespace of its own at 198.51.100.1; the producer and \
-            the subscriber run here, on the bridge at 198.51.100.254, so every event crosses the \
+            the subscriber run here, on the bridge at 198.51.100.62, so every event crosses the \
             veth pair twice. Baselines in the same run, over the same link: PUSH → relay (in the \
             namespace) → PUB → SUB, one message per event of the envelope's size, in plain TCP \
             and with CURVE.

@@ -1,18 +1,21 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// Hosts for tests and benchmarks: one network namespace per host, each joined by a veth pair to a bridge in
-/// this namespace, with addresses from the documentation range 198.51.100.0/24 (the bridge,
-/// which is where the test process itself stands, is .254).
+/// this namespace, with addresses from the documentation range 198.51.100.0/24: one of its four
+/// /26 subnets per set of hosts (``subnet``), so that up to four sets live side by side in one
+/// process. In subnet 0 the hosts are .1, .2, … and the bridge, which is where the test process
+/// itself stands, is .62; in subnet 3 they are .193, .194, … and the bridge .254.
 ///
 /// Needs root and `ip` (iproute2); ``unavailable`` says why not otherwise, so that a test can
 /// be skipped saying so. ``remove()`` (or releasing it) deletes everything it made.
 ///
 /// Every name it makes carries its process's id (``Tag``): a process that died without
-/// removing its hosts (a crashed test run) left a bridge that also says it is .254 and would
+/// removing its hosts (a crashed test run) left a bridge that also has its subnet's address and would
 /// take the next run's traffic, so making hosts first deletes the bridges and namespaces of
 /// processes that are gone (``removeLeftovers()``), and nothing of a process still running.
 public final class NetworkHosts: @unchecked Sendable {
@@ -28,9 +31,17 @@ public final class NetworkHosts: @unchecked Sendable {
     public private(set) var hosts: [Host] = []
     private var netemHosts: Set<String> = []
     private var links: [String: (link: ImpairedLink, bridge: String)] = [:]
-    public let bridgeAddress = "198.51.100.254"
+    /// Which /26 of 198.51.100.0/24 the hosts have (0 to 3).
+    public let subnet: Int
+    public let bridgeAddress: String
     private let bridge: String
     private let tag: String
+
+    /// The subnets taken by this process's hosts: two sets in one subnet would give the bridges
+    /// one address and the routes one destination.
+    private static let subnetsInUse = Mutex<Set<Int>>([])
+    /// Each set's serial in its tag: names this process makes never repeat.
+    private static let serials = Atomic<UInt8>(0)
 
     /// Why hosts cannot be made here, or nil if they can (checked once, by making a namespace).
     public static let unavailable: String? = {
@@ -47,27 +58,38 @@ public final class NetworkHosts: @unchecked Sendable {
     static let ip = "/usr/sbin/ip"
     static let tc = "/usr/sbin/tc"
 
-    /// Makes a host per name, addresses .1, .2, … in order.
-    public init(_ names: [String]) throws {
+    /// Makes a host per name in `subnet` (0 to 3), addresses its first, second, … in order;
+    /// throws if this process's hosts already use the subnet.
+    public init(_ names: [String], subnet: Int = 0) throws {
+        guard (0...3).contains(subnet), names.count <= 61 else {
+            throw TestServerError("hosts take one of the subnets 0 to 3, at most 61 in each: \(subnet), \(names.count)")
+        }
+        let base = 64 * subnet
+        let taken = Self.subnetsInUse.withLock { $0.insert(subnet).inserted }
+        guard taken else {
+            throw TestServerError("198.51.100.\(base)/26 (subnet \(subnet)) is in use by other hosts of this process")
+        }
+        self.subnet = subnet
+        bridgeAddress = "198.51.100.\(base + 62)"
         Self.removeLeftovers()
-        tag = Tag(process: getpid(), serial: UInt8.random(in: 0...0xFF)).text
+        tag = Tag(process: getpid(), serial: Self.serials.wrappingAdd(1, ordering: .relaxed).newValue).text
         bridge = "bb\(tag)"
-        try SystemCommand.run([Self.ip, "link", "add", bridge, "type", "bridge"])
-        try SystemCommand.run([Self.ip, "addr", "add", "\(bridgeAddress)/24", "dev", bridge])
-        try SystemCommand.run([Self.ip, "link", "set", bridge, "up"])
         do {
+            try SystemCommand.run([Self.ip, "link", "add", bridge, "type", "bridge"])
+            try SystemCommand.run([Self.ip, "addr", "add", "\(bridgeAddress)/26", "dev", bridge])
+            try SystemCommand.run([Self.ip, "link", "set", bridge, "up"])
             for (index, name) in names.enumerated() {
                 let namespace = "bureau-\(tag)-\(name)"
                 let inside = "bi\(tag)\(index)"
                 let outside = "bo\(tag)\(index)"
-                let address = "198.51.100.\(index + 1)"
+                let address = "198.51.100.\(base + index + 1)"
                 try SystemCommand.run([Self.ip, "netns", "add", namespace])
                 hosts.append(Host(name: name, namespace: namespace, address: address, bridgeSide: outside))
                 try SystemCommand.run([Self.ip, "link", "add", inside, "type", "veth", "peer", "name", outside])
                 try SystemCommand.run([Self.ip, "link", "set", inside, "netns", namespace])
                 try SystemCommand.run([Self.ip, "link", "set", outside, "master", bridge])
                 try SystemCommand.run([Self.ip, "link", "set", outside, "up"])
-                try SystemCommand.run([Self.ip, "-n", namespace, "addr", "add", "\(address)/24", "dev", inside])
+                try SystemCommand.run([Self.ip, "-n", namespace, "addr", "add", "\(address)/26", "dev", inside])
                 try SystemCommand.run([Self.ip, "-n", namespace, "link", "set", inside, "up"])
                 try SystemCommand.run([Self.ip, "-n", namespace, "link", "set", "lo", "up"])
             }
@@ -160,7 +182,11 @@ public final class NetworkHosts: @unchecked Sendable {
         for host in hosts { _ = try? SystemCommand.run([Self.ip, "netns", "del", host.namespace]) }
         hosts = []
         _ = try? SystemCommand.run([Self.ip, "link", "del", bridge])
+        released = released || Self.subnetsInUse.withLock { $0.remove(subnet) != nil }
     }
+
+    /// Whether ``remove()`` gave the subnet back (once: another set may have taken it since).
+    private var released = false
 
     deinit { remove() }
 

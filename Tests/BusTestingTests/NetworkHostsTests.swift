@@ -38,7 +38,8 @@ struct NetworkHostsTests {
                 for name in made { _ = try? SystemCommand.run([Self.ip, "link", "del", name]) }
                 _ = try? SystemCommand.run([Self.ip, "netns", "del", "bureau-\(stale.text)-bus"])
             }
-            let network = try NetworkHosts(["bus"])
+            // Subnet 3: HostsTests and HostsPartitionTests take 0 and 1.
+            let network = try NetworkHosts(["bus"], subnet: 3)
             defer { network.remove() }
             return (try Self.links(), try Self.namespaces(), try network.host("bus").namespace)
         }
