@@ -5,7 +5,7 @@
 #endif
 
 /// One event as the log stores it: its position, its id and its bytes (an encoded envelope).
-public struct LogRecord: Sendable, Equatable {
+public struct LogRecord: Sendable, Hashable {
     public let position: UInt64
     public let id: EventID
     public let body: Data

@@ -34,9 +34,8 @@ struct FaultSuiteTests {
         var refused = 0
         var acknowledged = 0
         var rejected = 0
-        for call in 1...total where only == nil || only?.call == call {
-            let run = try FaultRun(plan: .init(fault, at: call))
-            let (failures, summary) = try await run.perform(Self.workload)
+        let calls = (1...total).filter { only == nil || only?.call == $0 }
+        for (call, failures, summary) in try await Self.runs(fault, calls: calls) {
             for failure in failures {
                 Issue.record("\(fault)@\(call) (\(summary.injected ?? "nothing injected")): \(failure)")
             }
@@ -52,5 +51,30 @@ struct FaultSuiteTests {
                 + "\(refused) batches refused for a full disk, \(acknowledged) acknowledged events checked, "
                 + "\(rejected) rejected events checked; acknowledged lost 0, rejected but committed 0, duplicates 0, "
                 + "traps 0, fdatasync retried 0 (any of them would have failed the test)")
+    }
+
+    /// A run for each call, `width` at a time: a run mostly waits for its daemon (a sync, a
+    /// restart, a reconnection), so that one at a time left the cores half idle. Each run has a
+    /// directory and a daemon of its own. In call order.
+    static func runs(
+        _ fault: FaultInjectingFileSystem.Fault, calls: [Int], width: Int = 2
+    ) async throws -> [(call: Int, failures: [String], summary: FaultRun.Summary)] {
+        try await withThrowingTaskGroup(of: (call: Int, failures: [String], summary: FaultRun.Summary).self) { group in
+            var pending = calls.makeIterator()
+            func startNext() {
+                guard let call = pending.next() else { return }
+                group.addTask {
+                    let (failures, summary) = try await FaultRun(plan: .init(fault, at: call)).perform(Self.workload)
+                    return (call, failures, summary)
+                }
+            }
+            for _ in 0..<width { startNext() }
+            var done: [(call: Int, failures: [String], summary: FaultRun.Summary)] = []
+            while let result = try await group.next() {
+                done.append(result)
+                startNext()
+            }
+            return done.sorted { $0.call < $1.call }
+        }
     }
 }
