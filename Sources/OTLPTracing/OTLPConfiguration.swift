@@ -120,7 +120,10 @@ public struct OTLPConfiguration: Sendable {
             let parts = item.split(separator: "=", maxSplits: 1)
             let key = parts.first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             guard parts.count == 2, !key.isEmpty,
-                let value = parts[1].trimmingCharacters(in: .whitespaces).removingPercentEncoding
+                let value = parts[1].trimmingCharacters(in: .whitespaces).removingPercentEncoding,
+                // A line break would end a header early and start another. (By scalars: "\r\n"
+                // is one Character, equal to neither.)
+                !(key + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" })
             else {
                 throw OTLPConfigurationError(
                     variable: variable, value: text, expected: "key=value pairs separated by commas")

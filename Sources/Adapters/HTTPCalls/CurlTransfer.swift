@@ -49,8 +49,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
             return .failure(.invalidURL("'\(request.url)' is not an http or https URL"))
         }
-        guard let easy = curl_easy_init() else { return .failure(.cannotStart("curl_easy_init failed")) }
-        defer { curl_easy_cleanup(easy) }
+        // What the handle points at is made first, so that it is freed after the handle.
         let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorText.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         defer { errorText.deallocate() }
@@ -61,6 +60,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         // No "Expect: 100-continue" wait before a large body: the servers answer at once.
         headers = curl_slist_append(headers, "Expect:")
+        guard let easy = curl_easy_init() else { return .failure(.cannotStart("curl_easy_init failed")) }
+        defer { curl_easy_cleanup(easy) }
         let body = Body(limit: bodyLimit)
         let milliseconds = max(1, timeout.inMilliseconds)
 
