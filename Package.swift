@@ -209,7 +209,7 @@ let package = Package(
         .target(
             name: "OTLPTracing",
             dependencies: [
-                "HTTPCalls",
+                "HTTPCalls", "Guards",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

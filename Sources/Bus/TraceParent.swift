@@ -1,4 +1,5 @@
 import EventLog
+import Guards
 
 /// W3C trace context as it crosses the bus.
 ///
@@ -30,43 +31,21 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
     public init?(header: String) {
         let parts = header.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].elementsEqual("00".utf8), parts[1].count == 32, parts[2].count == 16,
-            parts[3].count == 2, let flags = Self.hex(parts[3]), flags & 1 == 1,
-            let high = Self.hex(parts[1].prefix(16)), let low = Self.hex(parts[1].suffix(16)),
-            let span = Self.hex(parts[2]), span != 0, high | low != 0
+            parts[3].count == 2, let flags = Hexadecimal.value(parts[3]), flags & 1 == 1,
+            let high = Hexadecimal.value(parts[1].prefix(16)), let low = Hexadecimal.value(parts[1].suffix(16)),
+            let span = Hexadecimal.value(parts[2]), span != 0, high | low != 0
         else { return nil }
         self.init(traceID: EventID(high: high, low: low), spanID: span)
     }
 
     /// The `traceparent` header: `00-<trace id>-<span id>-01`, in lowercase hexadecimal.
     public var header: String {
-        "00-" + Self.hex(traceID.high) + Self.hex(traceID.low) + "-" + Self.hex(spanID) + "-01"
+        "00-" + Hexadecimal.digits(traceID.high) + Hexadecimal.digits(traceID.low) + "-" + Hexadecimal.digits(spanID)
+            + "-01"
     }
 
     /// The trace id as tracing backends show it: 32 hexadecimal digits.
-    public var traceHex: String { Self.hex(traceID.high) + Self.hex(traceID.low) }
+    public var traceHex: String { Hexadecimal.digits(traceID.high) + Hexadecimal.digits(traceID.low) }
 
     public var description: String { header }
-
-    /// `value` as 16 lowercase hexadecimal digits.
-    static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
-    /// Up to 16 hexadecimal digits (either case) as a number; nil for anything else.
-    static func hex(_ digits: some Collection<UInt8>) -> UInt64? {
-        guard !digits.isEmpty, digits.count <= 16 else { return nil }
-        var value: UInt64 = 0
-        for digit in digits {
-            let nibble: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = digit - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            value = value << 4 | UInt64(nibble)
-        }
-        return value
-    }
 }

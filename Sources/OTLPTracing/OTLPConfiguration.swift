@@ -12,7 +12,8 @@ public struct OTLPConfiguration: Sendable {
     /// How long one export may take (the lesser of `OTEL_EXPORTER_OTLP_TIMEOUT`, or its `TRACES`
     /// form, and `OTEL_BSP_EXPORT_TIMEOUT`).
     public var exportTimeout: Duration = .seconds(10)
-    /// Spans held while waiting; more are dropped, and counted (`OTEL_BSP_MAX_QUEUE_SIZE`).
+    /// Spans held while waiting (besides those being sent); more are dropped, and counted
+    /// (`OTEL_BSP_MAX_QUEUE_SIZE`).
     public var maxQueueSize = 2048
     /// The most spans one export carries (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`).
     public var maxExportBatchSize = 512

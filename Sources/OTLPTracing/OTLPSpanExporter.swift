@@ -72,16 +72,17 @@ public final class OTLPSpanExporter: Sendable {
         if !Task.isCancelled { await exportWaiting() }
     }
 
-    /// Sends the spans waiting, a batch at a time.
+    /// Sends the spans waiting, a batch at a time. They are taken all at once, the queue left
+    /// empty: taking a batch off the front of a long queue moved the rest under the lock that
+    /// every span's end takes. While they are sent, the queue fills again, up to its size.
     private func exportWaiting() async {
-        while true {
-            let batch: [FinishedSpan] = queue.withLock { queue in
-                let count = min(queue.count, configuration.maxExportBatchSize)
-                defer { queue.removeFirst(count) }
-                return Array(queue.prefix(count))
-            }
-            guard !batch.isEmpty else { return }
-            report(await export(batch))
+        var waiting: [FinishedSpan] = []
+        queue.withLock { swap(&waiting, &$0) }
+        var start = 0
+        while start < waiting.count {
+            let end = min(start + configuration.maxExportBatchSize, waiting.count)
+            report(await export(Array(waiting[start..<end])))
+            start = end
             if Task.isCancelled { return }
         }
     }

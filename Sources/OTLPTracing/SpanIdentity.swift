@@ -1,3 +1,4 @@
+import Guards
 import Tracing
 
 /// Who a span is in its trace: the trace's 16-byte id, the span's 8-byte id, and whether the
@@ -20,7 +21,7 @@ public struct SpanIdentity: Sendable, Hashable {
 
     /// The W3C `traceparent` header: version 00, trace id, span id, flags.
     public var traceparent: String {
-        "00-\(Self.hex(traceHigh))\(Self.hex(traceLow))-\(Self.hex(spanID))-\(sampled ? "01" : "00")"
+        "00-\(Hexadecimal.digits(traceHigh))\(Hexadecimal.digits(traceLow))-\(Hexadecimal.digits(spanID))-\(sampled ? "01" : "00")"
     }
 
     /// Reads a `traceparent` header (W3C Trace Context, version 00, or a later version's first four
@@ -31,23 +32,15 @@ public struct SpanIdentity: Sendable, Hashable {
             fields[0] != "00" || fields.count == 4,
             fields[1].count == 32, fields[2].count == 16, fields[3].count == 2,
             let high = Self.number(fields[1].prefix(16)), let low = Self.number(fields[1].suffix(16)),
-            let span = Self.number(fields[2]), let flags = UInt8(fields[3], radix: 16),
+            let span = Self.number(fields[2]), let flags = Self.number(fields[3]),
             Self.number(fields[0]) != nil, high != 0 || low != 0, span != 0
         else { return nil }
         self.init(traceHigh: high, traceLow: low, spanID: span, sampled: flags & 1 == 1)
     }
 
-    /// Lowercase hex only, as the header requires (`UInt64(_:radix:)` takes a sign and uppercase).
+    /// Lowercase hexadecimal only, as the header must be written.
     private static func number(_ text: Substring) -> UInt64? {
-        guard !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) else {
-            return nil
-        }
-        return UInt64(text, radix: 16)
-    }
-
-    static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        Hexadecimal.value(text.utf8, lowercaseOnly: true)
     }
 }
 

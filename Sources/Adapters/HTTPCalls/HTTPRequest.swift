@@ -2,7 +2,7 @@ import Foundation
 
 /// One HTTP request as the adapters make them: a method, a URL (http or https), headers and an
 /// optional body.
-public struct HTTPRequest: Sendable, Equatable {
+public struct HTTPRequest: Sendable {
     public var method: String
     public var url: String
     /// Sent in this order; a name may repeat.
@@ -14,12 +14,6 @@ public struct HTTPRequest: Sendable, Equatable {
         self.url = url
         self.headers = headers
         self.body = body
-    }
-
-    public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
-        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
-            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 }
 
