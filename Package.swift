@@ -20,9 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Without its default ConfigurationSupport trait, which would build swift-configuration.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
@@ -114,7 +112,6 @@ let package = Package(
                 "Bus", "ZeroMQ", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
@@ -133,7 +130,6 @@ let package = Package(
         .target(
             name: "Runtime",
             dependencies: [
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "Bus", "EventLog", "BureauSchemas", "Guards",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -168,7 +164,7 @@ let package = Package(
         ),
         .target(
             name: "SystemFeature",
-            dependencies: ["Runtime", "Money", "BureauSchemas", "Bus", "Guards"],
+            dependencies: ["Runtime", "BureauSchemas", "Bus", "Guards"],
             path: "Sources/Features/System",
             swiftSettings: strict
         ),
@@ -184,7 +180,6 @@ let package = Package(
             name: "RatesAdapter",
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "Runtime", "Money", "Bus", "BureauSchemas", "EventLog", "Guards", "HTTPCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -219,7 +214,7 @@ let package = Package(
         .target(
             name: "RatesServer",
             dependencies: [
-                "CZlib", "Money", "Guards",
+                "CZlib", "Guards",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -244,7 +239,6 @@ let package = Package(
             name: "LogTools",
             dependencies: [
                 "EventLog", "Bus", "BureauSchemas", "Guards",
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
         ),
@@ -306,16 +300,28 @@ let package = Package(
             dependencies: ["Guards"],
             swiftSettings: strict
         ),
-        // Tests written at the bus: deployments on a temporary directory, given / when / expect, scenario files.
+        // What `bureau test` runs scenario files with: given / when / expect, scenario files, JUnit
+        // reports, and the deployments it runs them on (processes it starts, or one already running).
         .target(
-            name: "BusTesting",
+            name: "BusScenarios",
             dependencies: [
-                "InMemoryBus", "ZeroMQBus",
+                "ZeroMQBus",
                 "Bus", "EventLog", "BureauSchemas", "Runtime", "Supervisor", "YAMLFile", "Guards",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
+        // The test kit for tests written at the bus: BusScenarios and the tiers inside a test's
+        // process (the in-memory twin, a daemon on a temporary directory). Never the product.
+        .target(
+            name: "BusTesting",
+            dependencies: [
+                "BusScenarios", "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "Runtime", "Guards",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -328,9 +334,7 @@ let package = Package(
         .target(
             name: "FrontEnd",
             dependencies: [
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                "TerminalUI", "Bus", "EventLog", "Guards", "BureauSchemas", "Runtime", "Money",
+                "TerminalUI", "Bus", "EventLog", "Guards", "Runtime", "Money",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -344,10 +348,10 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "OTLPTracing",
                 "ZeroMQBus",
-                "Bus", "EventLog", "BureauSchemas", "Runtime", "Money",
+                "Bus", "EventLog", "BureauSchemas", "Runtime",
                 "WatchlistFeature", "ConverterFeature", "ReservationsFeature", "AlertsFeature", "SystemFeature",
                 "RatesAdapter", "BookingAdapter", "RatesServer", "BookingServer", "FrontEnd", "TerminalUI",
-                "Supervisor", "BusTesting", "Guards", "ZeroMQ", "YAMLFile", "LogTools", "PostgresStore",
+                "Supervisor", "BusScenarios", "Guards", "ZeroMQ", "YAMLFile", "LogTools", "PostgresStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -396,12 +400,11 @@ let package = Package(
                 // A real Prometheus's HTTP API, for the tests that start one.
                 "HTTPCalls",
                 "TestServers", "Guards", "ZeroMQ",
-                "FeatureTestSupport", "ZeroMQBus",
-                "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting",
+                "ZeroMQBus",
+                "Bus", "EventLog", "Runtime", "BureauSchemas", "BusTesting", "BusScenarios",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: strict
@@ -433,26 +436,26 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WatchlistFeatureTests",
-            dependencies: ["WatchlistFeature", "Runtime", "Money", "FeatureTestSupport"],
+            dependencies: ["WatchlistFeature", "Runtime", "FeatureTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ConverterFeatureTests",
-            dependencies: ["ConverterFeature", "Runtime", "Money", "FeatureTestSupport"],
+            dependencies: ["ConverterFeature", "Runtime", "FeatureTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ReservationsFeatureTests",
             dependencies: [
-                "ReservationsFeature", "Runtime", "Money", "FeatureTestSupport",
+                "ReservationsFeature", "Runtime", "FeatureTestSupport",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "AlertsFeatureTests", dependencies: ["AlertsFeature", "Runtime", "Money", "FeatureTestSupport"],
+            name: "AlertsFeatureTests", dependencies: ["AlertsFeature", "Runtime", "FeatureTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "SystemFeatureTests",
             dependencies: [
-                "SystemFeature", "Runtime", "Money", "FeatureTestSupport",
+                "SystemFeature", "Runtime",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
@@ -467,7 +470,7 @@ let package = Package(
         .testTarget(
             name: "BureauCLITests",
             dependencies: [
-                "BureauCLI", "Guards", "Bus", "EventLog", "Runtime", "Supervisor", "ZeroMQ", "ZeroMQBus", "TestSupport",
+                "BureauCLI", "Guards", "Bus", "EventLog", "Runtime", "ZeroMQBus", "TestSupport",
                 "BureauSchemas", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -476,7 +479,7 @@ let package = Package(
             dependencies: [
                 "FaultInjection",
                 "FeatureTestSupport",
-                "InMemoryBus", "ZeroMQBus", "PostgresStore", "Guards", "BusTesting",
+                "InMemoryBus", "ZeroMQBus", "Guards", "BusTesting",
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -515,8 +518,7 @@ let package = Package(
                 "TestServers", "FaultInjection",
                 "FeatureTestSupport", "ZeroMQBus",
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
-                "BusTesting", "ReservationsFeature", "Guards",
-                .product(name: "Hummingbird", package: "hummingbird"), "HTTPCalls",
+                "BusTesting", "ReservationsFeature", "Guards", "HTTPCalls",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
@@ -560,7 +562,6 @@ let package = Package(
                 "ZeroMQBus",
                 "Bus", "EventLog", "LogTools", "Runtime", "BureauSchemas", "TestSupport", "ZeroMQ", "BusTesting",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Bus
-import BusTesting
+import BusScenarios
 import Foundation
 import Guards
 import Logging

@@ -5,7 +5,7 @@
 /// One `posix_spawn`, described as a value: the program and its arguments, what its environment
 /// adds to this process's, what its file descriptors are, and how its signals start.
 ///
-/// The one place a process is started (ARCHITECTURE.md, "One of each"): `bureau up`'s children
+/// The one place a process is started (CONTRIBUTING.md, "One of each"): `bureau up`'s children
 /// (`ProcessLauncher`), the tests' children (`ChildProcess`) and the commands a test's setup
 /// runs (`SystemCommand`). It builds argv and envp, sets up the file actions and attributes,
 /// and turns a failure into an error naming the program.

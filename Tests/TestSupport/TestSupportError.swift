@@ -1,8 +1,9 @@
+import BusScenarios
 import BusTesting
 import TestServers
 
 /// The kit's temporary directory, under the name the tests have always used.
-public typealias TemporaryDirectory = BusTesting.TemporaryDirectory
+public typealias TemporaryDirectory = BusScenarios.TemporaryDirectory
 /// Ports for tests' TCP listeners, which TestServers' servers take too.
 public typealias TCPPorts = TestServers.TCPPorts
 

@@ -2,7 +2,6 @@ import Bus
 import EventLog
 import Foundation
 import Guards
-import InMemoryBus
 import Logging
 import Runtime
 import ServiceLifecycle
@@ -10,11 +9,11 @@ import Supervisor
 import Synchronization
 import ZeroMQBus
 
-/// What a bus-level test runs against, in tiers: a bus inside the test process with no daemon
-/// (``inMemory(modules:settings:services:logger:)``), a real bus daemon on a temporary directory
-/// with modules, adapters and servers beside it (``inProcess(modules:settings:services:logger:)``),
-/// a real multi-process deployment (``processes(_:executable:timeout:logger:)``), or one already
-/// running (``existing(dataDirectory:logger:)``). The same fixtures run on every tier.
+/// What a bus-level test runs against: a real multi-process deployment
+/// (``processes(_:executable:timeout:logger:)``), or one already running
+/// (``existing(dataDirectory:logger:)``), as `bureau test` runs them; the test kit (`BusTesting`)
+/// adds the tiers inside a test's process, the in-memory twin and an in-process daemon. The same
+/// fixtures run on every one.
 ///
 /// Call ``stop()`` at the end: it shuts down what the deployment started (in reverse order,
 /// gracefully) and removes its directory.
@@ -24,7 +23,7 @@ public final class TestDeployment: Sendable {
     /// A connection to the deployment's bus, for the test's own publishing and subscribing.
     public let client: any EventBus
     private let directory: TemporaryDirectory?
-    private let daemon: RunningBusDaemon?
+    private let teardown: Teardown
     private let group: ServiceGroup?
     private let running: Task<Void, any Error>?
     private let stopped = Mutex(false)
@@ -32,9 +31,32 @@ public final class TestDeployment: Sendable {
     /// Makes a new connection to the bus for a process of the given name.
     private let connector: @Sendable (String) throws -> any EventBus
 
-    private init(
+    /// What stops a deployment's own servers (a daemon in the test's process), besides the
+    /// group and the client every deployment has.
+    package struct Teardown: Sendable {
+        /// Stops them, awaited by ``stop()`` after the group and the client, before the
+        /// directory goes.
+        var stop: @Sendable () async -> Void
+        /// Stops them without waiting, keeping the directory until they have stopped: for a
+        /// deployment released without ``stop()``.
+        var abandon: @Sendable (TemporaryDirectory?) -> Void
+
+        package init(
+            stop: @escaping @Sendable () async -> Void, abandon: @escaping @Sendable (TemporaryDirectory?) -> Void
+        ) {
+            self.stop = stop
+            self.abandon = abandon
+        }
+
+        /// Nothing beyond the group and the client.
+        package static let none = Teardown(stop: {}, abandon: { _ in })
+    }
+
+    /// A deployment of what the caller started: `group` (running as `running`) hosts its
+    /// modules and services, `teardown` stops the rest; ``stop()`` removes `directory`.
+    package init(
         location: BusLocation?, client: any EventBus, connector: @escaping @Sendable (String) throws -> any EventBus,
-        directory: TemporaryDirectory?, daemon: RunningBusDaemon?, group: ServiceGroup?,
+        directory: TemporaryDirectory?, teardown: Teardown = .none, group: ServiceGroup?,
         running: Task<Void, any Error>?, logger: Logger
     ) {
         self.logger = logger
@@ -42,78 +64,9 @@ public final class TestDeployment: Sendable {
         self.client = client
         self.connector = connector
         self.directory = directory
-        self.daemon = daemon
+        self.teardown = teardown
         self.group = group
         self.running = running
-    }
-
-    /// A bus inside this process, with no daemon, no sockets and no files, with `modules`
-    /// hosted beside it and `services` (adapters, servers) built on it: the fastest tier, for
-    /// tests of modules and adapters at the bus.
-    ///
-    /// - Parameter settings: adapter settings by name (`rates-url`, `booking-url`), as `bureau run --set` takes them.
-    public static func inMemory(
-        modules: [FeatureModule] = [], settings: [String: String] = [:],
-        services: [@Sendable (any EventBus) throws -> any Service] = [], logger: Logger
-    ) async throws -> TestDeployment {
-        let bus = InMemoryBus(process: "bus-test")
-        let (group, running) = try host(
-            modules: modules, settings: settings, services: services, on: bus, logger: logger)
-        return TestDeployment(
-            location: nil, client: bus, connector: { bus.connection(process: $0) }, directory: nil, daemon: nil,
-            group: group, running: running, logger: logger)
-    }
-
-    /// A bus daemon in this process on a fresh directory, with `modules` hosted beside it and
-    /// `services` (adapters, servers) built on its client.
-    ///
-    /// - Parameter settings: adapter settings by name (`rates-url`, `booking-url`), as `bureau run --set` takes them.
-    public static func inProcess(
-        modules: [FeatureModule] = [], settings: [String: String] = [:],
-        services: [@Sendable (any EventBus) throws -> any Service] = [], logger: Logger
-    ) async throws -> TestDeployment {
-        let directory = try TemporaryDirectory("bus-test")
-        let location = BusLocation(dataDirectory: directory.file("data"))
-        var configuration = BusDaemon.Configuration(location: location)
-        configuration.heartbeatInterval = .milliseconds(100)
-        let daemon = try await BusDaemon(configuration: configuration, logger: logger).startOffThePool()
-        let client: ZeroMQBusClient
-        let hosted: (ServiceGroup, Task<Void, any Error>)
-        do {
-            client = try makeClient(location: location, logger: logger)
-            do {
-                hosted = try host(modules: modules, settings: settings, services: services, on: client, logger: logger)
-            } catch {
-                client.close()
-                throw error
-            }
-        } catch {
-            await daemon.stopOffThePool()
-            throw error
-        }
-        return TestDeployment(
-            location: location, client: client,
-            connector: { try makeClient(location: location, process: $0, logger: logger) },
-            directory: directory, daemon: daemon, group: hosted.0, running: hosted.1, logger: logger)
-    }
-
-    /// Builds the hosts of `modules` and the `services` on `bus`, and runs them in a group.
-    private static func host(
-        modules: [FeatureModule], settings: [String: String],
-        services: [@Sendable (any EventBus) throws -> any Service],
-        on bus: any EventBus, logger: Logger
-    ) throws -> (ServiceGroup, Task<Void, any Error>) {
-        var hosted: [any Service] = []
-        for module in modules {
-            let environment = HostEnvironment(
-                client: bus, snapshots: InMemorySnapshotStore(), logger: logger, settings: settings)
-            if let host = try module.makeHost?(environment) { hosted.append(host) }
-        }
-        for make in services { hosted.append(try make(bus)) }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: hosted.map { .init(service: $0, successTerminationBehavior: .ignore) }, logger: logger))
-        return (group, Task { try await group.run() })
     }
 
     /// A real deployment of `bureau` processes on a fresh directory, supervised as `bureau up`
@@ -166,7 +119,7 @@ public final class TestDeployment: Sendable {
         return TestDeployment(
             location: location, client: client,
             connector: { try makeClient(location: location, process: $0, logger: logger) },
-            directory: directory, daemon: nil, group: group, running: running, logger: logger)
+            directory: directory, group: group, running: running, logger: logger)
     }
 
     /// A deployment something else runs (`bureau up`), found by its data directory; ``stop()`` leaves it running.
@@ -175,7 +128,7 @@ public final class TestDeployment: Sendable {
         return TestDeployment(
             location: location, client: try makeClient(location: location, logger: logger),
             connector: { try makeClient(location: location, process: $0, logger: logger) }, directory: nil,
-            daemon: nil, group: nil, running: nil, logger: logger)
+            group: nil, running: nil, logger: logger)
     }
 
     /// A deployment already running whose bus is on another machine (`bureau test --bus`):
@@ -186,7 +139,7 @@ public final class TestDeployment: Sendable {
         }
         return TestDeployment(
             location: BusLocation(dataDirectory: BusLocation.defaultDataDirectory), client: try connect("bus-test"),
-            connector: { try connect($0) }, directory: nil, daemon: nil, group: nil, running: nil, logger: logger)
+            connector: { try connect($0) }, directory: nil, group: nil, running: nil, logger: logger)
     }
 
     /// A new connection to this deployment's bus, as another process named `process` would make
@@ -246,7 +199,7 @@ public final class TestDeployment: Sendable {
             }
         }
         client.close()
-        await daemon?.stopOffThePool()
+        await teardown.stop()
         if let directory { TemporaryDirectory.remove(directory.path) }
         return failure
     }
@@ -257,7 +210,7 @@ public final class TestDeployment: Sendable {
         guard stopped.withLock({ !$0 }) else { return }
         client.close()
         if let group { Task { await group.triggerGracefulShutdown() } }
-        daemon?.stopInTheBackground(keeping: directory)
+        teardown.abandon(directory)
     }
 
     /// The last lines each process wrote, indented under its name.
@@ -273,14 +226,15 @@ public final class TestDeployment: Sendable {
         return text
     }
 
-    private static func makeClient(
+    /// A client of the bus at `location` with a test's options (``options(process:)``).
+    package static func makeClient(
         location: BusLocation, process: String = "bus-test", logger: Logger
     ) throws -> ZeroMQBusClient {
         try ZeroMQBusClient(location: location, options: options(process: process), logger: logger)
     }
 
     /// A client's options for a test: a publish may wait 20 s on a busy machine.
-    private static func options(process: String) -> ZeroMQBusClient.Options {
+    package static func options(process: String) -> ZeroMQBusClient.Options {
         var options = ZeroMQBusClient.Options(process: process)
         options.publishTimeout = .seconds(20)
         return options

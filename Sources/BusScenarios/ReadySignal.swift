@@ -1,14 +1,4 @@
-import Bus
-import EventLog
-import Foundation
-import Guards
-import InMemoryBus
-import Logging
-import Runtime
-import ServiceLifecycle
-import Supervisor
 import Synchronization
-import ZeroMQBus
 
 /// Fires once: nil when the deployment is ready, or the reason it will not be.
 final class ReadySignal: Sendable {
