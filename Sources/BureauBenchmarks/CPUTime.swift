@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 
 #if canImport(Glibc)
     import Glibc
@@ -17,10 +18,15 @@ func printThreadTimes() {
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
         rows.append((name, user / 100, system / 100))
     }
+    // Right-aligned in 6 characters, as tools/bench-alternate reads them ("%6.2f" before).
+    func seconds(_ value: Double) -> String {
+        let text = Duration.seconds(saturating: value).secondsText(decimals: 2)
+        return String(repeating: " ", count: max(0, 6 - text.count)) + text
+    }
     for (name, user, system) in rows.sorted(by: { $0.1 + $0.2 > $1.1 + $1.2 }) where user + system > 0.05 {
         print(
             "  " + name.padding(toLength: 18, withPad: " ", startingAt: 0)
-                + String(format: " user %6.2f s  system %6.2f s", user, system))
+                + " user \(seconds(user)) s  system \(seconds(system)) s")
     }
 }
 
@@ -28,7 +34,7 @@ func printThreadTimes() {
 func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
-    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    func seconds(_ time: timeval) -> Double { (Duration.seconds(time.tv_sec) + .microseconds(time.tv_usec)).inSeconds }
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 

@@ -95,7 +95,7 @@ struct FoldBenchmark: AsyncParsableCommand {
             for (index, step) in steps.enumerated() {
                 let started = ContinuousClock.now
                 _ = try step.run()
-                let nanos = (ContinuousClock.now - started).inSeconds * 1e9 / Double(envelopes.count)
+                let nanos = Double((ContinuousClock.now - started).inNanoseconds) / Double(envelopes.count)
                 best[index] = min(best[index], nanos)
             }
         }

@@ -130,11 +130,14 @@ struct ReducersBenchmark: AsyncParsableCommand {
             print("| rebuild inline / raw read + decode | \(String(format: "%.2f", inline.best / raw.best)) |")
             print("| rebuild / raw read + decode | \(String(format: "%.2f", fold.best / raw.best)) |")
             print("")
+            func cpu(_ microseconds: Double) -> String {
+                Duration.microseconds(saturating: microseconds).microsecondsText(decimals: 2) + " µs"
+            }
             print(
-                "CPU per event, every thread, least of any run: raw read + decode \(String(format: "%.2f", raw.leastCPU)) µs; "
-                    + "read ahead, nothing done \(String(format: "%.2f", ahead.leastCPU)) µs; "
-                    + "rebuild read ahead \(String(format: "%.2f", fold.leastCPU)) µs; "
-                    + "rebuild reading inline \(String(format: "%.2f", inline.leastCPU)) µs")
+                "CPU per event, every thread, least of any run: raw read + decode \(cpu(raw.leastCPU)); "
+                    + "read ahead, nothing done \(cpu(ahead.leastCPU)); "
+                    + "rebuild read ahead \(cpu(fold.leastCPU)); "
+                    + "rebuild reading inline \(cpu(inline.leastCPU))")
             print("final watchlist: \(value.pairs.map(\.description))")
         }
     }
@@ -195,7 +198,9 @@ struct ReducersBenchmark: AsyncParsableCommand {
         await first.waitUntilAcknowledged(events)
         let throughput = Double(events) / (ContinuousClock.now - started).inSeconds
         // CPU per input, every thread (the daemon's too): steadier than the time on a shared machine.
-        func perInput(_ seconds: Double) -> String { String(format: "%.2f µs", seconds / Double(events) * 1e6) }
+        func perInput(_ seconds: Double) -> String {
+            Duration.seconds(saturating: seconds / Double(events)).microsecondsText(decimals: 2) + " µs"
+        }
         print(
             "host: every input read and applied after \(inputsRead.secondsText(decimals: 2)) s (\(perInput(cpuInputsRead - cpuAtStart)) of CPU "
                 + "per input), caught up after \(caughtUp.secondsText(decimals: 2)) s, all answers acknowledged "

@@ -47,7 +47,7 @@ enum RendererBenchmark {
             for next in sequence.dropFirst() { fullBytes += Renderer.fullRedraw(next, colorMode: .color).count }
         }
         let measured = Double(frames - 1)
-        func micro(_ duration: Duration) -> Double { duration.inSeconds * 1e6 }
+        func micro(_ duration: Duration) -> Double { Double(duration.inMicroseconds) }
         return (
             Measurement(
                 frames: frames - 1, bytesPerFrame: Double(diffBytes) / measured,

@@ -63,14 +63,14 @@ struct DeploymentHealth: Encodable, Equatable {
             position = status.position
             live = status.live
             lagEvents = status.lagEvents
-            lagSeconds = status.lagTimeKnown ? Double(status.lagMs) / 1000 : nil
-            progressAgeSeconds = Double(status.progressAgeMs) / 1000
+            lagSeconds = status.lagTimeKnown ? Duration.milliseconds(status.lagMs).inSeconds : nil
+            progressAgeSeconds = Duration.milliseconds(status.progressAgeMs).inSeconds
             if status.recentWindowMs > 0 {
-                let seconds = Double(status.recentWindowMs) / 1000
+                let seconds = Duration.milliseconds(status.recentWindowMs).inSeconds
                 inPerSecond = Double(status.recentApplied) / seconds
                 outPerSecond = Double(status.recentOutputs) / seconds
             }
-            snapshotAgeSeconds = status.snapshotKnown ? Double(status.snapshotAgeMs) / 1000 : nil
+            snapshotAgeSeconds = status.snapshotKnown ? Duration.milliseconds(status.snapshotAgeMs).inSeconds : nil
         }
     }
 
@@ -93,21 +93,21 @@ struct DeploymentHealth: Encodable, Equatable {
 
         init(_ stats: Bureau_Bus_BusStats) {
             pid = stats.pid
-            uptimeSeconds = Double(stats.uptimeMs) / 1000
+            uptimeSeconds = Duration.milliseconds(stats.uptimeMs).inSeconds
             head = stats.head
             if stats.recentWindowMs > 0 {
-                let seconds = Double(stats.recentWindowMs) / 1000
+                let seconds = Duration.milliseconds(stats.recentWindowMs).inSeconds
                 eventsPerSecond = Double(stats.recentEvents) / seconds
                 commitsPerSecond = Double(stats.recentCommits) / seconds
             }
             if stats.recentCommits > 0 { batchSize = Double(stats.recentEvents) / Double(stats.recentCommits) }
             if stats.syncP50Us > 0 {
-                fsyncP50Ms = Double(stats.syncP50Us) / 1000
-                fsyncP99Ms = Double(stats.syncP99Us) / 1000
+                fsyncP50Ms = Duration.microseconds(stats.syncP50Us).inFractionalMilliseconds
+                fsyncP99Ms = Duration.microseconds(stats.syncP99Us).inFractionalMilliseconds
             }
             if stats.ackP50Us > 0 {
-                ackP50Ms = Double(stats.ackP50Us) / 1000
-                ackP99Ms = Double(stats.ackP99Us) / 1000
+                ackP50Ms = Duration.microseconds(stats.ackP50Us).inFractionalMilliseconds
+                ackP99Ms = Duration.microseconds(stats.ackP99Us).inFractionalMilliseconds
             }
             subscribers = stats.subscribers
             subscriberGaps = stats.subscriberGaps

@@ -38,6 +38,9 @@ final class HealthProbe: Sendable {
         /// Whether they were read up to the head once: until then, processes and their errors
         /// may be missing.
         var complete = false
+        /// Why following them failed last, until a later follow reads again: the processes and
+        /// their errors are as they were then.
+        var followProblem: String?
 
         /// Folds `event`; one of these types that cannot be read becomes its producer's last
         /// error, where `status` and `top` show it, rather than being passed over.
@@ -109,14 +112,25 @@ final class HealthProbe: Sendable {
         do {
             for try await item in subscription {
                 switch item {
-                case .event(let event): system.withLock { $0.apply(event) }
+                case .event(let event):
+                    system.withLock {
+                        $0.apply(event)
+                        $0.followProblem = nil
+                    }
                 case .caughtUp:
-                    system.withLock { $0.complete = true }
+                    system.withLock {
+                        $0.complete = true
+                        $0.followProblem = nil
+                    }
                     if untilCaughtUp { return true }
                 case .connection: continue
                 }
             }
         } catch {
+            // Cancelled (a timeout, `top` quitting) is no failure: an incomplete list says so.
+            if !(error is CancellationError) && !Task.isCancelled {
+                system.withLock { $0.followProblem = "\(error)" }
+            }
             return false
         }
         return false
@@ -181,7 +195,11 @@ final class HealthProbe: Sendable {
             ? nil
             : "the process list is incomplete: the log's system events (each process's start, exit and "
                 + "errors) could not be read up to the head"
-        let processesProblem = [supervisorProblem, incomplete].compactMap { $0 }
+        // Following them failed: what they said since (starts, exits, errors) is missing.
+        let stale = system.followProblem.map {
+            "the process list may be stale: following the log's system events failed (\($0))"
+        }
+        let processesProblem = [supervisorProblem, incomplete, stale].compactMap { $0 }
         return DeploymentHealth(
             stats: stats, busProblem: busProblem, processes: processes,
             processesProblem: processesProblem.isEmpty ? nil : processesProblem.joined(separator: "; "),

@@ -41,27 +41,54 @@ struct LogsCommand: AsyncParsableCommand {
         let prefix = chosen.count > 1
         let width = chosen.map(\.name.count).max() ?? 0
         var offsets: [String: UInt64] = [:]
+        // The logs that could not be read, said once each while they stay so: a tool that could
+        // not print everything asked for exits non-zero at the end.
+        var unreadable: Set<String> = []
+        var anyUnreadable = false
+        func cannotRead(_ row: Supervisor.Row, _ error: any Error) {
+            anyUnreadable = true
+            guard unreadable.insert(row.log).inserted else { return }
+            _ = usageError("cannot read the output of \(row.name), \(row.log): \(error)", code: 1)
+        }
         for row in chosen {
-            guard let handle = FileHandle(forReadingAtPath: row.log) else { continue }
-            let data = handle.readDataToEndOfFile()
+            let data: Data
+            do {
+                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: row.log))
+                defer { try? handle.close() }
+                data = try handle.readToEnd() ?? Data()
+            } catch {
+                cannotRead(row, error)
+                continue
+            }
             offsets[row.log] = UInt64(data.count)
             let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
                 .dropLast().suffix(tail)
             for line in lines { Self.emit(line, row.name, prefix: prefix, width: width) }
-            try? handle.close()
         }
-        guard follow else { return }
+        guard follow else {
+            if anyUnreadable { throw ExitCode(1) }
+            return
+        }
         fflush(nil)
         while !Task.isCancelled {
             for row in chosen {
-                guard let handle = FileHandle(forReadingAtPath: row.log) else { continue }
-                defer { try? handle.close() }
-                let end = handle.seekToEndOfFile()
+                let data: Data
                 var start = offsets[row.log] ?? 0
-                if end < start { start = 0 }  // rotated
-                guard end > start else { continue }
-                handle.seek(toFileOffset: start)
-                let data = handle.readData(ofLength: Int(end - start))
+                do {
+                    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: row.log))
+                    defer { try? handle.close() }
+                    let end = try handle.seekToEnd()
+                    if end < start { start = 0 }  // rotated
+                    try handle.seek(toOffset: start)
+                    data = end > start ? try handle.read(upToCount: Int(end - start)) ?? Data() : Data()
+                } catch {
+                    // Missing for a moment while the supervisor rotates it: read at the next turn.
+                    if access(row.log, F_OK) != 0 && errno == ENOENT { continue }
+                    cannotRead(row, error)
+                    continue
+                }
+                // Read again: a later failure is said again.
+                unreadable.remove(row.log)
                 guard let lastNewline = data.lastIndex(of: UInt8(ascii: "\n")) else { continue }
                 let complete = data[data.startIndex...lastNewline]
                 offsets[row.log] = start + UInt64(complete.count)
@@ -73,6 +100,7 @@ struct LogsCommand: AsyncParsableCommand {
             fflush(nil)
             try await Task.sleep(for: .milliseconds(200))
         }
+        if anyUnreadable { throw ExitCode(1) }
     }
 
     static func emit(_ line: Substring, _ name: String, prefix: Bool, width: Int) {

@@ -23,15 +23,57 @@ struct PrometheusTargets: Service {
         var labels: [String: String]
     }
 
+    /// The targets found in `run/metrics/`, and the records passed over (file name: why).
+    struct Scan: Equatable {
+        var groups: [Group]
+        var passedOver: [String: String]
+    }
+
     func run() async throws {
         var written: [Group]?
-        // A write that fails is tried again every turn, and said once, not every turn.
+        // A write that fails is tried again every turn, and said once, not every turn; so is a
+        // directory that cannot be read, and a record that cannot be read while it stays so.
         var failures = FailureStreak()
+        var unreadable = FailureStreak()
+        var passedOver: [String: String] = [:]
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let groups = Self.groups(location)
+            let groups: [Group]?
+            do {
+                let scan = try Self.scan(location)
+                groups = scan.groups
+                if unreadable.succeeded() > 0 {
+                    logger.notice(
+                        "the records of /metrics can be read again",
+                        metadata: ["metrics.path": "\(MetricsEndpoint.directory(location))"])
+                }
+                for (name, reason) in scan.passedOver.sorted(by: { $0.key < $1.key })
+                where passedOver[name] != reason {
+                    logger.warning(
+                        "passing over a record of /metrics that cannot be read: its process is not a target",
+                        metadata: [
+                            "metrics.path": "\(MetricsEndpoint.directory(location) + "/" + name)",
+                            "metrics.error": "\(reason)",
+                        ])
+                }
+                passedOver = scan.passedOver
+            } catch {
+                // Not knowing the processes is not the same as there being none: the file
+                // last written stays, rather than Prometheus losing every target.
+                groups = nil
+                if unreadable.failed() {
+                    logger.error(
+                        """
+                        cannot read the records of /metrics: Prometheus' targets are left as they were; \
+                        tried again every \(interval.scaledText())
+                        """,
+                        metadata: [
+                            "metrics.path": "\(MetricsEndpoint.directory(location))", "metrics.error": "\(error)",
+                        ])
+                }
+            }
             // While writes fail, tried every turn: the processes may have come back to the set
             // last written, and the file must still be written once.
-            if groups != written || failures.count > 0 {
+            if let groups, groups != written || failures.count > 0 {
                 do {
                     try Self.write(groups, to: Self.path(location))
                     written = groups
@@ -56,21 +98,40 @@ struct PrometheusTargets: Service {
         }
     }
 
-    /// The targets of the processes whose records are in `run/metrics/` and still running.
-    static func groups(_ location: BusLocation) -> [Group] {
+    /// The targets of the processes whose records are in `run/metrics/` and still running, and
+    /// the records that cannot be read or decoded.
+    ///
+    /// Throws when the directory exists but cannot be listed: only its absence means no targets.
+    static func scan(_ location: BusLocation) throws -> Scan {
         let directory = MetricsEndpoint.directory(location)
-        // No directory: no process serves /metrics yet. A record it cannot read is passed over
-        // (looked at again in a second); its process's own log says when it could not write it.
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        var groups: [Group] = []
-        for name in names.sorted() where name.hasSuffix(".json") {
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name),
-                let record = try? JSONDecoder().decode(MetricsEndpoint.Record.self, from: data),
-                kill(record.pid, 0) == 0 || errno == EPERM
-            else { continue }
-            groups.append(Group(targets: [record.address], labels: ["bureau_process": record.process]))
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            // No directory: no process serves /metrics yet.
+            if access(directory, F_OK) != 0 && errno == ENOENT { return Scan(groups: [], passedOver: [:]) }
+            throw error
         }
-        return groups
+        var scan = Scan(groups: [], passedOver: [:])
+        for name in names.sorted() where name.hasSuffix(".json") {
+            let path = directory + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else {
+                // Gone since the listing: its process stopped and removed it.
+                if access(path, F_OK) != 0 && errno == ENOENT { continue }
+                scan.passedOver[name] = "it cannot be read"
+                continue
+            }
+            let record: MetricsEndpoint.Record
+            do {
+                record = try JSONDecoder().decode(MetricsEndpoint.Record.self, from: data)
+            } catch {
+                scan.passedOver[name] = "\(error)"
+                continue
+            }
+            guard kill(record.pid, 0) == 0 || errno == EPERM else { continue }
+            scan.groups.append(Group(targets: [record.address], labels: ["bureau_process": record.process]))
+        }
+        return scan
     }
 
     static func write(_ groups: [Group], to path: String) throws {

@@ -113,7 +113,7 @@ struct RunCommand: AsyncParsableCommand {
                     try PostgresSnapshotStore(url: url, logger: logger)
                 }
             } else {
-                FileSnapshotStore(directory: location.snapshotDirectory)
+                FileSnapshotStore(directory: location.snapshotDirectory, logger: global.logger("bureau.snapshots"))
             }
         var services: [any Service] = []
         var statistics: [HostStatistics] = []

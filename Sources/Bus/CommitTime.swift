@@ -1,3 +1,5 @@
+import Guards
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -42,8 +44,10 @@ public struct CommitTime: Sendable, Hashable, Comparable, Codable, CustomStringC
     /// `time` moved on by `duration` (back, for a negative one), the nanoseconds carried into
     /// the seconds: what a test's clock does between inputs.
     public static func + (time: CommitTime, duration: Duration) -> CommitTime {
-        let (seconds, attoseconds) = duration.components
-        let nanos = Int64(time.nanos) + attoseconds / 1_000_000_000
+        let seconds = duration.components.seconds
+        // The part under a second, in whole nanoseconds: the seconds are added apart, so that
+        // no duration saturates.
+        let nanos = Int64(time.nanos) + (duration - .seconds(seconds)).inNanoseconds
         let carried = nanos >= 0 ? nanos / 1_000_000_000 : (nanos - 999_999_999) / 1_000_000_000
         return CommitTime(
             seconds: time.seconds &+ seconds &+ carried, nanos: Int32(nanos - carried * 1_000_000_000))

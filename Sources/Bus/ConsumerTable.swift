@@ -118,8 +118,7 @@ package struct ConsumerTable: Sendable {
             status.lagTimeKnown = true
         } else if let time = entry.nextCommitTime {
             status.lagTimeKnown = true
-            let age = wallNow.nanosecondsSince1970 - time.nanosecondsSince1970
-            status.lagMs = UInt64(max(0, age / 1_000_000))
+            status.lagMs = UInt64(max(0, (wallNow - time).inMilliseconds))
         }
         status.progressAgeMs = UInt64(max(0, (now - entry.heardAt).inMilliseconds))
         status.inputsApplied = report.inputsApplied

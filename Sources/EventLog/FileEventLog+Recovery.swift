@@ -46,7 +46,7 @@ extension FileEventLog {
             of: newest, acknowledged: start.acknowledged, in: directory, fileSystem: fileSystem, report: &report)
         let (segment, file, scan) = (newest.segment, newest.file, newest.scan)
         let headerSize = Int64(newest.header.size)
-        let (index, indexSize) = try openIndex(of: newest, fileSystem: fileSystem, report: &report)
+        let (index, indexSize, lastIndexedOffset) = try openIndex(of: newest, fileSystem: fileSystem, report: &report)
 
         // What survived opening is the log now, acknowledged or not: later damage to it is damage.
         // Made durable first: a writer killed between a write and its fdatasync left records in
@@ -58,8 +58,7 @@ extension FileEventLog {
         return Opened(
             report: report, recoveryPoint: recoveryPoint, segment: segment, file: file, headerSize: headerSize,
             index: index, lastRecord: scan.lastRecord, size: max(scan.validEnd, headerSize), indexSize: indexSize,
-            lastIndexedOffset: indexSize == 0
-                ? headerSize : (SparseIndex.read(segment.indexPath, fileSystem: fileSystem).last?.offset ?? headerSize))
+            lastIndexedOffset: indexSize == 0 ? headerSize : (lastIndexedOffset ?? headerSize))
     }
 
     /// Where recovery starts: the segment the recovery point names as the newest (which must
@@ -187,20 +186,24 @@ extension FileEventLog {
 
     /// The newest segment's index, kept if it matches the segment, else rebuilt from the scan;
     /// nil (readers scan the segment), said in `report`, when it cannot be rebuilt. The index
-    /// is a hint.
+    /// is a hint. With it, the offset its last entry points at (nil for none).
     private static func openIndex(
         of newest: ScannedSegment, fileSystem: any FileSystem, report: inout RecoveryReport
-    ) throws -> (index: PosixFile?, size: Int64) {
+    ) throws -> (index: PosixFile?, size: Int64, lastOffset: Int64?) {
         let (segment, file, scan) = (newest.segment, newest.file, newest.scan)
         var index: PosixFile? = try PosixFile(path: segment.indexPath, flags: O_RDWR | O_CREAT, fileSystem: fileSystem)
         var indexSize = Int64(scan.indexEntries.count * SparseIndex.entrySize)
-        let existing = SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
-        let lastEntryFits = existing.last.map { $0.offset < scan.validEnd } ?? true
+        var lastOffset = scan.indexEntries.last?.offset
+        // One that cannot be read is rebuilt as one that does not match: the scan has its entries.
+        let existing = try? SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
+        let lastEntryFits = existing?.last.map { $0.offset < scan.validEnd } ?? true
         let headerSize = Int64(newest.header.size)
-        if lastEntryFits, try SparseIndex.matches(existing, segment: segment, file: file, recordsStart: headerSize),
+        if let existing, lastEntryFits,
+            try SparseIndex.matches(existing, segment: segment, file: file, recordsStart: headerSize),
             try index?.size == Int64(existing.count * SparseIndex.entrySize)
         {
             indexSize = Int64(existing.count * SparseIndex.entrySize)
+            lastOffset = existing.last?.offset
         } else if let file = index {
             report.rebuiltIndex = try file.size > 0
             var bytes: [UInt8] = []
@@ -222,8 +225,9 @@ extension FileEventLog {
                 file.close()
                 index = nil
                 indexSize = 0
+                lastOffset = nil
             }
         }
-        return (index, indexSize)
+        return (index, indexSize, lastOffset)
     }
 }

@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -12,12 +13,16 @@ import Synchronization
 public struct FileSnapshotStore: SnapshotStore {
     public let directory: String
     public let fileSystem: any FileSystem
+    /// Where what goes wrong beside a save that succeeded is said (an out-of-date file left
+    /// behind); nil says nothing.
+    public let logger: Logger?
     /// The largest snapshot file read; a larger one is ignored with a reason.
     public static let maxBytes = 256 << 20
 
-    public init(directory: String, fileSystem: any FileSystem = PosixFileSystem()) {
+    public init(directory: String, fileSystem: any FileSystem = PosixFileSystem(), logger: Logger? = nil) {
         self.directory = directory
         self.fileSystem = fileSystem
+        self.logger = logger
     }
 
     public func path(of module: String) -> String { directory + "/" + module + ".snapshot" }
@@ -56,8 +61,16 @@ public struct FileSnapshotStore: SnapshotStore {
         } catch {
             throw SnapshotError(description: "could not save the snapshot of \(snapshot.module): \(error)")
         }
-        // The old format would be read if the new file went missing; it is out of date now.
+        // The old format would be read if the new file went missing; it is out of date now. Left
+        // behind, it is tried again at the next save; the save itself succeeded, so not thrown.
         let legacy = legacyPath(of: snapshot.module)
-        if fileSystem.exists(legacy) { try? fileSystem.remove(legacy) }
+        guard fileSystem.exists(legacy) else { return }
+        do {
+            try fileSystem.remove(legacy)
+        } catch {
+            logger?.warning(
+                "could not remove the out-of-date snapshot of the old format; tried again at the next save",
+                metadata: ["snapshot.path": "\(legacy)", "snapshot.error": "\(error)"])
+        }
     }
 }

@@ -311,8 +311,11 @@ public final class LogCursor {
     private func reposition(in segment: SegmentFile, seekingTo position: UInt64) throws {
         guard let file else { return }
         var offset = Int64(header.size)
+        // An index that cannot be read costs only speed: the segment is read from its start, as
+        // without one. Opening the log rebuilds the newest; `bureau log verify` names the others.
         if position > segment.firstPosition,
-            let entry = SparseIndex.floor(SparseIndex.read(segment.indexPath, fileSystem: fileSystem), position),
+            let entries = try? SparseIndex.read(segment.indexPath, fileSystem: fileSystem),
+            let entry = SparseIndex.floor(entries, position),
             entry.offset >= offset, entry.position >= segment.firstPosition,
             case .record(let record, _) = try SegmentScanner.readRecord(file, at: entry.offset),
             record.position == entry.position

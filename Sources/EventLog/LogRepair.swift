@@ -214,9 +214,8 @@ public enum LogRepair {
             if needsRewrite {
                 rewrite.segments.append((segment, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
                 rewrite.indexes.append((segment, writer.index))
-            } else if try !SparseIndex.matches(
-                SparseIndex.read(segment.indexPath, fileSystem: fileSystem), segment: segment, file: file,
-                recordsStart: scanner.recordsStart)
+            } else if try !Self.indexMatches(
+                segment, file: file, recordsStart: scanner.recordsStart, fileSystem: fileSystem)
             {
                 // The segment stays as it is: its index points into it, not into the writer's copy
                 // (whose header may be longer than a first-layout segment's).
@@ -267,6 +266,20 @@ public enum LogRepair {
         try point.bytes.withUnsafeBytes {
             try PosixFile.replace(RecoveryPoint.path(in: directory), with: $0, fileSystem: fileSystem)
         }
+    }
+
+    /// Whether `segment`'s index can stay: it is missing (nothing to mend) or it matches the
+    /// segment. One that cannot be read is rebuilt like one that does not match.
+    private static func indexMatches(
+        _ segment: SegmentFile, file: PosixFile, recordsStart: Int64, fileSystem: any FileSystem
+    ) throws -> Bool {
+        let entries: [SparseIndex.Entry]
+        do {
+            entries = try SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
+        } catch {
+            return false
+        }
+        return try SparseIndex.matches(entries, segment: segment, file: file, recordsStart: recordsStart)
     }
 
     private static func move(_ from: String, to: String, fileSystem: any FileSystem) throws {

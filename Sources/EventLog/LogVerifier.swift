@@ -219,7 +219,15 @@ public enum LogVerifier {
     private static func checkIndex(
         of segment: SegmentFile, against starts: [Int64: UInt64], fileSystem: any FileSystem, report: inout Report
     ) {
-        let entries = SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
+        let entries: [SparseIndex.Entry]
+        do {
+            entries = try SparseIndex.read(segment.indexPath, fileSystem: fileSystem)
+        } catch {
+            report.notes.append(
+                "the index \(segment.indexPath) is unreadable (\(error)); readers scan its segment instead, "
+                    + "and a repair rebuilds it")
+            return
+        }
         if let wrong = entries.first(where: { starts[$0.offset] != $0.position })
             ?? zip(entries, entries.dropFirst()).first(where: { $0.1.position <= $0.0.position })?.1
         {

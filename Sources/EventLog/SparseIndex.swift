@@ -15,11 +15,17 @@ struct SparseIndex {
 
     static let entrySize = 16
 
-    /// The entries of an index file, as far as it can be read; a damaged file gives entries
+    /// The entries of an index file: none when there is no file; a damaged file gives entries
     /// that readers reject when they check them, never a trap.
-    static func read(_ path: String, fileSystem: any FileSystem) -> [Entry] {
-        guard let bytes = try? PosixFile.readAll(path, fileSystem: fileSystem, limit: 16 << 20) else { return [] }
-        return decode(bytes)
+    ///
+    /// Throws when the file is there but cannot be read (its mode, an I/O error, a directory in
+    /// its place): unlike a missing index, that is for the caller to say or mend.
+    static func read(_ path: String, fileSystem: any FileSystem) throws -> [Entry] {
+        do {
+            return decode(try PosixFile.readAll(path, fileSystem: fileSystem, limit: 16 << 20))
+        } catch EventLogError.io(_, _, ENOENT) {
+            return []
+        }
     }
 
     static func decode(_ bytes: [UInt8]) -> [Entry] {

@@ -1,10 +1,12 @@
 extension Duration {
     /// The duration in seconds, fractions included: what a rate, a pace or a report in seconds
-    /// needs. Exact to far below a microsecond for any span a program waits.
-    public var inSeconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
+    /// needs. The Double nearest the duration for a whole number of nanoseconds up to 104 days
+    /// (of microseconds up to 285 years): 1118 ms is 1.118, as `1.118` writes it.
+    public var inSeconds: Double { fractional(perSecond: 1) }
+
+    /// The duration in milliseconds, fractions included: a latency reported in milliseconds
+    /// (1250 µs is 1.25), as exact as ``inSeconds``.
+    public var inFractionalMilliseconds: Double { fractional(perSecond: 1000) }
 
     /// Whole seconds, the rest dropped (toward zero): a count of seconds for a message or a
     /// configuration file that takes whole seconds.
@@ -15,12 +17,39 @@ extension Duration {
     /// Saturates at `Int64.min` and `Int64.max` beyond 292 years either way instead of trapping.
     public var inNanoseconds: Int64 { whole(perSecond: 1_000_000_000) }
 
+    /// Whole microseconds, the rest dropped (toward zero): a latency on the wire or in a
+    /// histogram that counts microseconds.
+    ///
+    /// Saturates at `Int64.min` and `Int64.max` beyond 292,000 years either way instead of trapping.
+    public var inMicroseconds: Int64 { whole(perSecond: 1_000_000) }
+
     /// Whole milliseconds, the rest dropped (toward zero): what an API that takes milliseconds
     /// (a socket option, an HTTP client's timeout, a log line) needs.
     ///
     /// Saturates at `Int64.min` and `Int64.max` instead of trapping, for durations beyond
     /// 292 million years that no bounded input reaches.
     public var inMilliseconds: Int64 { whole(perSecond: 1000) }
+
+    /// The duration in units of which a second holds `perSecond` (1 or 1000), fractions included.
+    ///
+    /// Divided once, from a whole count of milliseconds, microseconds or nanoseconds that a
+    /// Double holds exactly: rounded once, where adding the seconds and their fraction, each
+    /// rounded, gives 1.1179999999999999 for 1118 ms.
+    private func fractional(perSecond: Int128) -> Double {
+        let (seconds, attoseconds) = components
+        let total = Int128(seconds) * 1_000_000_000_000_000_000 + Int128(attoseconds)
+        let perUnit = 1_000_000_000_000_000_000 / perSecond
+        var grain: Int128 = 1_000_000_000_000_000
+        while grain >= 1_000_000_000 {
+            let (count, rest) = total.quotientAndRemainder(dividingBy: grain)
+            if rest == 0 && count.magnitude <= 1 << 53 {
+                return grain >= perUnit
+                    ? Double(count * (grain / perUnit)) : Double(count) / Double(perUnit / grain)
+            }
+            grain /= 1000
+        }
+        return Double(total) / Double(perUnit)
+    }
 
     /// Whole units of which a second holds `perSecond` (a power of ten up to 10^18), the rest
     /// dropped toward zero, saturating instead of trapping.
@@ -48,6 +77,13 @@ extension Duration {
     public static func milliseconds(saturating milliseconds: Double) -> Duration {
         guard !milliseconds.isNaN else { return .zero }
         return .milliseconds(min(max(milliseconds, -Self.saturationSeconds * 1000), Self.saturationSeconds * 1000))
+    }
+
+    /// `microseconds` as a duration, as ``seconds(saturating:)`` does for seconds.
+    public static func microseconds(saturating microseconds: Double) -> Duration {
+        guard !microseconds.isNaN else { return .zero }
+        return .microseconds(
+            min(max(microseconds, -Self.saturationSeconds * 1_000_000), Self.saturationSeconds * 1_000_000))
     }
 
     /// A billion years, in seconds: far beyond anything measured, far within what a duration holds.

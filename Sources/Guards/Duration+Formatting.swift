@@ -4,8 +4,9 @@ extension Duration {
     /// decimals, rounded half away from zero, for reports of the time something took:
     /// `decimals: 1` gives "1.5", "10.0"; `decimals: 3` gives "0.250" (JUnit's `time`).
     ///
-    /// The one duration formatter (ARCHITECTURE.md, "One of each"), with
-    /// ``millisecondsText(decimals:)``, ``compactText()`` and ``scaledText()``.
+    /// The one duration formatter (CONTRIBUTING.md, "One of each"), with
+    /// ``millisecondsText(decimals:)``, ``microsecondsText(decimals:)``, ``compactText()`` and
+    /// ``scaledText()``.
     public func secondsText(decimals: Int? = nil) -> String {
         let sign = self < .zero ? "-" : ""
         let (seconds, attoseconds) = components
@@ -26,16 +27,26 @@ extension Duration {
     /// Milliseconds with `decimals` decimals, without the unit: "0.42", "12.35" (rounded half
     /// away from zero): a latency or an fdatasync in a report.
     public func millisecondsText(decimals: Int) -> String {
+        unitsText(perSecond: 1000, decimals: decimals)
+    }
+
+    /// Microseconds with `decimals` decimals, without the unit: "0.42", "12.35" (rounded half
+    /// away from zero): the CPU time an event took in a benchmark.
+    public func microsecondsText(decimals: Int) -> String {
+        unitsText(perSecond: 1_000_000, decimals: decimals)
+    }
+
+    /// Units of which a second holds `perSecond` (a power of ten up to 10^18) with `decimals`
+    /// decimals, without the unit.
+    private func unitsText(perSecond: UInt64, decimals: Int) -> String {
         let sign = self < .zero ? "-" : ""
         let (seconds, attoseconds) = components
-        let perMillisecond: UInt64 = 1_000_000_000_000_000
-        let (thousand, overflow) = seconds.magnitude.multipliedReportingOverflow(by: 1000)
-        let (whole, overflowAgain) = thousand.addingReportingOverflow(attoseconds.magnitude / perMillisecond)
+        let perUnit = 1_000_000_000_000_000_000 / perSecond
+        let (scaled, overflow) = seconds.magnitude.multipliedReportingOverflow(by: perSecond)
+        let (whole, overflowAgain) = scaled.addingReportingOverflow(attoseconds.magnitude / perUnit)
         guard !overflow, !overflowAgain else { return sign + "\(UInt64.max)" }
         return sign
-            + Self.fixed(
-                whole: whole, remainder: attoseconds.magnitude % perMillisecond, per: perMillisecond,
-                decimals: decimals)
+            + Self.fixed(whole: whole, remainder: attoseconds.magnitude % perUnit, per: perUnit, decimals: decimals)
     }
 
     /// Whole units, the rest dropped, for a column of uptimes and ages: "45s", "5m3s", "2h5m"

@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import Guards
 import Metrics
 import Synchronization
 
@@ -199,9 +200,9 @@ final class BusMetrics: Sendable {
                             dimensions: [("module", status.consumer), ("process", status.process)], factory: factory)
                         gauges[key] = handles
                     }
-                    handles.lagSeconds?.record(Double(status.lagMs) / 1000)
+                    handles.lagSeconds?.record(Duration.milliseconds(status.lagMs).inSeconds)
                 }
-                handles.progressAge.record(Double(status.progressAgeMs) / 1000)
+                handles.progressAge.record(Duration.milliseconds(status.progressAgeMs).inSeconds)
                 handles.live.record(status.live ? 1 : 0)
             }
             for (key, handles) in gauges where !present.contains(key) {

@@ -298,7 +298,7 @@ final class CatchUpServer {
         stats.uptimeMs = UInt64(max(0, (now - state.startedAt).inMilliseconds))
         stats.eventsCommitted = UInt64(state.committedEvents.load(ordering: .relaxed))
         stats.commits = UInt64(state.committedBatches.load(ordering: .relaxed))
-        stats.timeMs = UInt64(max(0, CommitTime.now.nanosecondsSince1970 / 1_000_000))
+        stats.timeMs = UInt64(max(0, (CommitTime.now - .zero).inMilliseconds))
         state.figures.withLock { figures in
             if let first = figures.samples.first, let last = figures.samples.last {
                 stats.recentWindowMs = UInt64(max(0, (last.at - first.at).inMilliseconds))

@@ -346,15 +346,27 @@ final class ClientWorker {
         else { return }
         let subscriptionID = read.subscription
         guard verb == WireProtocol.events, let header = try? Bureau_Bus_ReadReply(serializedBytes: frames[3]) else {
-            let error = try? Bureau_Bus_ErrorReply(serializedBytes: frames[3])
+            let error = verb == WireProtocol.error ? try? Bureau_Bus_ErrorReply(serializedBytes: frames[3]) : nil
             if let error, error.code == BusErrorCode.aheadOfLog.rawValue {
                 end(subscriptionID, aheadOf: error.head, epoch: error.epoch)
                 return
             }
             perform(timers.readRefused(for: subscriptionID, requestID: id, now: clock.now))
-            logger.warning(
-                "a catch-up read failed; retrying",
-                metadata: ["error.code": "\(error?.code ?? verb)", "error.message": "\(error?.message ?? "")"])
+            if let error {
+                logger.warning(
+                    "a catch-up read failed; retrying",
+                    metadata: ["error.code": "\(error.code)", "error.message": "\(error.message)"])
+            } else {
+                // This client's own failure to read the answer, not a code the bus sent.
+                let answer =
+                    switch verb {
+                    case WireProtocol.events: "an 'events' reply whose header is not a ReadReply"
+                    case WireProtocol.error: "an error reply that is not an ErrorReply"
+                    default: "a '\(verb)' reply where '\(WireProtocol.events)' was asked for"
+                    }
+                logger.warning(
+                    "a catch-up read got an unexpected answer; retrying", metadata: ["bus.answer": "\(answer)"])
+            }
             return
         }
         guard let bodies = Self.envelopes(of: frames, batched: header.batched) else {

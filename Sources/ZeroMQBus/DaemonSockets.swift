@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import EventLog
 import Logging
 import ZeroMQ
 
@@ -33,7 +34,7 @@ final class DaemonSockets: @unchecked Sendable {
         try events[0].bind(ipc.events)
         // Owner-only, as the run directory is: the mode of the socket files says so too.
         for endpoint in [ipc.ingress, ipc.read, ipc.events] {
-            chmod(String(endpoint.dropFirst("ipc://".count)), 0o600)
+            try OwnerOnly.restrict(String(endpoint.dropFirst("ipc://".count)))
         }
         if let tcp = configuration.tcp {
             let endpoints = tcp.endpoints

@@ -1,6 +1,7 @@
 import BureauSchemas
 import Bus
 import EventLog
+import Guards
 import Logging
 
 #if canImport(FoundationEssentials)
@@ -153,7 +154,7 @@ extension IngressLoop {
     /// One fdatasync's duration, for the metrics and for `stats`' percentiles.
     func recordSync(_ took: Duration) {
         state.metrics.fdatasync.record(duration: took)
-        let microseconds = UInt64(max(0, (took / .microseconds(1)).rounded(.down)))
+        let microseconds = UInt64(max(0, took.inMicroseconds))
         state.figures.withLock { $0.syncs.add(microseconds) }
     }
 
@@ -185,7 +186,7 @@ extension IngressLoop {
             if !batch.answers.isEmpty {
                 let latency = now - batch.received
                 state.metrics.publishAck.record(duration: latency)
-                latencies.append(UInt64(max(0, (latency / .microseconds(1)).rounded(.down))))
+                latencies.append(UInt64(max(0, latency.inMicroseconds)))
             }
             // The head moves before the batch is sent: a subscriber that has a live event and
             // reads the log after it must find the log there, never ahead of what it was sent

@@ -1,3 +1,4 @@
+import EventLog
 import Guards
 import Logging
 import Synchronization
@@ -136,6 +137,17 @@ struct SocketRenewal {
                     metadata: ["bus.endpoint": "\(endpoint)", "bus.error": "\(error)"])
                 throw error
             }
+            if endpoint.hasPrefix("ipc://") {
+                do {
+                    try OwnerOnly.restrict(String(endpoint.dropFirst("ipc://".count)))
+                } catch {
+                    // The socket file made again keeps the umask's mode; the run directory,
+                    // owner-only, still keeps others out, so the bus goes on, said.
+                    logger.error(
+                        "an endpoint's socket file bound again could not be made owner-only",
+                        metadata: ["bus.endpoint": "\(endpoint)", "bus.error": "\(error)"])
+                }
+            }
         }
         // libzmq's I/O thread frees the messages as the connections end, a moment later.
         usleep(20_000)
@@ -148,7 +160,6 @@ struct SocketRenewal {
         for attempt in 1...100 {
             do {
                 try socket.bind(endpoint)
-                if endpoint.hasPrefix("ipc://") { chmod(String(endpoint.dropFirst("ipc://".count)), 0o600) }
                 return
             } catch let error as ZMQError where error.code == EADDRINUSE && attempt < 100 {
                 usleep(10_000)

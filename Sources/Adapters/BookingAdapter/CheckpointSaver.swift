@@ -30,7 +30,13 @@ final class CheckpointSaver: Sendable {
 
     /// Where the last run left off (0 for none).
     func load() -> UInt64 {
-        snapshots.load(Checkpoint.self, module: module, stateVersion: 1, rejected: { _ in })?.position ?? 0
+        snapshots.load(
+            Checkpoint.self, module: module, stateVersion: 1,
+            rejected: { [logger] in
+                logger.warning(
+                    "ignoring the checkpoint; starting from the beginning of the log",
+                    metadata: ["booking.checkpoint_problem": "\($0)"])
+            })?.position ?? 0
     }
 
     /// Saves `checkpoint` unless a newer one is saved; true once it is (or was overtaken).

@@ -223,7 +223,13 @@ public final class RatesAdapterService: Service {
     /// The fixing published last for this source: from the snapshot, then from the log after it
     /// (a crash can come between publishing and snapshotting).
     private func lastPublished() async throws -> State? {
-        var last = snapshots.load(State.self, module: Self.module, stateVersion: 1, rejected: { _ in })?.state
+        var last = snapshots.load(
+            State.self, module: Self.module, stateVersion: 1,
+            rejected: { [logger] in
+                logger.warning(
+                    "ignoring the snapshot; searching the whole log for the last fixing published",
+                    metadata: ["rates.snapshot_problem": "\($0)"])
+            })?.state
         let subscription = client.subscribe(.types([Bureau_Rates_RatesPublished.protoMessageName]))
         for try await item in subscription {
             switch item {

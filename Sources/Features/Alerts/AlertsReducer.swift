@@ -91,10 +91,19 @@ public struct AlertsReducer: Reducer {
             state.rates = rates
             var outputs: [Emitted] = []
             for alert in state.alerts.values.sorted(by: { $0.position < $1.position }) {
-                guard let base = Currency(alert.base), let quote = Currency(alert.quote),
-                    let rate = rates.quote(from: base, to: quote),
-                    let threshold = try? DecimalText.parse(alert.threshold).value
-                else { continue }
+                let base: Currency
+                let quote: Currency
+                let threshold: Decimal
+                switch Self.kept(alert) {
+                case .usable(let pair, let number): (base, quote, threshold) = (pair.base, pair.quote, number)
+                case .cannotFire(let cannotFire):
+                    // Written by this reducer from a parsed request; one that does not parse (a
+                    // state from elsewhere) is said at every fixing, never left to not fire.
+                    outputs.append(Emitted(cannotFire))
+                    continue
+                }
+                // A currency this fixing does not quote: nothing to compare until one does.
+                guard let rate = rates.quote(from: base, to: quote) else { continue }
                 let beyond = alert.above ? rate >= threshold : rate <= threshold
                 if beyond && !alert.triggered {
                     state.alerts[alert.id]?.triggered = true
@@ -118,6 +127,36 @@ public struct AlertsReducer: Reducer {
             }
             return outputs
         }
+    }
+
+    /// An alert kept in the state, read back.
+    private enum Kept {
+        /// Its pair and threshold.
+        case usable((base: Currency, quote: Currency), threshold: Decimal)
+        /// The rejection that says why it cannot fire.
+        case cannotFire(AlertRejected)
+    }
+
+    private static func kept(_ alert: Alert) -> Kept {
+        func cannotFire(_ reason: AlertRejected.Reason, _ message: String) -> AlertRejected {
+            var rejection = AlertRejected()
+            rejection.alertID = alert.id
+            rejection.base = alert.base
+            rejection.quote = alert.quote
+            rejection.threshold = alert.threshold
+            rejection.reason = reason
+            rejection.message = message + ": the alert cannot fire; clear it and set it again"
+            return rejection
+        }
+        guard let base = Currency(alert.base), let quote = Currency(alert.quote) else {
+            return .cannotFire(
+                cannotFire(.unknownPair, "the pair kept for \(alert.id), '\(alert.base)/\(alert.quote)', is not one"))
+        }
+        guard let threshold = try? DecimalText.parse(alert.threshold).value else {
+            return .cannotFire(
+                cannotFire(.badThreshold, "the threshold kept for \(alert.id), '\(alert.threshold)', is not a number"))
+        }
+        return .usable((base, quote), threshold: threshold)
     }
 
     private enum Decision {

@@ -61,11 +61,24 @@ public struct ConverterProjection: Projection {
     }
     public var initialValue: Value { Value() }
 
+    /// An `AmountChanged` whose amount or currency cannot be read: the fold passes over it and
+    /// says so, and the amount before it stays.
+    public struct UnreadableAmount: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     public func apply(_ event: StoredEvent, to value: inout Value) throws {
         if let changed = try event.payload(as: AmountChanged.self) {
-            if let currency = Currency(changed.currency), let amount = try? DecimalText.parse(changed.value).value {
-                value.amount = Money(rounding: amount, currency: currency)
+            guard let currency = Currency(changed.currency) else {
+                throw UnreadableAmount(description: "'\(changed.currency)' is not a currency")
             }
+            let amount: Decimal
+            do {
+                amount = try DecimalText.parse(changed.value).value
+            } catch {
+                throw UnreadableAmount(description: "the amount cannot be read: \(error)")
+            }
+            value.amount = Money(rounding: amount, currency: currency)
         } else if let added = try event.payload(as: Bureau_Watchlist_PairAdded.self),
             let base = Currency(added.base), let quote = Currency(added.quote)
         {
