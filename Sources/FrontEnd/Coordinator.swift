@@ -9,10 +9,12 @@ import Runtime
 import TerminalUI
 import WatchlistFeature
 
-/// Turns keys into new states and effects: all navigation lives here, none in the screens.
+/// Turns inputs into new states and effects: all navigation lives here, none in the screens, and
+/// so does what becomes of the requests sent, their traces and the link to the bus.
 ///
-/// ``handle(_:in:)`` is a pure function of the state and the key (plus the router's command
-/// list for completion), so key sequences are tested without a terminal or a bus.
+/// ``handle(_:in:)`` is a pure function of the state and the input (plus the router's command
+/// list for completion), so key sequences, answers and reconnections are tested without a
+/// terminal or a bus; ``LiveSession`` performs the effects it returns.
 public struct Coordinator: Sendable {
     public let router: CommandRouter
     /// How long to wait before subscribing again after the subscription ended: the shared backoff,
@@ -27,20 +29,31 @@ public struct Coordinator: Sendable {
         self.reconnect = reconnect
     }
 
-    /// The one way the front-end's state changes: a key, or what the bus and its calls brought.
+    /// The one way the front-end's state changes: a key, the terminal, or what the bus and its
+    /// calls brought.
     public func handle(_ input: SessionInput, in state: inout AppState) -> [Effect] {
         switch input {
         case .started:
             return [.subscribe(after: state.connection.delivered, delay: .zero)]
         case .key(let key):
-            return handle(key, in: &state)
-        case .dispatched(let url, let id):
-            // Recorded as pending, or as failed with the router's reason when it does not route.
-            return state.requests.start(url, router: router, id: id).map { [.publish($0)] } ?? []
+            return press(key, in: &state)
+        case .resized(let size):
+            state.size = size
+            return [.repaint]
+        case .terminalClosed:
+            return [.quit]
+        case .dispatched(let url, let id, let traceParent):
+            // Recorded as pending, or as failed with the router's reason when it does not route;
+            // a trace started for a request that is not sent ends at once.
+            if let outgoing = state.requests.start(url, router: router, id: id, traceParent: traceParent) {
+                return [.publish(outgoing)]
+            }
+            return traceParent == nil ? [] : [.trace(id, .end(failure: nil))]
         case .delivered(.event(let event)):
-            state.receive(event)
+            let effects = state.receive(event)
             state.connection.delivered = event.position
             state.connection.failures = 0
+            return effects
         case .delivered(.caughtUp(let head)):
             state.connection.caughtUp = true
             state.connection.isConnected = true
@@ -86,12 +99,13 @@ public struct Coordinator: Sendable {
                 state.connection.problem = problem
             }
         case .publishFailed(let id, let reason):
-            state.requests.publishFailed(id, reason: reason)
+            return state.requests.publishFailed(id, reason: reason)
         }
         return []
     }
 
-    public func handle(_ key: Key, in state: inout AppState) -> [Effect] {
+    /// A key: on the overlay open, if any, else on the main screens.
+    private func press(_ key: Key, in state: inout AppState) -> [Effect] {
         state.navigation.notice = nil
         switch state.navigation.overlay {
         case .picker(var picker, let purpose):

@@ -10,8 +10,10 @@ import TerminalUI
 /// publishes run as tasks that only send it inputs, and every input goes through the
 /// ``Coordinator``, which also says when to subscribe again (the shared backoff);
 /// the frame is redrawn with the diff renderer at most every 40 ms while events stream in,
-/// and at once after a key. When the bus stops answering, the state is kept and shown as
-/// stale; the subscription resumes from the last position it delivered.
+/// and at once after a key or a resize. When the bus stops answering, the state is kept and
+/// shown as stale; the subscription resumes from the last position it delivered. The
+/// coordinator's effects are performed here, at the edge: the publishes, the subscriptions,
+/// the spans of the traced requests (``RequestTraces``), a full repaint.
 public struct LiveSession: Sendable {
     public let client: any EventBus
     public let router: CommandRouter
@@ -64,14 +66,14 @@ public struct LiveSession: Sendable {
         }
 
         let coordinator = Coordinator(router: router)
-        var state = AppState()
+        var state = AppState(size: terminal.size)
         var renderer = Renderer(colorMode: colorMode)
-        var size = terminal.size
         var dirty = true
+        // The spans of the traced requests, started and ended as the coordinator's effects say.
         var traces = RequestTraces()
         defer { traces.endAll() }
         func draw() {
-            let frame = RootView(state: state).rendered(width: size.columns, height: size.rows)
+            let frame = RootView(state: state).rendered(width: state.size.columns, height: state.size.rows)
             terminal.write(renderer.render(frame))
             dirty = false
         }
@@ -83,23 +85,17 @@ public struct LiveSession: Sendable {
                     return false
                 case .dispatch(let url):
                     // A traced request is published under its trace's id (CommandTrace).
-                    let trace = RequestTraces.start(url, router: router)
-                    let id = trace?.id ?? EventID.random()
-                    var next = coordinator.handle(.dispatched(url, id: id), in: &state)
-                    if let trace {
-                        // The request it publishes carries its trace; none published, the trace ends.
-                        if let index = next.firstIndex(where: { if case .publish = $0 { true } else { false } }),
-                            case .publish(let outgoing) = next[index]
-                        {
-                            next[index] = .publish(trace.traced(outgoing))
-                            traces.sent(trace)
-                        } else {
-                            trace.end()
-                        }
-                    }
-                    guard perform(next) else { return false }
+                    let trace = traces.start(url, router: router)
+                    let dispatched = SessionInput.dispatched(
+                        url, id: trace?.id ?? EventID.random(), traceParent: trace?.spanID)
+                    guard perform(coordinator.handle(dispatched, in: &state)) else { return false }
                 case .publish(let outgoing):
                     publish(outgoing, sink: sink)
+                case .trace(let id, let step):
+                    traces.perform(step, for: id)
+                case .repaint:
+                    renderer.invalidate()
+                    dirty = true
                 case .subscribe(let position, let delay):
                     subscription?.cancel()
                     subscription = Task { [client, logger, metrics] in
@@ -114,28 +110,27 @@ public struct LiveSession: Sendable {
         draw()
         loop: for await next in inputs {
             switch next {
-            case .terminal(.keys(let keys)):
-                for key in keys {
-                    guard perform(coordinator.handle(.key(key), in: &state)) else { break loop }
+            case .terminal(let event):
+                // What the person does is drawn at once.
+                for input in Self.inputs(of: event) {
+                    guard perform(coordinator.handle(input, in: &state)) else { break loop }
                 }
                 draw()
-            case .terminal(.resized(let newSize)):
-                size = newSize
-                renderer.invalidate()
-                draw()
-            case .terminal(.closed):
-                break loop
             case .session(let input):
                 guard perform(coordinator.handle(input, in: &state)) else { break loop }
-                switch input {
-                case .delivered(.event(let event)): traces.observe(event, in: state.requests)
-                case .publishFailed(let id, _): traces.failed(id)
-                default: break
-                }
                 dirty = true
             case .tick:
                 if dirty { draw() }
             }
+        }
+    }
+
+    /// What the terminal's `event` is to the coordinator.
+    static func inputs(of event: TerminalEvent) -> [SessionInput] {
+        switch event {
+        case .keys(let keys): keys.map(SessionInput.key)
+        case .resized(let size): [.resized(size)]
+        case .closed: [.terminalClosed]
         }
     }
 
@@ -190,14 +185,15 @@ public struct LiveSession: Sendable {
         if !Task.isCancelled { sink.yield(.session(.subscriptionEnded(problem: problem))) }
     }
 
-    /// Asks the bus for its head every second; an unanswered ping marks the bus as down.
+    /// Asks the bus for its head every second; a ping that fails marks the bus as down, and why.
     static func ping(_ client: any EventBus, into sink: AsyncStream<Input>.Continuation) async {
         while !Task.isCancelled {
             do {
                 let status = try await client.ping(timeout: .seconds(1))
                 sink.yield(.session(.pinged(head: status.head, problem: nil)))
             } catch {
-                sink.yield(.session(.pinged(head: nil, problem: "no answer to ping")))
+                // The error says which: no answer in time, or a bus that refused or cannot be reached.
+                sink.yield(.session(.pinged(head: nil, problem: "\(error)")))
             }
             try? await Task.sleep(for: .seconds(1))
         }

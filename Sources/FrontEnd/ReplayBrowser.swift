@@ -5,7 +5,7 @@ import TerminalUI
 
 /// Time travel over a recorded log: the screens as they were after any event, that event,
 /// and the state difference it caused. A value; keys move it, nothing is published. The
-/// front-end's state in it changes only through ``Coordinator/handle(_:in:)-(SessionInput,_)``,
+/// front-end's state in it changes only through ``Coordinator/handle(_:in:)``,
 /// as live: each event folded is delivered to it, and so are the screen keys; the browser keeps
 /// only its own place (which event, the jump prompt).
 ///
@@ -66,7 +66,7 @@ public struct ReplayBrowser: Sendable {
         case .character("q"), .control("c"): return false
         default:
             // Screen keys (1 2 3, Tab, arrows in lists) work as live; actions are read-only here.
-            let effects = coordinator.handle(key, in: &state)
+            let effects = coordinator.handle(.key(key), in: &state)
             if effects.contains(where: { if case .quit = $0 { true } else { false } }) { return false }
             if effects.contains(where: { if case .dispatch = $0 { true } else { false } }) {
                 problem = "replay is read-only: nothing is sent"

@@ -19,12 +19,15 @@ public struct RequestTracker: Sendable, Equatable {
     public var pendingCount: Int { requests.filter { $0.status == .pending }.count }
 
     /// Routes `url`: the event to publish (recorded as pending under `id`), or nil when the URL
-    /// does not route (recorded as failed with the router's precise reason).
-    mutating func start(_ url: String, router: CommandRouter, id: EventID) -> OutgoingEvent? {
+    /// does not route (recorded as failed with the router's precise reason). With a
+    /// `traceParent`, the root span of the request's trace, the request is recorded as traced
+    /// and published carrying it (the trace id being `id`, its correlation).
+    mutating func start(_ url: String, router: CommandRouter, id: EventID, traceParent: UInt64?) -> OutgoingEvent? {
         do {
             let route = try router.route(url)
-            let outgoing = try route.request.outgoing(id: id, module: "")
-            append(TrackedRequest(id: id, url: url, command: route.command))
+            var outgoing = try route.request.outgoing(id: id, module: "")
+            if let traceParent { outgoing.traceParent = traceParent }
+            append(TrackedRequest(id: id, url: url, command: route.command, isTraced: traceParent != nil))
             return outgoing
         } catch let error as CommandError {
             append(TrackedRequest(id: nil, url: url, status: .failed(error.description)))
@@ -34,19 +37,30 @@ public struct RequestTracker: Sendable, Equatable {
         return nil
     }
 
-    /// The bus did not take the request.
-    mutating func publishFailed(_ id: EventID, reason: String) {
-        update(id) { $0.status = .failed(reason) }
+    /// The bus did not take the request; its trace, if open, ends failed.
+    mutating func publishFailed(_ id: EventID, reason: String) -> [Effect] {
+        var effects: [Effect] = []
+        update(id) { request in
+            request.status = .failed(reason)
+            if request.isTraced {
+                request.isTraced = false
+                effects.append(.trace(id, .end(failure: "not published")))
+            }
+        }
+        return effects
     }
 
     /// Notes an answer or outcome correlated with one of the requests. An accepted answer
     /// that comes after an outcome (events of two modules may arrive in either order) does
-    /// not replace it.
-    mutating func apply(_ event: StoredEvent) {
+    /// not replace it. For a traced request, the event is a hop back at the sender, and the
+    /// last one (a failure, an outcome, or the answer when the command has no outcome) ends
+    /// its trace: those are the effects returned.
+    mutating func apply(_ event: StoredEvent) -> [Effect] {
+        var effects: [Effect] = []
         update(event.correlation) { request in
-            guard let id = request.id, let verdict = request.classifier?.verdict(of: event, answering: id) else {
-                return
-            }
+            guard let id = request.id, let classifier = request.classifier,
+                let verdict = classifier.verdict(of: event, answering: id)
+            else { return }
             let short = event.type.split(separator: ".").last.map(String.init) ?? event.type
             switch verdict {
             case .rejected: request.status = .rejected(Self.reason(of: event))
@@ -55,7 +69,13 @@ public struct RequestTracker: Sendable, Equatable {
             case .accepted where request.status == .pending: request.status = .accepted(short)
             case .accepted: break
             }
+            guard request.isTraced else { return }
+            effects.append(.trace(id, .receive(event)))
+            guard !verdict.isAnswer || classifier.outcomeTypes.isEmpty || verdict.isFailure else { return }
+            request.isTraced = false
+            effects.append(.trace(id, .end(failure: verdict.isFailure ? "answered with \(event.type)" : nil)))
         }
+        return effects
     }
 
     private mutating func update(_ id: EventID, _ change: (inout TrackedRequest) -> Void) {

@@ -2,17 +2,22 @@ import Bus
 import EventLog
 import TerminalUI
 
-/// Everything that changes the front-end's state: a key, what the subscription delivers or why
-/// it ended, what a ping or a publish came back with. ``Coordinator/handle(_:in:)-(SessionInput,_)``
-/// takes each, so that every change to the state is one pure step, tested without a terminal
-/// or a bus.
+/// Everything that changes the front-end's state: a key, the terminal resized or closed, what
+/// the subscription delivers or why it ended, what a ping or a publish came back with.
+/// ``Coordinator/handle(_:in:)`` takes each, so that every change to the state is one pure step,
+/// tested without a terminal or a bus.
 public enum SessionInput: Sendable {
     /// The session has begun: it follows the bus from the start of the log.
     case started
     case key(Key)
+    /// The terminal now has this size.
+    case resized(TerminalSize)
+    /// The terminal went away: the session ends.
+    case terminalClosed
     /// A command URL to send, under the request id `id` the session chose for it
-    /// (``Effect/dispatch(_:)``).
-    case dispatched(String, id: EventID)
+    /// (``Effect/dispatch(_:)``); `traceParent` is the root span of the request's trace, when
+    /// the session started one, and `id` is then the trace's id.
+    case dispatched(String, id: EventID, traceParent: UInt64? = nil)
     /// An item of the subscription: an event, the read having caught up, the link coming or going.
     case delivered(SubscriptionEvent)
     /// The subscription failed (or ended); the front-end subscribes again after a backoff.

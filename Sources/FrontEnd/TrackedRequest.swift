@@ -22,25 +22,29 @@ public struct TrackedRequest: Sendable, Equatable {
     /// The URL without its scheme, e.g. "watchlist/add?base=EUR&quote=USD".
     public var label: String
     public var status: Status
+    /// Whether its trace (``CommandTrace``) is open: from a traced dispatch until its last answer
+    /// is back (the answer, or the outcome when the command has one) or the bus did not take it.
+    public internal(set) var isTraced: Bool
     /// Tells its answers and outcomes from other events; nil if it was never published.
     let classifier: AnswerClassifier?
 
     public init(id: EventID?, url: String, status: Status) {
-        self.init(id: id, url: url, status: status, classifier: nil)
+        self.init(id: id, url: url, status: status, classifier: nil, isTraced: false)
     }
 
-    init(id: EventID, url: String, command: CommandSpec) {
-        self.init(id: id, url: url, status: .pending, classifier: AnswerClassifier(command))
+    init(id: EventID, url: String, command: CommandSpec, isTraced: Bool) {
+        self.init(id: id, url: url, status: .pending, classifier: AnswerClassifier(command), isTraced: isTraced)
     }
 
-    private init(id: EventID?, url: String, status: Status, classifier: AnswerClassifier?) {
+    private init(id: EventID?, url: String, status: Status, classifier: AnswerClassifier?, isTraced: Bool) {
         self.id = id
         label = url.hasPrefix("bureau://") ? String(url.dropFirst("bureau://".count)) : url
         self.status = status
         self.classifier = classifier
+        self.isTraced = isTraced
     }
 
     public static func == (lhs: TrackedRequest, rhs: TrackedRequest) -> Bool {
-        lhs.id == rhs.id && lhs.label == rhs.label && lhs.status == rhs.status
+        lhs.id == rhs.id && lhs.label == rhs.label && lhs.status == rhs.status && lhs.isTraced == rhs.isTraced
     }
 }

@@ -122,13 +122,22 @@ struct CoordinatorConnectionTests {
         #expect(effects == [.subscribe(after: 0, delay: .milliseconds(250))])
     }
 
-    @Test func aPingAnsweredOrNotSetsTheLinkAndTheHead() {
+    @Test func aPingAnsweredOrNotSetsTheLinkAndTheHeadAndSaysWhyItFailed() {
+        // Given a front-end whose ping was answered at head 40
         var state = AppState()
         _ = coordinator.handle(.pinged(head: 40, problem: nil), in: &state)
         #expect(state.connection.isConnected && state.connection.head == 40 && state.connection.problem == nil)
-        _ = coordinator.handle(.pinged(head: nil, problem: "no answer to ping"), in: &state)
-        #expect(!state.connection.isConnected && state.connection.problem == "no answer to ping")
+        // When a ping goes unanswered (the session passes the ping's error along)
+        let timeout = "\(BusError.noAnswer(endpoint: "ipc:///run/bus", seconds: 1))"
+        _ = coordinator.handle(.pinged(head: nil, problem: timeout), in: &state)
+        // Then the link is down, for that reason, and the last head known is kept
+        #expect(!state.connection.isConnected && state.connection.problem == timeout)
         #expect(state.connection.head == 40, "the last head known is kept while the bus is away")
+        // When the next is refused, then the reason says so instead
+        let refusal = "\(BusError.connectionRefused(endpoint: "ipc:///run/bus", reason: "a key it does not allow"))"
+        _ = coordinator.handle(.pinged(head: nil, problem: refusal), in: &state)
+        #expect(state.connection.problem == refusal && refusal != timeout)
+        // When the heartbeats stop, then that is the reason
         _ = coordinator.handle(.delivered(.connection(isConnected: false)), in: &state)
         #expect(state.connection.problem == "no heartbeat")
     }

@@ -22,7 +22,7 @@ struct KeyBindingsTests {
         let coordinator = Coordinator(router: Fixtures.router)
         for bound in KeyBindings.all.flatMap(\.actions) {
             var state = Fixtures.state
-            let effects = coordinator.handle(bound.key, in: &state)
+            let effects = coordinator.handle(.key(bound.key), in: &state)
             switch bound.action {
             case .quit: #expect(effects == [.quit], "\(bound.key)")
             case .openHelp: #expect(state.navigation.overlay == .help, "\(bound.key)")
@@ -44,7 +44,7 @@ struct KeyBindingsTests {
         for key: Key in [.character("z"), .character("Q"), .home, .control("x")] {
             #expect(KeyBindings.action(for: key) == nil)
             var state = Fixtures.state
-            #expect(coordinator.handle(key, in: &state).isEmpty)
+            #expect(coordinator.handle(.key(key), in: &state).isEmpty)
             #expect(state == Fixtures.state)
         }
     }

@@ -140,7 +140,7 @@ struct ScreenSnapshotTests {
         var state = Fixtures.state
         let coordinator = Coordinator(router: Fixtures.router)
         for key: Key in [.character("a"), .character("E"), .character("U"), .enter] {
-            _ = coordinator.handle(key, in: &state)
+            _ = coordinator.handle(.key(key), in: &state)
         }
         Snapshot.expect(Self.screen(state), matches: "picker-quote")
     }
@@ -149,7 +149,7 @@ struct ScreenSnapshotTests {
         var state = Fixtures.state
         let coordinator = Coordinator(router: Fixtures.router)
         for key: Key in [.character("r"), .character("5"), .character("0"), .character("0")] {
-            _ = coordinator.handle(key, in: &state)
+            _ = coordinator.handle(.key(key), in: &state)
         }
         Snapshot.expect(Self.screen(state), matches: "reserve-prompt")
     }
