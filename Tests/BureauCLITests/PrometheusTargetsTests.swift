@@ -17,29 +17,13 @@ struct PrometheusTargetsTests {
         let running = Task { try await targets.run() }
         defer { running.cancel() }
         // When the first writes fail, and then the directory is made (no process changed since)
-        #expect(await Self.within(.seconds(10)) { log.lines.contains { $0.level == .error } })
+        #expect(await log.line { $0.level == .error } != nil)
         try FileManager.default.createDirectory(atPath: location.dataDirectory, withIntermediateDirectories: true)
-        // Then the file is written, and the failure was said once, at error level
-        #expect(
-            await Self.within(.seconds(10)) { FileManager.default.fileExists(atPath: PrometheusTargets.path(location)) }
-        )
+        // Then the file is written (said once it is), and the failure was said once, at error level
+        #expect(await log.line { $0.message == "Prometheus' targets are written again" } != nil)
+        #expect(FileManager.default.fileExists(atPath: PrometheusTargets.path(location)))
         let errors = log.lines.filter { $0.level == .error }
         #expect(errors.count == 1, "\(errors.map(\.message))")
         #expect(errors.first?.message.hasPrefix("cannot write Prometheus' targets") == true)
-        #expect(
-            await Self.within(.seconds(10)) {
-                log.lines.contains { $0.message == "Prometheus' targets are written again" }
-            })
-    }
-
-    /// Whether `condition` holds within `limit`, looked at every 10 ms: a file and a log line
-    /// give nothing to await.
-    private static func within(_ limit: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
     }
 }

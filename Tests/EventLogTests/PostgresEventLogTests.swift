@@ -1,6 +1,7 @@
 import BureauSchemas
 import EventLog
 import Foundation
+import Guards
 import PostgresStore
 import Synchronization
 import TestServers
@@ -58,7 +59,15 @@ struct PostgresEventLogTests {
         #expect(throws: PostgresStoreError.writerLockHeld(try PostgresStoreURL(parsing: url).description)) {
             try Self.open(url)
         }
-        let standby = Task.detached { try Self.open(url, standby: true) }
+        // The standby polls for the lock with libpq and sleeps between tries: on a thread of its
+        // own (an unstructured task does not keep the suite's `.ownThreads` preference), and
+        // for a minute at most, should the lock never come free.
+        let deadline = ContinuousClock.now + .seconds(60)
+        let standby = Task {
+            try await OwnThread.run(name: "test-standby") {
+                try Self.open(url, standby: true) { ContinuousClock.now >= deadline }
+            }
+        }
         // The standby is waiting: it holds no lock and has written nothing.
         #expect(try active.makeReader().read(after: 0, through: 100, limit: 100, maxBytes: 1 << 20).count == 10)
         try active.close()

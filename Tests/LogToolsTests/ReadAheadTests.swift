@@ -10,18 +10,43 @@ import Testing
 struct ReadAheadTests {
     struct Broken: Error, Equatable {}
 
+    /// What a thread waits for the others to bring about: told of each change, it looks again.
+    final class Changes: Sendable {
+        private let condition = NSCondition()
+
+        /// Something the waiter looks at has changed.
+        func changed() {
+            condition.lock()
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Blocks until `holds` is true or `deadline` passes; whether it holds.
+        func wait(until deadline: Date, for holds: () -> Bool) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while !holds() {
+                if !condition.wait(until: deadline) { return holds() }
+            }
+            return true
+        }
+    }
+
     /// A source of the numbers 0..<`count` that throws at `failAt`, counting its calls.
-    final class Numbers: @unchecked Sendable {
+    final class Numbers: Sendable {
         let count: Int
         let failAt: Int?
         let produced = Atomic<Int>(0)
         let taken = Atomic<Int>(0)
         /// The most items the source was ever ahead of the caller.
         let furthestAhead = Atomic<Int>(0)
+        /// Told of each item produced.
+        let changes: Changes?
 
-        init(count: Int, failAt: Int? = nil) {
+        init(count: Int, failAt: Int? = nil, changes: Changes? = nil) {
             self.count = count
             self.failAt = failAt
+            self.changes = changes
         }
 
         func next() throws -> Int? {
@@ -31,6 +56,7 @@ struct ReadAheadTests {
             produced.add(1, ordering: .sequentiallyConsistent)
             let ahead = next + 1 - taken.load(ordering: .sequentiallyConsistent)
             furthestAhead.max(ahead, ordering: .sequentiallyConsistent)
+            changes?.changed()
             return next
         }
 
@@ -91,14 +117,20 @@ struct ReadAheadTests {
 
     /// Who made each part's chunk: the reading thread or the caller's. Told apart by the
     /// caller's thread, which the test names as it starts: there are only the two.
-    final class Makers: @unchecked Sendable {
+    final class Makers: Sendable {
         private let made = Mutex<[Int: Bool]>([:])
         private let caller = Mutex<pthread_t?>(nil)
+        /// Told of each chunk made.
+        private let changes: Changes?
+
+        init(changes: Changes? = nil) { self.changes = changes }
+
         /// Call first thing on the caller's thread.
         func callerStarted() { caller.withLock { $0 = pthread_self() } }
         func record(_ part: Int) {
             let isCaller = caller.withLock { caller in caller.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
             made.withLock { $0[part] = !isCaller }
+            changes?.changed()
         }
         func byReader(_ part: Int) -> Bool? { made.withLock { $0[part] } }
     }
@@ -132,8 +164,9 @@ struct ReadAheadTests {
     }
 
     @Test func theSourceIsNeverMoreThanAFewChunksAheadOfASlowCallerAndMakesTheirChunksMeanwhile() async throws {
-        let numbers = Numbers(count: ReadAhead<Int>.chunkItems * 40)
-        let makers = Makers()
+        let changes = Changes()
+        let numbers = Numbers(count: ReadAhead<Int>.chunkItems * 40, changes: changes)
+        let makers = Makers(changes: changes)
         // The caller's loop blocks (it is a slow caller on purpose): on a thread of its own, not
         // on the cooperative pool.
         let (count, waited) = try await OwnThread.run(name: "test-caller") { () throws -> (Int, String) in
@@ -148,16 +181,14 @@ struct ReadAheadTests {
                     // (Runs of the whole suite on two cores once found parts made "by the caller"
                     // here: the makers were told apart by Foundation's thread name, which under load
                     // did not always reach the reading thread. They are told apart by thread now.)
-                    let deadline = ContinuousClock.now + .seconds(30)
-                    while numbers.produced.load(ordering: .sequentiallyConsistent) < ReadAhead<Int>.chunkItems * 5
-                        || makers.byReader(3) == nil, ContinuousClock.now < deadline
-                    {
-                        usleep(200)
+                    let reached = changes.wait(until: Date(timeIntervalSinceNow: 30)) {
+                        numbers.produced.load(ordering: .sequentiallyConsistent) >= ReadAhead<Int>.chunkItems * 5
+                            && makers.byReader(3) != nil
                     }
                     waited =
                         "produced \(numbers.produced.load(ordering: .sequentiallyConsistent)) items, "
                         + "part 3 made by the reader: \(String(describing: makers.byReader(3))), "
-                        + "within the bound: \(ContinuousClock.now < deadline)"
+                        + "within the bound: \(reached)"
                 }
                 count += 1
                 numbers.taken.add(1, ordering: .sequentiallyConsistent)

@@ -1,5 +1,6 @@
 import BureauSchemas
 import Bus
+import BusTesting
 import EventLog
 import FaultInjection
 import Foundation
@@ -101,8 +102,15 @@ final class FaultRun: @unchecked Sendable {
                     return true
                 }
                 guard restart else { return }
-                daemon.stop()
-                start(plan: nil)
+                // Stopping joins the daemon's threads and starting recovers the log and syncs
+                // files: on threads of their own, not on the cooperative pool this task runs on
+                // (an unstructured task does not keep a suite's `.ownThreads` preference).
+                await daemon.stopOffThePool()
+                do {
+                    try await OwnThread.run(name: "fault-restart") { self.start(plan: nil) }
+                } catch {
+                    state.withLock { $0.startFailures.append("no thread to restart the daemon on: \(error)") }
+                }
             }
         } catch {
             guard plan != nil else {

@@ -27,7 +27,7 @@ struct ProcessCrashTests {
     /// `stop()` ends a generation: a daemon kept before it is never restarted, even when its
     /// exit is noticed after the test has started the next one (otherwise that late restart
     /// was a second daemon nobody stopped).
-    final class Keeper: @unchecked Sendable {
+    final class Keeper: Sendable {
         let bus: BusProcess
         private let state = Mutex<(generation: Int, restarts: Int, crashes: [String])>((0, 0, []))
 

@@ -3,6 +3,7 @@ import Bus
 import EventLog
 import FeatureTestSupport
 import Foundation
+import Guards
 import InMemoryBus
 import Runtime
 import TestSupport
@@ -11,6 +12,7 @@ import WatchlistFeature
 
 /// One step for every runner of reducers: the host publishes what replay computes, down to the
 /// `ErrorRaised` for an input that does not decode, and the verifier compares it in full.
+@Suite(.timeLimit(.minutes(1)))
 struct ReducerStepTests {
     static func malformedRequest() -> OutgoingEvent {
         OutgoingEvent(type: PairAddRequested.protoMessageName, payload: Data([0xFF, 0xFF, 0xFF]))
@@ -23,8 +25,12 @@ struct ReducerStepTests {
         let position = try #require(try await client.publish(Self.malformedRequest()).position)
         let harness = HostHarness(bus: bus, snapshots: InMemorySnapshotStore())
         let statistics = try harness.start()
-        await statistics.waitUntilAcknowledged(1)
+        let acknowledged = await Timeout.result(within: .seconds(30)) { () async -> Bool in
+            await statistics.waitUntilAcknowledged(1)
+            return true
+        }
         try await harness.stop()
+        try #require(acknowledged == true, "the host did not acknowledge its output within 30 s")
 
         let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
         let published = try #require(events.first { $0.causation == position })

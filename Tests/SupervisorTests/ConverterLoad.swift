@@ -1,16 +1,26 @@
 import BureauSchemas
 import Bus
 import EventLog
+import Guards
 import TestSupport
 import ZeroMQBus
 
 /// Load for the chaos tests: converter requests one after another, each sent again with its
-/// id until the bus acknowledges it; and the audit of the log that follows.
+/// id until the bus acknowledges it (at most ``attempts`` times, paced by ``retryPace``: then
+/// the next request); and the audit of the log that follows.
 final class ConverterLoad: Sendable {
     /// The answers a converter request gets.
     static let answers = [
         Bureau_Converter_AmountChanged.protoMessageName, Bureau_Converter_AmountRejected.protoMessageName,
     ]
+
+    /// How many times one request is sent before the load moves on to the next (not counted
+    /// as acknowledged): with the 3 s publish timeout, minutes, far past any outage a test makes.
+    static let attempts = 100
+    /// The pause before sending a request again: a refusal that comes at once (no bus to
+    /// connect to) is not met with a loop that spins.
+    static let retryPace = Backoff(
+        initial: .milliseconds(20), multiplier: 2, maximum: .milliseconds(500), jitter: 0)
 
     private let stop = StopFlag()
     private let acknowledgedIDs = Locked<[EventID]>([])
@@ -34,11 +44,13 @@ final class ConverterLoad: Sendable {
                         $0.value = amount
                         $0.currency = "EUR"
                     })
-                while !stop.isSet {
+                for attempt in 1...ConverterLoad.attempts {
+                    if stop.isSet { break }
                     if (try? await client.publish(event)) != nil {
                         acknowledged.withLock { $0.append(event.id) }
                         break
                     }
+                    try? await Task.sleep(for: ConverterLoad.retryPace.nominalDelay(attempt: attempt))
                 }
             }
         }

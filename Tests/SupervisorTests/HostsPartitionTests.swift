@@ -46,10 +46,13 @@ struct HostsPartitionTests {
 
         // kill -9 a ready process on every host in turn, three rounds, 3 s apart.
         var kills: [String: Int] = [:]
+        var generator = TestSeed.generator(for: "hosts partition: which process to kill")
         for round in 0..<9 {
             let host = ["bus", "reducers", "adapters"][round % 3]
             try await Task.sleep(for: .seconds(3))
-            guard let victim = try await deployment.readyProcesses(host).randomElement() else { continue }
+            guard let victim = try await deployment.readyProcesses(host).randomElement(using: &generator) else {
+                continue
+            }
             // By name, through the host's supervisor: the child that runs now, whatever ps said.
             let killed = try await deployment.run(
                 ["kill", victim.name, "--signal", "KILL", "--data", deployment.data(host)], name: "kill-\(host)")

@@ -16,8 +16,14 @@ public struct OwnThreads: TestTrait, SuiteTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        guard testCase != nil, let executor = BlockingWorkExecutor.shared else {
+        guard testCase != nil else {
             try await function()
+            return
+        }
+        guard let executor = BlockingWorkExecutor.shared else {
+            // Not run on the pool instead: its blocking work would hold the pool's threads (two on
+            // two cores) from every other test of the run.
+            Issue.record("not run: the threads of the .ownThreads trait could not be started")
             return
         }
         try await withTaskExecutorPreference(executor) { try await function() }
@@ -31,7 +37,7 @@ extension Trait where Self == OwnThreads {
 
 /// A task executor of two threads that run its jobs in turn, for the whole test run.
 final class BlockingWorkExecutor: TaskExecutor, @unchecked Sendable {
-    /// Nil if the threads could not be started: the tests then run on the pool, as before.
+    /// Nil if the threads could not be started: each test with the trait then fails, saying so.
     static let shared: BlockingWorkExecutor? = try? BlockingWorkExecutor(threads: 2)
 
     // Guarded by `condition`.

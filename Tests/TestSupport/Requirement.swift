@@ -24,9 +24,20 @@ public struct Requirement: TestTrait, SuiteTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         if testCase != nil, let reason = await unavailable() {
-            try Test.cancel(Requirement.comment(missing: missing, reason: reason))
+            let comment = Requirement.comment(missing: missing, reason: reason)
+            try Requirement.skip(comment, sourceLocation: test.sourceLocation)
         }
         try await function()
+    }
+
+    /// Ends the current test case as skipped, saying why. Swift Testing 6.3's console calls a
+    /// cancelled test case passed, without the reason, so the reason is also recorded as a known
+    /// issue, which it shows (at `sourceLocation`) without failing the run.
+    static func skip(_ comment: Comment, sourceLocation: SourceLocation) throws -> Never {
+        withKnownIssue("the test is skipped") {
+            Issue.record(comment, sourceLocation: sourceLocation)
+        }
+        try Test.cancel(comment, sourceLocation: sourceLocation)
     }
 
     /// What a test skipped for want of `missing` says.

@@ -1,6 +1,7 @@
 import Bus
 import BusTesting
 import EventLog
+import Guards
 import Logging
 import Synchronization
 import ZeroMQBus
@@ -89,12 +90,53 @@ public final class CapturedLog: Sendable {
         public let message: String
     }
 
-    private let captured = Mutex<[Line]>([])
+    private struct Waiter {
+        let matches: @Sendable (Line) -> Bool
+        let continuation: CheckedContinuation<Line?, Never>
+    }
+
+    private struct State {
+        var lines: [Line] = []
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiter = 0
+    }
+
+    private let captured = Mutex(State())
 
     public init() {}
 
     /// Every line said so far, in order.
-    public var lines: [Line] { captured.withLock { $0 } }
+    public var lines: [Line] { captured.withLock { $0.lines } }
+
+    /// The first line said, before or after this call, for which `matches` holds; nil if none
+    /// is said within `timeout`. Awaited, not polled: each line is offered to the waiters as it
+    /// is said. `matches` must not use this log.
+    public func line(
+        within timeout: Duration = .seconds(10), where matches: @escaping @Sendable (Line) -> Bool
+    ) async -> Line? {
+        await Timeout.result(within: timeout) { await self.next(where: matches) } ?? nil
+    }
+
+    private func next(where matches: @escaping @Sendable (Line) -> Bool) async -> Line? {
+        let id = captured.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let found = captured.withLock { state -> Line?? in
+                    if let line = state.lines.first(where: matches) { return .some(line) }
+                    // Cancelled before it was kept: the handler below found nothing to resume.
+                    if Task.isCancelled { return .some(nil) }
+                    state.waiters[id] = Waiter(matches: matches, continuation: continuation)
+                    return nil
+                }
+                if let found { continuation.resume(returning: found) }
+            }
+        } onCancel: {
+            captured.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)
+        }
+    }
 
     /// A logger at `trace` whose every line is kept here.
     public func logger(_ label: String) -> Logger {
@@ -103,7 +145,15 @@ public final class CapturedLog: Sendable {
         return logger
     }
 
-    fileprivate func keep(_ line: Line) { captured.withLock { $0.append(line) } }
+    fileprivate func keep(_ line: Line) {
+        let answered = captured.withLock { state in
+            state.lines.append(line)
+            let matched = state.waiters.filter { $0.value.matches(line) }
+            for id in matched.keys { state.waiters[id] = nil }
+            return matched.values.map(\.continuation)
+        }
+        for continuation in answered { continuation.resume(returning: line) }
+    }
 
     private struct Handler: LogHandler {
         let log: CapturedLog

@@ -35,11 +35,7 @@ public enum TestPostgres {
     /// call waits for the server to start, on a thread of its own.
     public static func skipIfUnavailable(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         guard let reason = await unavailableOffThePool() else { return }
-        let comment = Requirement.comment(missing: missing, reason: reason)
-        withKnownIssue("the PostgreSQL case is skipped") {
-            Issue.record(comment, sourceLocation: sourceLocation)
-        }
-        try Test.cancel(comment, sourceLocation: sourceLocation)
+        try Requirement.skip(Requirement.comment(missing: missing, reason: reason), sourceLocation: sourceLocation)
     }
 
     /// What a test skipped for want of a server says first.

@@ -334,11 +334,12 @@ extension BusDaemonTests {
         let bus = try await TestBus()
         var configuration = BusDaemon.Configuration(location: bus.location)
         configuration.heartbeatInterval = .milliseconds(100)
-        #expect {
-            _ = try BusDaemon(configuration: configuration, logger: TestLogging.logger("second")).start()
-        } throws: { error in
-            "\(error)".contains("in use by process \(getpid())")
+        // Started on a thread of its own: starting opens the log and takes its lock.
+        let error = await #expect(throws: (any Error).self) {
+            _ = try await BusDaemon(configuration: configuration, logger: TestLogging.logger("second"))
+                .startOffThePool()
         }
+        #expect(error.map { "\($0)".contains("in use by process \(getpid())") } == true, "\(String(describing: error))")
         // The first daemon's sockets and bus.json are untouched.
         #expect(FileManager.default.fileExists(atPath: bus.location.infoFile))
     }
@@ -706,8 +707,7 @@ extension BusDaemonTests {
         // stops when told (or after 20 s). It is bound before the client starts, so that no read
         // waits for it and times out (reads sent before a bind would arrive all at once).
         let (bound, isBound) = AsyncStream<Void>.makeStream()
-        final class Flag: Sendable { let value = Atomic<Bool>(false) }
-        let stop = Flag()
+        let stop = StopFlag()
         async let script = OwnThread.run(name: "script") { () throws -> [(at: ContinuousClock.Instant, id: Data)] in
             let context = try ZMQContext()
             let router = try BusFuzzTests.scriptedRouter(in: context, at: endpoints.read, receiveTimeout: 100)
@@ -718,7 +718,7 @@ extension BusDaemonTests {
             var reply = Bureau_Bus_ReadReply()
             reply.batched = true
             let deadline = ContinuousClock.now + .seconds(20)
-            while !stop.value.load(ordering: .relaxed), ContinuousClock.now < deadline {
+            while !stop.isSet, ContinuousClock.now < deadline {
                 let received: [Data]?
                 do {
                     received = try router.receiveMessage()
@@ -745,7 +745,7 @@ extension BusDaemonTests {
         defer { client.close() }
         let received = try await client.collect(
             until: .now + .seconds(30), onCaughtUp: { !$0.events.isEmpty }, done: { _ in false })
-        stop.value.store(true, ordering: .relaxed)
+        stop.set()
         let reads = try await script
         #expect(received.map(\.position) == [1])
         #expect(reads.count >= 2)

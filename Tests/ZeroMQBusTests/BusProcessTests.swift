@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Foundation
+import Guards
 import Synchronization
 import TestSupport
 import Testing
@@ -40,16 +41,24 @@ struct BusProcessTests {
                 }
             }
         }
-        var progressIterator = progress.makeAsyncIterator()
-        func waitForAcknowledged(atLeast count: Int) async {
-            while let total = await progressIterator.next(), total < count {}
+        defer { stop.set() }  // however the test ends
+        // Bounded: producers that failed, or a bus that no longer answers, yield nothing more.
+        func waitForAcknowledged(atLeast count: Int, within timeout: Duration = .seconds(60)) async throws {
+            let reached = await Timeout.result(within: timeout) { () async -> Bool in
+                for await total in progress where total >= count { return true }
+                return false
+            }
+            guard reached == true else {
+                let total = acknowledged.withLock { $0.count }
+                throw TestSupportError("\(total) events acknowledged within \(timeout), not \(count)")
+            }
         }
         for round in 1...3 {
-            await waitForAcknowledged(atLeast: round * 3000)
+            try await waitForAcknowledged(atLeast: round * 3000)
             await bus.stop(SIGKILL)
             try await bus.start()
         }
-        await waitForAcknowledged(atLeast: 12_000)
+        try await waitForAcknowledged(atLeast: 12_000)
         stop.set()
         for producer in producers { try await producer.value }
         client.close()

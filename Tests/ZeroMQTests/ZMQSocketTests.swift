@@ -59,7 +59,8 @@ struct ZMQSocketTests {
         #expect(try pull.receiveFrame(into: &buffer, wait: false) == nil)
     }
 
-    @Test func thePollerHearsSocketsAndAWakeSignalRungFromAnotherThread() async throws {
+    // The poll blocks its thread until the signal rings: on threads of its own, not the pool's.
+    @Test(.ownThreads) func thePollerHearsSocketsAndAWakeSignalRungFromAnotherThread() async throws {
         let context = try ZMQContext()
         let pull = try context.socket(.pull)
         try pull.bind("inproc://poll")
