@@ -22,6 +22,22 @@ struct PythonClientTests {
         return (code, child.standardOutput, child.standardError)
     }
 
+    /// The wire's error codes live in `BusErrorCode`; the Python client's copy says the same.
+    @Test func thePythonClientKnowsTheBussErrorCodesAsBusErrorCodeListsThem() async throws {
+        let directory = try TemporaryDirectory("python-codes")
+        let listed = try await Self.python(
+            [
+                "-c",
+                "import sys; sys.path.insert(0, sys.argv[1]); import bureau_bus as b; "
+                    + "print(b.AHEAD_OF_LOG); print('\\n'.join(sorted(b.ERROR_CODES)))",
+                Self.scripts,
+            ], in: directory, name: "codes")
+        #expect(listed.code == 0, "\(listed.err)")
+        let lines = listed.out.split(separator: "\n").map(String.init)
+        #expect(lines.first == BusErrorCode.aheadOfLog.rawValue)
+        #expect(Array(lines.dropFirst()) == BusErrorCode.known.map(\.rawValue).sorted())
+    }
+
     @Test func aPythonClientPublishesARequestAndAnotherFollowsTheBus() async throws {
         let directory = try TemporaryDirectory("python")
         let bus = BusProcess(directory: directory.path)

@@ -52,6 +52,16 @@ def message_class(type_name):
     return getattr(module, name)
 
 
+# The codes of the bus's error replies, as Bus's `BusErrorCode.known` lists them
+# (Sources/Bus/BusErrorCode.swift); PythonClientTests holds the two lists equal.
+ERROR_CODES = frozenset({
+    "malformed-request", "too-large", "unknown-verb", "unsupported-protocol", "out-of-order", "ahead-of-log",
+    "read-failed",
+})
+# The one a subscriber acts on: its cursor is past the end of the bus's log.
+AHEAD_OF_LOG = "ahead-of-log"
+
+
 class BusError(RuntimeError):
     """The bus answered with an error reply: its code (one of the wire's, which the daemon's
     `BusErrorCode` lists: Sources/Bus/BusErrorCode.swift) and message; with `ahead-of-log`, the
@@ -81,7 +91,7 @@ class AheadOfLog(BusError):
 
     def __init__(self, cursor, head, epoch):
         super().__init__(
-            "ahead-of-log",
+            AHEAD_OF_LOG,
             f"this subscriber has every event through position {cursor}, but the bus's log ends at position "
             f"{head} (daemon epoch {epoch}): it is not the log the cursor came from. Start again from a position "
             f"at or below {head} (from 0 to rebuild what was built from it), or connect to the bus it came from",
@@ -387,7 +397,7 @@ class Bus:
                     try:
                         envelopes, scanned_to, head = self.read(cursor, prefixes)
                     except BusError as error:
-                        if error.code == "ahead-of-log":
+                        if error.code == AHEAD_OF_LOG:
                             raise AheadOfLog(cursor, error.head, error.epoch) from None
                         raise
                     for envelope in envelopes:
