@@ -105,10 +105,13 @@ public enum LogRepair {
         }
         let stamp = timestamp()
         let damagedDirectory = directory + "/damaged-" + stamp
-        let rewrite = try Self.rewrite(
-            segments, problems: before.problems, acknowledged: acknowledged, damagedDirectory: damagedDirectory,
-            directory: directory, fileSystem: fileSystem, dryRun: dryRun, indexInterval: indexInterval,
-            placeholder: placeholder)
+        // The rewriter calls `placeholder` only while it rewrites, here.
+        let rewrite = try withoutActuallyEscaping(placeholder) { placeholder in
+            try Rewriter(
+                directory: directory, damagedDirectory: damagedDirectory, acknowledged: acknowledged,
+                fileSystem: fileSystem, dryRun: dryRun, indexInterval: indexInterval, placeholder: placeholder
+            ).rewrite(segments, problems: before.problems)
+        }
         report.lost = rewrite.lost
         report.kept = rewrite.kept
         report.head = rewrite.next - 1
@@ -135,42 +138,62 @@ public enum LogRepair {
         var kept: UInt64 = 0
         /// The position after the last one written.
         var next: UInt64 = 1
+        /// The last record written: a placeholder's commit time comes from it.
+        var previous: LogRecord?
+        /// The first position of the last segment written, which the next one's header names.
+        var previousFirst: UInt64 = 0
     }
 
-    /// Reads every segment and writes, aside, a repaired copy of each damaged one: every valid
-    /// record kept, a placeholder at every position that could have been acknowledged and is
-    /// lost (``SegmentScanner/lastPositionLost(at:fileSize:nextSegment:acknowledged:)``), and a
-    /// segment of placeholders for positions no segment holds. Nothing in `directory` changes.
-    private static func rewrite(
-        _ segments: [SegmentFile], problems: [LogVerifier.Problem], acknowledged: UInt64, damagedDirectory: String,
-        directory: String, fileSystem: any FileSystem, dryRun: Bool, indexInterval: Int64, placeholder: Placeholder
-    ) throws -> Rewrite {
-        var rewrite = Rewrite()
-        var previous: LogRecord?
-        var expected: UInt64 = 1
-        var previousFirst: UInt64 = 0
-        for (number, segment) in segments.enumerated() {
-            let next = number + 1 < segments.count ? segments[number + 1] : nil
-            let segmentProblems = problems.filter { $0.segment == segment.path }
-            // Positions no segment holds come first: a segment of placeholders stands for them.
-            if segment.firstPosition > expected {
-                let missing = expected...(segment.firstPosition - 1)
-                let filler = SegmentFile(directory: directory, firstPosition: expected)
-                var writer = SegmentWriter(segment: filler, previous: previousFirst, indexInterval: indexInterval)
-                for position in missing {
-                    let (id, body) = try placeholder(
-                        LostPosition(
-                            position: position, id: nil, previous: previous, reason: "no segment holds it",
-                            movedTo: damagedDirectory))
-                    let record = LogRecord(position: position, id: id, body: body)
-                    writer.append(record)
-                    previous = record
+    /// How a repair writes its copies: the same for every segment of the log.
+    private struct Rewriter {
+        let directory: String
+        let damagedDirectory: String
+        /// The recovery point's acknowledged position: a damaged record at or below it was
+        /// acknowledged, and a placeholder stands for it.
+        let acknowledged: UInt64
+        let fileSystem: any FileSystem
+        let dryRun: Bool
+        let indexInterval: Int64
+        let placeholder: Placeholder
+
+        /// Reads every segment and writes, aside, a repaired copy of each damaged one: every
+        /// valid record kept, a placeholder at every position that could have been acknowledged
+        /// and is lost (``SegmentScanner/lastPositionLost(at:fileSize:nextSegment:acknowledged:)``),
+        /// and a segment of placeholders for positions no segment holds. Nothing in `directory` changes.
+        func rewrite(_ segments: [SegmentFile], problems: [LogVerifier.Problem]) throws -> Rewrite {
+            var rewrite = Rewrite()
+            for (number, segment) in segments.enumerated() {
+                // Positions no segment holds come first: a segment of placeholders stands for them.
+                if segment.firstPosition > rewrite.next {
+                    try fill(rewrite.next...(segment.firstPosition - 1), into: &rewrite)
                 }
-                rewrite.lost.append(missing)
-                rewrite.segments.append((filler, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
-                rewrite.indexes.append((filler, writer.index))
-                previousFirst = filler.firstPosition
+                try copy(
+                    segment, nextSegment: number + 1 < segments.count ? segments[number + 1] : nil,
+                    damaged: problems.contains { $0.segment == segment.path }, into: &rewrite)
             }
+            return rewrite
+        }
+
+        /// Writes a segment of placeholders for `missing`, positions no segment holds.
+        private func fill(_ missing: ClosedRange<UInt64>, into rewrite: inout Rewrite) throws {
+            let filler = SegmentFile(directory: directory, firstPosition: missing.lowerBound)
+            var writer = SegmentWriter(segment: filler, previous: rewrite.previousFirst, indexInterval: indexInterval)
+            for position in missing {
+                try appendPlaceholder(at: position, id: nil, reason: "no segment holds it", to: &writer, &rewrite)
+            }
+            rewrite.lost.append(missing)
+            rewrite.segments.append((filler, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
+            rewrite.indexes.append((filler, writer.index))
+            rewrite.previousFirst = filler.firstPosition
+            rewrite.next = missing.upperBound + 1
+        }
+
+        /// Reads `segment` record by record: a `damaged` one is copied with a placeholder for
+        /// each position its damage holds; an intact one stays, its index rebuilt if it does not
+        /// match.
+        private func copy(
+            _ segment: SegmentFile, nextSegment: SegmentFile?, damaged: Bool, into rewrite: inout Rewrite
+        ) throws {
             let file = try PosixFile(path: segment.path, flags: O_RDONLY, fileSystem: fileSystem)
             // A damaged header is rewritten; records are looked for after the header Bureau writes.
             let scanner =
@@ -178,31 +201,24 @@ public enum LogRepair {
                 case .success(let header): SegmentScanner(segment: segment, file: file, header: header)
                 case .failure: SegmentScanner(segment: segment, damagedHeaderFile: file)
                 }
-            let needsRewrite = !segmentProblems.isEmpty
-            var writer = SegmentWriter(segment: segment, previous: previousFirst, indexInterval: indexInterval)
+            var writer = SegmentWriter(segment: segment, previous: rewrite.previousFirst, indexInterval: indexInterval)
             var from = scanner.recordsStart
             var position = segment.firstPosition
             while true {
                 let scan = try scanner.scan(from: from, expecting: position) { record, _ in
                     writer.append(record)
-                    previous = record
+                    rewrite.previous = record
                     rewrite.kept += 1
                 }
                 guard let bad = scan.bad else { break }
                 let fileSize = try file.size
                 let last = try scanner.lastPositionLost(
-                    at: bad, fileSize: fileSize, nextSegment: next?.firstPosition, acknowledged: acknowledged)
+                    at: bad, fileSize: fileSize, nextSegment: nextSegment?.firstPosition, acknowledged: acknowledged)
                 if last >= bad.position {
                     let ids = try scanner.framedRecords(at: bad, end: bad.resumesAt?.offset ?? fileSize).ids
+                    let reason = "\(bad.reason) at byte \(bad.offset) of \(segment.name)"
                     for lost in bad.position...last {
-                        let (id, body) = try placeholder(
-                            LostPosition(
-                                position: lost, id: ids[lost], previous: previous,
-                                reason: "\(bad.reason) at byte \(bad.offset) of \(segment.name)",
-                                movedTo: damagedDirectory))
-                        let record = LogRecord(position: lost, id: id, body: body)
-                        writer.append(record)
-                        previous = record
+                        try appendPlaceholder(at: lost, id: ids[lost], reason: reason, to: &writer, &rewrite)
                     }
                     rewrite.lost.append(bad.position...last)
                 }
@@ -210,21 +226,32 @@ public enum LogRepair {
                 from = resume.offset
                 position = resume.position
             }
-            expected = writer.nextPosition
-            if needsRewrite {
+            rewrite.next = writer.nextPosition
+            if damaged {
                 rewrite.segments.append((segment, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))
                 rewrite.indexes.append((segment, writer.index))
-            } else if try !Self.indexMatches(
+            } else if try !LogRepair.indexMatches(
                 segment, file: file, recordsStart: scanner.recordsStart, fileSystem: fileSystem)
             {
                 // The segment stays as it is: its index points into it, not into the writer's copy
                 // (whose header may be longer than a first-layout segment's).
                 rewrite.indexes.append((segment, try scanner.scan(indexInterval: indexInterval).indexEntries))
             }
-            previousFirst = segment.firstPosition
+            rewrite.previousFirst = segment.firstPosition
         }
-        rewrite.next = expected
-        return rewrite
+
+        /// Appends the placeholder record that stands for the lost `position`.
+        private func appendPlaceholder(
+            at position: UInt64, id: EventID?, reason: String, to writer: inout SegmentWriter,
+            _ rewrite: inout Rewrite
+        ) throws {
+            let (id, body) = try placeholder(
+                LostPosition(
+                    position: position, id: id, previous: rewrite.previous, reason: reason, movedTo: damagedDirectory))
+            let record = LogRecord(position: position, id: id, body: body)
+            writer.append(record)
+            rewrite.previous = record
+        }
     }
 
     /// Puts a repair in place: the damaged segments and their indexes moved into
