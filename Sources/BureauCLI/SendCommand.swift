@@ -56,24 +56,31 @@ struct SendCommand: AsyncParsableCommand {
         let command = route.command
         let classifier = AnswerClassifier(command)
         let (request, subscription, answer) = try await Self.send(route, through: client, until: deadline, trace: trace)
-        guard let answer else {
-            trace?.fail("no answer")
-            throw CLIError("no answer within \(wait.secondsText()) s; is `bureau run \(command.module)` running?")
-        }
-        trace?.received(answer)
-        print(json ? answer.jsonLine : answer.line)
-        if classifier.verdict(type: answer.type)?.isFailure == true { throw ExitCode.failure }
+        try show(
+            answer, else: "answer", "is `bureau run \(command.module)` running?", waited: wait, trace: trace,
+            classifier: classifier)
         guard outcome, !classifier.outcomeTypes.isEmpty else { return }
         let result = try await Self.first(in: subscription, until: deadline) { event in
             classifier.verdict(of: event, answering: request.id)?.isAnswer == false
         }
-        guard let result else {
-            trace?.fail("no outcome")
-            throw CLIError("no outcome within \(wait.secondsText()) s; is the booking adapter running?")
+        try show(
+            result, else: "outcome", "is the booking adapter running?", waited: wait, trace: trace,
+            classifier: classifier)
+    }
+
+    /// Prints `event` (the answer or the outcome) and notes it in `trace`; throws if it is a
+    /// failure, or if none came within `wait`: "no `what` within … s; `question`".
+    private func show(
+        _ event: StoredEvent?, else what: String, _ question: String, waited wait: Duration, trace: CommandTrace?,
+        classifier: AnswerClassifier
+    ) throws {
+        guard let event else {
+            trace?.fail("no \(what)")
+            throw CLIError("no \(what) within \(wait.secondsText()) s; \(question)")
         }
-        trace?.received(result)
-        print(json ? result.jsonLine : result.line)
-        if classifier.verdict(type: result.type)?.isFailure == true { throw ExitCode.failure }
+        trace?.received(event)
+        print(json ? event.jsonLine : event.line)
+        if classifier.verdict(type: event.type)?.isFailure == true { throw ExitCode.failure }
     }
 
     /// Publishes the request `route` makes (under `trace`, when the action is traced) and

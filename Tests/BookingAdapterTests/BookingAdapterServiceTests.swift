@@ -277,18 +277,23 @@ struct BookingAdapterServiceTests {
             })
     }
 
+    /// Books r-1 through `service`, whose answer to the booking is lost: the outcome is said to
+    /// be unknown, then a resolve confirms it as MEM-1. Returns the adapter's statistics.
+    static func bookedThroughALostAnswer(
+        on tier: BusTier = .inMemory, service: InMemoryBookingService
+    ) async throws -> BookingAdapterStatistics {
+        try await withFixture(on: tier, service: service) { fixture, statistics in
+            try await fixture.when(
+                accepted("r-1"),
+                expect: [unknown("r-1", .booking, "the answer was lost (simulated)"), confirmed("r-1", code: "MEM-1")])
+            return statistics
+        }
+    }
+
     @Test(arguments: BusTier.allCases)
     func aBookingWhoseAnswerWasLostShowsUnknownThenIsConfirmedByAResolve(tier: BusTier) async throws {
         let service = InMemoryBookingService(faults: [.answerLost])
-        let unknown = try await Self.withFixture(on: tier, service: service) { fixture, statistics in
-            try await fixture.when(
-                Self.accepted("r-1"),
-                expect: [
-                    Self.unknown("r-1", .booking, "the answer was lost (simulated)"),
-                    Self.confirmed("r-1", code: "MEM-1"),
-                ])
-            return statistics.unknownOutcomes
-        }
+        let unknown = try await Self.bookedThroughALostAnswer(on: tier, service: service).unknownOutcomes
         #expect(unknown == 1)
         // Resolved, not booked again.
         #expect(await service.calls == 1)
@@ -320,15 +325,7 @@ struct BookingAdapterServiceTests {
 
     @Test func aResolveThatFailsIsAskedAgainWithBackoffUntilTheServiceAnswers() async throws {
         let service = InMemoryBookingService(faults: [.answerLost, .unavailable, .requestLost, .answerLost])
-        let retries = try await Self.withFixture(service: service) { fixture, statistics in
-            try await fixture.when(
-                Self.accepted("r-1"),
-                expect: [
-                    Self.unknown("r-1", .booking, "the answer was lost (simulated)"),
-                    Self.confirmed("r-1", code: "MEM-1"),
-                ])
-            return statistics.resolveRetries
-        }
+        let retries = try await Self.bookedThroughALostAnswer(service: service).resolveRetries
         #expect(retries == 3)
         #expect(await service.resolves == 4)
     }

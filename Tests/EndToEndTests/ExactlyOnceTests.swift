@@ -46,10 +46,7 @@ struct ExactlyOnceTests {
         let directory = try TemporaryDirectory("once")
         let bus = BusProcess(directory: directory.path)
         try await bus.start()
-        var options = ZeroMQBusClient.Options(process: "producer")
-        options.publishTimeout = .seconds(60)
-        let client = try ZeroMQBusClient(
-            location: bus.location, options: options, logger: TestLogging.logger("producer"))
+        let client = try bus.client("producer", publishTimeout: .seconds(60))
         _ = try await client.publish(try OutgoingEvent(rates(["USD": "1.1172", "JPY": "175.68", "GBP": "0.8338"])))
 
         let host = HostProcess(location: bus.location, directory: directory.path, modules: Self.modules)

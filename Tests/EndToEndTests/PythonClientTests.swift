@@ -22,6 +22,15 @@ struct PythonClientTests {
         return (code, child.standardOutput, child.standardError)
     }
 
+    /// `subscribe.py` reading `bus` from its data directory, with `arguments`, as a child named `name`.
+    static func subscriber(
+        of bus: BusProcess, _ arguments: [String], in directory: TemporaryDirectory, name: String
+    ) throws -> ChildProcess {
+        try ChildProcess(
+            python, [scripts + "/subscribe.py", "--data", bus.location.dataDirectory] + arguments,
+            directory: directory.path, name: name)
+    }
+
     /// The wire's error codes live in `BusErrorCode`; the Python client's copy says the same.
     @Test func thePythonClientKnowsTheBussErrorCodesAsBusErrorCodeListsThem() async throws {
         let directory = try TemporaryDirectory("python-codes")
@@ -186,9 +195,7 @@ struct PythonClientTests {
         _ = try await client.publish([OutgoingEvent(type: "bureau.test.Happened", payload: Data([1]))])
         client.close()
         // Asked for two events: after the one in the log it follows live, where the second never comes.
-        let subscriber = try ChildProcess(
-            Self.python, [Self.scripts + "/subscribe.py", "--data", bus.location.dataDirectory, "--count", "2"],
-            directory: directory.path, name: "follow")
+        let subscriber = try Self.subscriber(of: bus, ["--count", "2"], in: directory, name: "follow")
         defer { subscriber.signal(SIGKILL) }
         try await subscriber.waitForOutput("1 bureau.test.Happened")
         await bus.stop(SIGKILL)
@@ -220,13 +227,8 @@ struct PythonClientTests {
         let nested = "bureau.watchlist.archive.PairArchived"
         let other = "bureau.watchlistx.Elsewhere"
         let logged = try await publish([plain, other, nested])
-        let subscriber = try ChildProcess(
-            Self.python,
-            [
-                Self.scripts + "/subscribe.py", "--data", bus.location.dataDirectory, "--type", "bureau.watchlist.",
-                "--count", "4",
-            ],
-            directory: directory.path, name: "nested")
+        let subscriber = try Self.subscriber(
+            of: bus, ["--type", "bureau.watchlist.", "--count", "4"], in: directory, name: "nested")
         defer { subscriber.signal(SIGKILL) }
         // Caught up on the log (both of its events delivered), then live.
         try await subscriber.waitForOutput("\(logged[2]) \(nested)")
@@ -254,9 +256,7 @@ struct PythonClientTests {
         let epoch = try await client.ping().epoch
         client.close()
         // A cursor from another log: 1000 events on, where this one has 4.
-        let subscriber = try ChildProcess(
-            Self.python, [Self.scripts + "/subscribe.py", "--data", bus.location.dataDirectory, "--from", "1000"],
-            directory: directory.path, name: "ahead")
+        let subscriber = try Self.subscriber(of: bus, ["--from", "1000"], in: directory, name: "ahead")
         let code = await subscriber.exitCode(within: .seconds(60))
         await bus.stop()
         #expect(code == 1, "\(subscriber.standardError)")
@@ -274,10 +274,7 @@ struct PythonClientTests {
         // stream drops publications and the subscriber must notice and fill the gaps.
         try await bus.start(["--publish-hwm", "1"])
         let total = 6000
-        let subscriber = try ChildProcess(
-            Self.python,
-            [Self.scripts + "/subscribe.py", "--data", bus.location.dataDirectory, "--count", "\(total)"],
-            directory: directory.path, name: "follow")
+        let subscriber = try Self.subscriber(of: bus, ["--count", "\(total)"], in: directory, name: "follow")
         let client = try ZeroMQBusClient(location: bus.location, options: .init(process: "load"))
         var positions: [UInt64] = []
         for batch in 0..<60 {

@@ -36,12 +36,7 @@ struct RemoteReplayTerminalTests {
         }
         let tmux = Tmux(directory: directory.path)
         do {
-            try await tmux.run([
-                "new-session", "-d", "-s", "tui", "-x", "120", "-y", "36",
-                "env PS1='tui-test$ ' TERM=xterm-256color sh",
-            ])
-            try await tmux.notePids()
-            try await tmux.waitFor("tui-test$")
+            try await tmux.openShell()
             try await tmux.type(
                 "\(BureauExecutable.path) tui --replay --bus tcp://127.0.0.1:\(port) --server-key \(directory.file("bus.pub")) "
                     + "--client-key \(directory.file("laptop.key")) --data \(directory.file("laptop"))")

@@ -92,6 +92,16 @@ final class Tmux: @unchecked Sendable {
         #expect(!modes.contains("-icanon"), sourceLocation: sourceLocation)
     }
 
+    /// Opens the session `tui`, 120×36, on a shell whose prompt is `tui-test$ `; notes its pids
+    /// and returns once the prompt shows.
+    func openShell() async throws {
+        try await run([
+            "new-session", "-d", "-s", "tui", "-x", "120", "-y", "36", "env PS1='tui-test$ ' TERM=xterm-256color sh",
+        ])
+        try await notePids()
+        try await waitFor("tui-test$")
+    }
+
     /// The server's and the shell's pids, read once the session exists.
     private var pids: [pid_t] = []
 
@@ -143,12 +153,7 @@ struct TerminalSessionTests {
             bus.process?.signal(SIGKILL)
         }
         do {
-            try await tmux.run([
-                "new-session", "-d", "-s", "tui", "-x", "120", "-y", "36",
-                "env PS1='tui-test$ ' TERM=xterm-256color sh",
-            ])
-            try await tmux.notePids()
-            try await tmux.waitFor("tui-test$")
+            try await tmux.openShell()
             try await tmux.type("\(bureau) tui --data \(data)")
             try await tmux.press("Enter")
             try await tmux.waitFor("the rates and a live bus") {

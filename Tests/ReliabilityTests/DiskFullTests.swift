@@ -26,9 +26,7 @@ struct DiskFullTests {
         let filler = mount.path + "/filler"
         try Files.write(filler, String(repeating: "x", count: Int(mount.free) - 1_350_000))
 
-        var options = ZeroMQBusClient.Options(process: "full")
-        options.publishTimeout = .seconds(30)
-        let client = try ZeroMQBusClient(location: bus.location, options: options, logger: TestLogging.logger("full"))
+        let client = try bus.client("full", publishTimeout: .seconds(30))
         let workload = FaultWorkload.make(count: 400, size: 50, bytes: 200, seed: 3)
         var answers: [EventID: [FaultRun.Answer]] = [:]
         var envelopes: [EventID: Data] = [:]

@@ -53,9 +53,7 @@ struct MemoryBoundTests {
         // Sample the daemon's memory while the load runs.
         let gauge = Gauge(sampling: daemon.pid, from: baseline, every: .milliseconds(20))
 
-        var options = ZeroMQBusClient.Options(process: "memory")
-        options.publishTimeout = .seconds(60)
-        let client = try ZeroMQBusClient(location: bus.location, options: options, logger: TestLogging.logger("memory"))
+        let client = try bus.client("memory", publishTimeout: .seconds(60))
         let megabyte = Self.envelope(size: (1 << 20) - 200)
         var refused = 0
         var refusedRaw = 0
@@ -180,9 +178,7 @@ extension MemoryBoundTests {
                 Data(WireProtocol.version.utf8), Data(WireProtocol.publish.utf8), WireProtocol.requestID(1),
                 Data(repeating: 0xFF, count: BusLimits.maxRequestBytes + 1),
             ])
-        let client = try ZeroMQBusClient(
-            location: bus.location, options: ZeroMQBusClient.Options(process: "after"),
-            logger: TestLogging.logger("after"))
+        let client = try bus.client("after")
         let still = try await client.ping()
         await gauge.stop()
         client.close()
@@ -245,9 +241,7 @@ extension MemoryBoundTests {
         for peer in peers { peer.close() }
 
         // It serves on: a producer's event is committed, a reader reads it.
-        let client = try ZeroMQBusClient(
-            location: bus.location, options: ZeroMQBusClient.Options(process: "after"),
-            logger: TestLogging.logger("after"))
+        let client = try bus.client("after")
         let outcome = try await client.publish(OutgoingEvent(type: "bureau.test.After", payload: Data("after".utf8)))
         let read = try await client.collect(EventFilter(prefixes: ["bureau.test."]), count: 1)
         await gauge.stop()

@@ -28,20 +28,9 @@ struct ReservationsProjectionTests {
         return value
     }
 
+    /// The reducer tests' accepted reservation, charged 0.5 % on the scheduled USD rate.
     static var accepted: ReservationAcceptedV2 {
-        var accepted = ReservationAcceptedV2()
-        accepted.reservationID = "R2"
-        accepted.base = "EUR"
-        accepted.quote = "USD"
-        accepted.amount = "500.00"
-        accepted.rate = "1.1172"
-        accepted.grossAmount = "558.60"
-        accepted.commissionRate = "0.005"
-        accepted.commission = "2.79"
-        accepted.netAmount = "555.81"
-        accepted.asOf = "2026-10-30"
-        accepted.commissionBasis = .schedule
-        return accepted
+        ReservationsReducerTests.accepted(commissionRate: "0.005", commission: "2.79", net: "555.81", basis: .schedule)
     }
 
     @Test func aReservationShowsTheGrossTheCommissionAndWhatIsReceived() {

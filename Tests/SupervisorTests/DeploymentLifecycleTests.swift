@@ -74,6 +74,35 @@ struct DeploymentLifecycleTests {
         return actions
     }
 
+    /// The bus's turn at the end of a stop (every other process gone, its events draining):
+    /// drained at `seconds`, then the bus (pid 10) exiting with `status` 0.1 s later. Returns what
+    /// each of the two did.
+    static func busTurn(
+        _ lifecycle: inout DeploymentLifecycle, drainedAt seconds: Double,
+        exiting status: Guards.ExitStatus = .signal(SIGTERM)
+    ) -> (drained: [SupervisorAction], busExit: [SupervisorAction]) {
+        let drained = lifecycle.handle(.eventsDrained, at: time(seconds))
+        let busExit = lifecycle.handle(.exited(process: "bus", pid: 10, status: status), at: time(seconds + 0.1))
+        return (drained, busExit)
+    }
+
+    /// What the end of the drain does at the bus's turn: the bus (pid 10) terminated, its stop timed.
+    static let busTerminated: [SupervisorAction] = [
+        .cancelTimer(.drain), .term(10), .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
+    ]
+
+    /// What the bus's exit does as the last of a stop: its exit, `said` ("ended with exit code 0"),
+    /// published, then the stop's `summary` and its end.
+    static func busStoppedLast(_ status: Guards.ExitStatus, said: String, summary: String) -> [SupervisorAction] {
+        [
+            .cancelTimer(.stop(process: "bus", pid: 10)),
+            .say("bus (pid 10) \(said); stopped", process: "bus"),
+            .exited("bus", pid: 10, status, "stopped"),
+            .say(summary),
+            .deploymentStopped,
+        ]
+    }
+
     func phase(_ lifecycle: DeploymentLifecycle, _ name: String) -> ProcessLifecycle.Phase? {
         lifecycle.processes[name]?.phase
     }
@@ -214,21 +243,9 @@ struct DeploymentLifecycleTests {
             "the bus alone runs: its turn, its events drained first")
         #expect(phase(lifecycle, "reducers") == .stopped && phase(lifecycle, "adapter") == .stopped, "never started")
 
-        let drained = lifecycle.handle(.eventsDrained, at: time(0.7))
-        #expect(
-            drained == [
-                .cancelTimer(.drain), .term(10),
-                .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
-            ])
-        let busExit = lifecycle.handle(.exited(process: "bus", pid: 10, status: .code(0)), at: time(0.8))
-        #expect(
-            busExit == [
-                .cancelTimer(.stop(process: "bus", pid: 10)),
-                .say("bus (pid 10) ended with exit code 0; stopped", process: "bus"),
-                .exited("bus", pid: 10, .code(0), "stopped"),
-                .say("stopped 1 process"),
-                .deploymentStopped,
-            ])
+        let (drained, busExit) = Self.busTurn(&lifecycle, drainedAt: 0.7, exiting: .code(0))
+        #expect(drained == Self.busTerminated)
+        #expect(busExit == Self.busStoppedLast(.code(0), said: "ended with exit code 0", summary: "stopped 1 process"))
         #expect(lifecycle.phase == .stopped)
     }
 
@@ -268,20 +285,10 @@ struct DeploymentLifecycleTests {
                 .drainEvents, .scheduleTimer(after: DeploymentLifecycle.drainTimeout, timer: .drain),
             ])
         #expect(phase(lifecycle, "server") == .failed)
-        #expect(
-            lifecycle.handle(.eventsDrained, at: time(2.3)) == [
-                .cancelTimer(.drain), .term(10),
-                .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
-            ])
-        let busExit = lifecycle.handle(.exited(process: "bus", pid: 10, status: .signal(SIGTERM)), at: time(2.4))
-        #expect(
-            busExit == [
-                .cancelTimer(.stop(process: "bus", pid: 10)),
-                .say("bus (pid 10) ended by signal SIGTERM (15); stopped", process: "bus"),
-                .exited("bus", pid: 10, .signal(SIGTERM), "stopped"),
-                .say("stopped 1 process"),
-                .deploymentStopped,
-            ])
+        let (drained, busExit) = Self.busTurn(&lifecycle, drainedAt: 2.3)
+        #expect(drained == Self.busTerminated)
+        let said = "ended by signal SIGTERM (15)"
+        #expect(busExit == Self.busStoppedLast(.signal(SIGTERM), said: said, summary: "stopped 1 process"))
     }
 
     @Test func aLaunchThatFailsWhileStartingFailsTheDeploymentAndALaunchUnderWayIsWaitedFor() {
@@ -503,21 +510,9 @@ struct DeploymentLifecycleTests {
             "the bus last, once the supervisor's events reached it")
         #expect(phase(lifecycle, "bus") == .stopping && lifecycle.processes["bus"]?.timer == nil, "not signalled yet")
 
-        let drained = lifecycle.handle(.eventsDrained, at: time(10.4))
-        #expect(
-            drained == [
-                .cancelTimer(.drain), .term(10),
-                .scheduleTimer(after: .seconds(10), timer: .stop(process: "bus", pid: 10)),
-            ])
-        let bus = lifecycle.handle(.exited(process: "bus", pid: 10, status: .code(0)), at: time(10.5))
-        #expect(
-            bus == [
-                .cancelTimer(.stop(process: "bus", pid: 10)),
-                .say("bus (pid 10) ended with exit code 0; stopped", process: "bus"),
-                .exited("bus", pid: 10, .code(0), "stopped"),
-                .say("stopped 4 processes"),
-                .deploymentStopped,
-            ])
+        let (drained, bus) = Self.busTurn(&lifecycle, drainedAt: 10.4, exiting: .code(0))
+        #expect(drained == Self.busTerminated)
+        #expect(bus == Self.busStoppedLast(.code(0), said: "ended with exit code 0", summary: "stopped 4 processes"))
         #expect(lifecycle.phase == .stopped)
         #expect(lifecycle.inStartOrder.allSatisfy { $0.phase == .stopped && !$0.isAlive })
     }
@@ -588,8 +583,7 @@ struct DeploymentLifecycleTests {
             ],
             "the server next: the reducers are stopped already")
         _ = lifecycle.handle(.exited(process: "server", pid: 11, status: .signal(SIGTERM)), at: time(5.7))
-        _ = lifecycle.handle(.eventsDrained, at: time(5.8))
-        let bus = lifecycle.handle(.exited(process: "bus", pid: 10, status: .signal(SIGTERM)), at: time(5.9))
+        let bus = Self.busTurn(&lifecycle, drainedAt: 5.8).busExit
         #expect(bus.suffix(2) == [.say("stopped 3 processes"), .deploymentStopped])
     }
 
@@ -682,16 +676,15 @@ struct DeploymentLifecycleTests {
             "ready too late: nothing starts")
         let server = lifecycle.handle(.exited(process: "server", pid: 11, status: .signal(SIGTERM)), at: time(0.9))
         #expect(server.suffix(2) == [.drainEvents, .scheduleTimer(after: .seconds(3), timer: .drain)])
-        _ = lifecycle.handle(.eventsDrained, at: time(1))
-        let bus = lifecycle.handle(.exited(process: "bus", pid: 10, status: .signal(SIGTERM)), at: time(1.1))
+        let bus = Self.busTurn(&lifecycle, drainedAt: 1).busExit
         #expect(bus.suffix(2) == [.say("stopped 2 processes"), .deploymentStopped])
     }
 
     @Test func theDeploymentSaysItStoppedExactlyOnce() {
         var lifecycle = Self.running()
         var actions = Self.stoppedUpToTheBus(&lifecycle)
-        actions += lifecycle.handle(.eventsDrained, at: time(12))
-        actions += lifecycle.handle(.exited(process: "bus", pid: 10, status: .signal(SIGTERM)), at: time(13))
+        let busTurn = Self.busTurn(&lifecycle, drainedAt: 12)
+        actions += busTurn.drained + busTurn.busExit
         let after: [DeploymentLifecycle.Input] = [
             .stop, .eventsDrained, .timerFired(.drain), .timerFired(.stop(process: "bus", pid: 10)),
             .exited(process: "bus", pid: 10, status: .code(0)), .launchFailed(process: "adapter", reason: "late"),

@@ -200,11 +200,20 @@ struct SupervisorProcessTests {
         #expect(verify.code == 0, "\(verify.out) \(verify.err)")
     }
 
-    /// `bureau up --no-tui` on `file`, with its data beside it.
-    static func up(_ file: String, in directory: TemporaryDirectory) throws -> ChildProcess {
-        try ChildProcess(
+    /// `bureau up --no-tui` on `deployment`, written to `bureau.yaml` in `directory`, with its
+    /// data beside it.
+    static func up(_ deployment: String, in directory: TemporaryDirectory) throws -> ChildProcess {
+        let file = directory.file("bureau.yaml")
+        try deployment.write(toFile: file, atomically: true, encoding: .utf8)
+        return try ChildProcess(
             BureauExecutable.path, ["up", "--no-tui", "--file", file, "--data", directory.file("data")],
             directory: directory.path, name: "up")
+    }
+
+    /// Stops `supervisor` with SIGTERM; returns its exit code, nil if it has not exited within 30 s.
+    static func stop(_ supervisor: ChildProcess) async -> Int32? {
+        supervisor.signal(SIGTERM)
+        return await supervisor.exitCode(within: .seconds(30))
     }
 
     /// Reads the supervisor's output until `done` holds, it exits, or a minute passes (the
@@ -218,18 +227,18 @@ struct SupervisorProcessTests {
 
     @Test func aProcessThatAlwaysFailsBacksOffThenIsReportedAsCrashLooping() async throws {
         let directory = try TemporaryDirectory("up-fail")
-        let file = directory.file("bureau.yaml")
-        try """
-        processes:
-          broken:
-            command: send not-a-url
-            ready: false
-        restart:
-          initial_backoff_ms: 50
-          max_backoff_ms: 200
-          max_restarts: 4
-        """.write(toFile: file, atomically: true, encoding: .utf8)
-        let supervisor = try Self.up(file, in: directory)
+        let supervisor = try Self.up(
+            """
+            processes:
+              broken:
+                command: send not-a-url
+                ready: false
+            restart:
+              initial_backoff_ms: 50
+              max_backoff_ms: 200
+              max_restarts: 4
+            """,
+            in: directory)
         defer { supervisor.signal(SIGKILL) }
         try await Self.watch(supervisor) { $0.contains("crash-looping") }
         let output = supervisor.standardOutput
@@ -240,32 +249,30 @@ struct SupervisorProcessTests {
         #expect(delays == ["50", "100", "200", "200"], "doubling, capped at 200 ms: \(output)")
         #expect(output.contains("broken"))
         #expect(output.contains("crash-looping: failed 5 times in a row; not restarting (max_restarts 4)"))
-        supervisor.signal(SIGTERM)
-        #expect(await supervisor.exitCode(within: .seconds(30)) == 0)
+        #expect(await Self.stop(supervisor) == 0)
     }
 
     @Test func aProcessLeftCrashLoopingIsAnErrorRaisedInTheLog() async throws {
         let directory = try TemporaryDirectory("up-fail-bus")
-        let file = directory.file("bureau.yaml")
-        try """
-        processes:
-          bus:
-            command: bus
-          broken:
-            command: send not-a-url
-            ready: false
-            depends_on: [bus]
-        restart:
-          initial_backoff_ms: 50
-          max_backoff_ms: 50
-          max_restarts: 2
-        """.write(toFile: file, atomically: true, encoding: .utf8)
         let bus = BusProcess(directory: directory.path)
-        let supervisor = try Self.up(file, in: directory)
+        let supervisor = try Self.up(
+            """
+            processes:
+              bus:
+                command: bus
+              broken:
+                command: send not-a-url
+                ready: false
+                depends_on: [bus]
+            restart:
+              initial_backoff_ms: 50
+              max_backoff_ms: 50
+              max_restarts: 2
+            """,
+            in: directory)
         defer { supervisor.signal(SIGKILL) }
         try await Self.watch(supervisor) { $0.contains("crash-looping") }
-        supervisor.signal(SIGTERM)
-        #expect(await supervisor.exitCode(within: .seconds(30)) == 0)
+        #expect(await Self.stop(supervisor) == 0)
 
         let events = try bus.records().map { try StoredEvent(envelopeBytes: $0.body) }
         let errors = try events.compactMap { try $0.payload(as: Bureau_System_ErrorRaised.self) }
@@ -281,19 +288,19 @@ struct SupervisorProcessTests {
 
     @Test func aProcessThatRanLongEnoughBeforeFailingStartsCountingAfresh() async throws {
         let directory = try TemporaryDirectory("up-reset")
-        let file = directory.file("bureau.yaml")
         // `send` with no bus waits 0.6 s for an answer, then fails: longer than reset_after_s.
-        try """
-        processes:
-          flaky:
-            command: [send, "bureau://converter/amount?value=1&currency=EUR", --timeout, "0.6"]
-            ready: false
-        restart:
-          initial_backoff_ms: 50
-          max_restarts: 1
-          reset_after_s: 0.3
-        """.write(toFile: file, atomically: true, encoding: .utf8)
-        let supervisor = try Self.up(file, in: directory)
+        let supervisor = try Self.up(
+            """
+            processes:
+              flaky:
+                command: [send, "bureau://converter/amount?value=1&currency=EUR", --timeout, "0.6"]
+                ready: false
+            restart:
+              initial_backoff_ms: 50
+              max_restarts: 1
+              reset_after_s: 0.3
+            """,
+            in: directory)
         defer { supervisor.signal(SIGKILL) }
         func restarts() -> Int { supervisor.standardOutput.components(separatedBy: "restarting in 50 ms").count - 1 }
         try await Self.watch(supervisor) { _ in restarts() >= 4 }
@@ -301,24 +308,23 @@ struct SupervisorProcessTests {
         #expect(restarts() >= 4, "past max_restarts 1, each failure the first in a row: \(output)")
         #expect(output.contains("restart 1 of 1"))
         #expect(!output.contains("crash-looping"), "\(output)")
-        supervisor.signal(SIGTERM)
-        #expect(await supervisor.exitCode(within: .seconds(30)) == 0)
+        #expect(await Self.stop(supervisor) == 0)
     }
 
     @Test func aDependencyThatNeverGetsReadyTimesOutWithAClearMessage() async throws {
         let directory = try TemporaryDirectory("up-stuck")
-        let file = directory.file("bureau.yaml")
         // No bus: the reducers never catch up.
-        try """
-        processes:
-          reducers:
-            command: run watchlist
-            ready_timeout_s: 2
-          after:
-            command: run converter
-            depends_on: [reducers]
-        """.write(toFile: file, atomically: true, encoding: .utf8)
-        let supervisor = try Self.up(file, in: directory)
+        let supervisor = try Self.up(
+            """
+            processes:
+              reducers:
+                command: run watchlist
+                ready_timeout_s: 2
+              after:
+                command: run converter
+                depends_on: [reducers]
+            """,
+            in: directory)
         defer { supervisor.signal(SIGKILL) }
         #expect(await supervisor.exitCode(within: .seconds(60)) == 1)
         // Failed once in a full run as "kept failing": every launch ended before its 2 s. Most

@@ -65,6 +65,15 @@ public final class BusProcess: @unchecked Sendable {
             "the bus did not answer within \(timeout)" + (child.map { "; it said:\n\($0.standardError)" } ?? ""))
     }
 
+    /// A client of this bus named `process` (its logger too), whose publishes wait up to
+    /// `publishTimeout` (the client's default when nil): long enough for a bus under load, or one
+    /// killed and started again.
+    public func client(_ process: String, publishTimeout: Duration? = nil) throws -> ZeroMQBusClient {
+        var options = ZeroMQBusClient.Options(process: process)
+        if let publishTimeout { options.publishTimeout = publishTimeout }
+        return try ZeroMQBusClient(location: location, options: options, logger: TestLogging.logger(process))
+    }
+
     /// Sends `signal` and waits for the process to end; returns its exit code.
     @discardableResult
     public func stop(_ signal: Int32 = SIGTERM) async -> Int32? {

@@ -15,10 +15,7 @@ struct BusProcessTests {
         let directory = try TemporaryDirectory("kill")
         let bus = BusProcess(directory: directory.path)
         try await bus.start()
-        var options = ZeroMQBusClient.Options(process: "producer")
-        options.publishTimeout = .seconds(60)
-        let client = try ZeroMQBusClient(
-            location: bus.location, options: options, logger: TestLogging.logger("producer"))
+        let client = try bus.client("producer", publishTimeout: .seconds(60))
         let acknowledged = Locked<[EventID]>([])
         let stop = StopFlag()
         let (progress, progressed) = AsyncStream.makeStream(of: Int.self)

@@ -362,16 +362,21 @@ public final class BookingAdapterService: Service {
                                 failure(of: work, reason: message),
                                 ErrorReport(code: "booking-unavailable", message: "\(work.reservationID): \(message)")))
                     }
-                    logger.warning(
-                        "the booking service failed; retrying",
-                        metadata: [
-                            "booking.reservation": "\(work.reservationID)", "booking.attempt": "\(attempt)",
-                            "booking.reason": "\(reason)",
-                        ])
+                    warnRetrying("the booking service failed; retrying", work, attempt: attempt, reason: "\(reason)")
                     return .again
                 }
             }
         }
+    }
+
+    /// Logs that a call for `work` failed at `attempt` for `reason`, and is made again.
+    private func warnRetrying(_ message: Logger.Message, _ work: Work, attempt: Int, reason: String) {
+        logger.warning(
+            message,
+            metadata: [
+                "booking.reservation": "\(work.reservationID)", "booking.attempt": "\(attempt)",
+                "booking.reason": "\(reason)",
+            ])
     }
 
     /// Publishes that the call's outcome is unknown, so that the reservation says so while it
@@ -432,12 +437,8 @@ public final class BookingAdapterService: Service {
                 }
             } catch {
                 statistics.resolveRetried()
-                logger.warning(
-                    "could not resolve a booking call; asking again",
-                    metadata: [
-                        "booking.reservation": "\(work.reservationID)", "booking.attempt": "\(attempt)",
-                        "booking.reason": "\(error)",
-                    ])
+                warnRetrying(
+                    "could not resolve a booking call; asking again", work, attempt: attempt, reason: "\(error)")
                 return .again
             }
         }
