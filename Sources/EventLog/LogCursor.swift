@@ -89,8 +89,9 @@ public final class LogCursor {
         try seek(after: position)
     }
 
-    /// The recovery point's acknowledged position, or 0.
-    static func acknowledged(in directory: String, fileSystem: any FileSystem) -> UInt64 {
+    /// The recovery point's acknowledged position, or 0: every position at or below it was
+    /// acknowledged, so a log whose data ends before it has lost the rest.
+    public static func acknowledged(in directory: String, fileSystem: any FileSystem) -> UInt64 {
         if case .valid(let point) = RecoveryPoint.read(in: directory, fileSystem: fileSystem) {
             return point.acknowledged
         }

@@ -165,21 +165,30 @@ public enum LogRepair {
             for (number, segment) in segments.enumerated() {
                 // Positions no segment holds come first: a segment of placeholders stands for them.
                 if segment.firstPosition > rewrite.next {
-                    try fill(rewrite.next...(segment.firstPosition - 1), into: &rewrite)
+                    try fill(rewrite.next...(segment.firstPosition - 1), reason: "no segment holds it", into: &rewrite)
                 }
                 try copy(
                     segment, nextSegment: number + 1 < segments.count ? segments[number + 1] : nil,
                     damaged: problems.contains { $0.segment == segment.path }, into: &rewrite)
             }
+            // The data ends before what was acknowledged (the newest segment cut at a record's
+            // end, or gone): those positions are lost too, each with its placeholder.
+            if rewrite.next <= acknowledged {
+                let end = rewrite.next - 1
+                try fill(
+                    rewrite.next...acknowledged,
+                    reason: "the log ends at position \(end), but positions through \(acknowledged) were acknowledged",
+                    into: &rewrite)
+            }
             return rewrite
         }
 
-        /// Writes a segment of placeholders for `missing`, positions no segment holds.
-        private func fill(_ missing: ClosedRange<UInt64>, into rewrite: inout Rewrite) throws {
+        /// Writes a segment of placeholders for `missing`, positions no segment holds, lost for `reason`.
+        private func fill(_ missing: ClosedRange<UInt64>, reason: String, into rewrite: inout Rewrite) throws {
             let filler = SegmentFile(directory: directory, firstPosition: missing.lowerBound)
             var writer = SegmentWriter(segment: filler, previous: rewrite.previousFirst, indexInterval: indexInterval)
             for position in missing {
-                try appendPlaceholder(at: position, id: nil, reason: "no segment holds it", to: &writer, &rewrite)
+                try appendPlaceholder(at: position, id: nil, reason: reason, to: &writer, &rewrite)
             }
             rewrite.lost.append(missing)
             rewrite.segments.append((filler, try writer.finish(fileSystem: fileSystem, dryRun: dryRun)))

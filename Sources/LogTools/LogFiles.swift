@@ -71,7 +71,9 @@ public enum LogFiles {
         guard !stopped else { return }
         switch cursor.end {
         case .clean:
-            break
+            try checkNothingAcknowledgedIsMissing(
+                after: cursor.nextPosition - 1, to: to, in: directory, segment: cursor.segmentName,
+                fileSystem: fileSystem, warn: warn)
         case .partial(let segment, let offset):
             let writing: Bool
             do {
@@ -92,6 +94,30 @@ public enum LogFiles {
                     + "\(segment), and it is not a torn write; `bureau log verify` lists the damage and "
                     + "`bureau log repair` moves it aside")
         }
+    }
+
+    /// Throws when the data ended cleanly at position `last` but the log's recovery point says
+    /// it acknowledged more (the newest segment cut at a record's end, or gone) and the read was
+    /// to go on: the rest was lost, and a tool that read only part of the log says so. While a
+    /// writer holds the log, what it acknowledged since the data was read is not a loss.
+    private static func checkNothingAcknowledgedIsMissing(
+        after last: UInt64, to: UInt64?, in directory: String, segment: String?, fileSystem: any FileSystem,
+        warn: (String) -> Void
+    ) throws {
+        let acknowledged = LogCursor.acknowledged(in: directory, fileSystem: fileSystem)
+        guard acknowledged > last, to.map({ $0 > last }) ?? true else { return }
+        let message =
+            "the log ends at position \(last)\(segment.map { " (in \($0))" } ?? ""), but positions through "
+            + "\(acknowledged) were acknowledged"
+        do {
+            if try DirectoryLock.isHeld(directory) { return }
+        } catch {
+            warn("\(message); cannot tell whether a writer holds the log (\(error)), which may have written them since")
+            return
+        }
+        throw LogToolError(
+            "\(message): they are missing; `bureau log verify` lists the damage and `bureau log repair` puts a "
+                + "RecordLost in place of each lost position")
     }
 
     /// The next part of the log from `cursor`: its records read and checked on the reading
