@@ -62,14 +62,14 @@ public final class BookingAdapterService: Service {
         Bureau_Booking_BookingOutcomeUnknown.protoMessageName,
     ]
 
-    private let service: any BookingService
-    private let client: any EventBus
-    private let snapshots: any SnapshotStore
+    let service: any BookingService
+    let client: any EventBus
+    let snapshots: any SnapshotStore
     let configuration: Configuration
-    private let logger: Logger
+    let logger: Logger
     public let statistics: BookingAdapterStatistics
-    private let metrics: BookingAdapterMetrics
-    private let consumer: ConsumerMetrics?
+    let metrics: BookingAdapterMetrics
+    let consumer: ConsumerMetrics?
 
     /// - Parameters:
     ///   - metrics: its calls' durations and failures.
@@ -206,49 +206,6 @@ public final class BookingAdapterService: Service {
         }
     }
 
-    /// The call `event` asks for; nil for another event, and for one of those types that cannot
-    /// be read, which is counted and logged, not passed over silently: nothing will book or
-    /// cancel it.
-    private func work(in event: StoredEvent) -> Work? {
-        do {
-            return try Self.work(from: event)
-        } catch {
-            consumer?.inputMalformed()
-            logger.error(
-                "an accepted reservation or cancellation cannot be read; it is not booked",
-                metadata: [
-                    "booking.position": "\(event.position)", "booking.type": "\(event.type)",
-                    "booking.error": "\(error)",
-                ])
-            return nil
-        }
-    }
-
-    /// The call an accepted event asks for; nil for another event; throws for one of those
-    /// types that cannot be read.
-    static func work(from event: StoredEvent) throws -> Work? {
-        // A reservation from before commissions is read as one (its net amount its quote amount).
-        if let accepted = try event.payload(as: Bureau_Reservations_ReservationAcceptedV2.self) {
-            // The booking service books what the person receives: the net amount.
-            let request = BookingRequest(
-                reservationId: accepted.reservationID, base: accepted.base, quote: accepted.quote,
-                amount: accepted.amount,
-                rate: accepted.rate, quoteAmount: accepted.netAmount)
-            var work = Work(
-                position: event.position, eventID: event.id, correlation: event.correlation, kind: .book(request))
-            work.traceParent = event.traceParent
-            return work
-        }
-        if let accepted = try event.payload(as: Bureau_Reservations_CancellationAccepted.self) {
-            var work = Work(
-                position: event.position, eventID: event.id, correlation: event.correlation,
-                kind: .cancel(reservationID: accepted.reservationID))
-            work.traceParent = event.traceParent
-            return work
-        }
-        return nil
-    }
-
     /// What a call to the service came to.
     enum CallResult {
         /// An outcome to publish, with an error to raise if any.
@@ -370,7 +327,7 @@ public final class BookingAdapterService: Service {
     }
 
     /// Logs that a call for `work` failed at `attempt` for `reason`, and is made again.
-    private func warnRetrying(_ message: Logger.Message, _ work: Work, attempt: Int, reason: String) {
+    func warnRetrying(_ message: Logger.Message, _ work: Work, attempt: Int, reason: String) {
         logger.warning(
             message,
             metadata: [
@@ -379,121 +336,9 @@ public final class BookingAdapterService: Service {
             ])
     }
 
-    /// Publishes that the call's outcome is unknown, so that the reservation says so while it
-    /// is resolved; false if the adapter is stopping. A marker the bus refuses or cannot take
-    /// is logged and the resolving goes on: it is what the reservation waits for.
-    private func publishUnknown(_ work: Work, reason: String) async -> Bool {
-        var marker = Bureau_Booking_BookingOutcomeUnknown()
-        marker.reservationID = work.reservationID
-        marker.reason = EventText.bounded(reason)
-        switch work.kind {
-        case .book: marker.call = .booking
-        case .cancel: marker.call = .cancellation
-        }
-        do {
-            let event = try Emitted(marker).outgoing(
-                id: work.unknownID, module: Self.module, causation: work.position, correlation: work.correlation)
-            if case .rejected(let refusal) = try await client.publish(Self.traced([event])).first {
-                logger.error(
-                    "the bus refused BookingOutcomeUnknown",
-                    metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(refusal)"])
-            }
-        } catch {
-            if Task.isCancelled { return false }
-            logger.error(
-                "could not publish BookingOutcomeUnknown",
-                metadata: ["booking.reservation": "\(work.reservationID)", "booking.error": "\(error)"])
-        }
-        return true
-    }
-
-    /// Asks the service what the call under the work's key did, after a backoff (capped at
-    /// its maximum) while it cannot say, until it does: there is no giving up, since any
-    /// outcome but the service's would be a guess. Returns the outcome the answer gives; nil
-    /// if the adapter is stopping.
-    private func resolve(_ work: Work, reason: String) async -> Emitted? {
-        await retrying { (attempt: Int) -> Attempt<Emitted> in
-            let began = ContinuousClock.now
-            defer { metrics.called("resolve", took: .now - began) }
-            do throws(BookingError) {
-                switch try await service.resolve(idempotencyKey: work.key) {
-                case .done(let code, _):
-                    switch work.kind {
-                    case .book: return .done(confirmed(work, code: code))
-                    case .cancel: return .done(cancelled(work))
-                    }
-                case .nothingDone(let answer):
-                    let verb =
-                        switch work.kind {
-                        case .book: "book"
-                        case .cancel: "cancel"
-                        }
-                    return .done(
-                        failure(
-                            of: work,
-                            reason:
-                                "the booking service did not \(verb) it: the call's outcome was unknown (\(reason)), and the service answered: \(answer)"
-                        ))
-                }
-            } catch {
-                statistics.resolveRetried()
-                warnRetrying(
-                    "could not resolve a booking call; asking again", work, attempt: attempt, reason: "\(error)")
-                return .again
-            }
-        }
-    }
-
-    /// Publishes the outcome, again after a backoff while the bus refuses it, up to
-    /// ``Configuration/maxAttempts`` times; returns nil once it is in, or the last refusal.
-    /// Throws if the bus cannot be reached or the adapter is stopping.
-    private func publishRetryingRefusals(
-        _ outcome: Emitted, _ raised: ErrorReport?, of work: Work
-    ) async throws -> String? {
-        let refusal: String?? = try await retrying { (attempt: Int) async throws -> Attempt<String?> in
-            guard case .rejected(let reason) = try await publish(outcome, raised, of: work, errorIndex: 1) else {
-                return .done(nil)
-            }
-            return attempt < configuration.maxAttempts ? .again : .done(reason)
-        }
-        guard let refusal else { throw CancellationError() }
-        return refusal
-    }
-
-    /// Cancels at the booking service a booking whose confirmation the bus refused (with its
-    /// own idempotency key, so a restart repeats it safely); returns what became of it, as a
-    /// clause for the failure's reason.
-    private func undoBooking(of work: Work) async -> String {
-        let key = work.key + "/undo"
-        let undone = await retrying { (attempt: Int) -> Attempt<String> in
-            do throws(BookingError) {
-                try await service.cancel(reservationID: work.reservationID, idempotencyKey: key)
-                return .done("the booking was cancelled at the booking service")
-            } catch {
-                switch error {
-                case .refused(let reason):
-                    return .done("the booking service would not cancel the booking: \(reason)")
-                case .invalidRequest(let reason):
-                    return .done("the booking service could not be asked to cancel the booking: \(reason)")
-                case .transient(let reason), .unknown(let reason):
-                    // Sending the same key again is safe either way: it cancels once.
-                    guard attempt < configuration.maxAttempts else {
-                        if case .unknown = error {
-                            return .done(
-                                "whether the booking was cancelled at the booking service is not known: \(reason)")
-                        }
-                        return .done("the booking could not be cancelled at the booking service: \(reason)")
-                    }
-                    return .again
-                }
-            }
-        }
-        return undone ?? "the booking was not cancelled at the booking service: the adapter is stopping"
-    }
-
     /// Publishes `work`'s outcome (under its derived id) and, if any, an `ErrorRaised` (under
     /// the id derived with `errorIndex`); returns what the bus answered for the outcome.
-    private func publish(
+    func publish(
         _ outcome: Emitted, _ raised: ErrorReport?, of work: Work, errorIndex: Int
     ) async throws -> PublishOutcome {
         var events = [
@@ -516,20 +361,20 @@ public final class BookingAdapterService: Service {
         return first
     }
 
-    private func confirmed(_ work: Work, code: String) -> Emitted {
+    func confirmed(_ work: Work, code: String) -> Emitted {
         var confirmed = Bureau_Booking_ReservationConfirmed()
         confirmed.reservationID = work.reservationID
         confirmed.confirmationCode = code
         return Emitted(confirmed)
     }
 
-    private func cancelled(_ work: Work) -> Emitted {
+    func cancelled(_ work: Work) -> Emitted {
         var cancelled = Bureau_Booking_ReservationCancelled()
         cancelled.reservationID = work.reservationID
         return Emitted(cancelled)
     }
 
-    private func failure(of work: Work, reason: String) -> Emitted {
+    func failure(of work: Work, reason: String) -> Emitted {
         switch work.kind {
         case .book:
             var failed = Bureau_Booking_ReservationFailed()
