@@ -6,8 +6,8 @@ import Synchronization
     import Foundation
 #endif
 
-/// Snapshots kept in memory: the twin of ``FileSnapshotStore`` (the one `bureau test`'s
-/// in-memory deployments and the tests use). A store that fails on demand is
+/// Snapshots kept in memory: the twin of ``FileSnapshotStore``, which the test kit's in-memory
+/// and in-process deployments (`BusTesting`) and the tests use. A store that fails on demand is
 /// `FailingSnapshotStore`, in the test-only `FaultInjection`.
 public final class InMemorySnapshotStore: SnapshotStore {
     private let documents = Mutex<[String: Data]>([:])
