@@ -1,7 +1,7 @@
 extension Duration {
     /// The duration in seconds, fractions included: what a rate, a pace or a report in seconds
-    /// needs. The Double nearest the duration for a whole number of nanoseconds up to 104 days
-    /// (of microseconds up to 285 years): 1118 ms is 1.118, as `1.118` writes it.
+    /// needs. The Double nearest the duration for a whole number of nanoseconds up to 104 days:
+    /// 1118 ms is 1.118, as `1.118` writes it.
     public var inSeconds: Double { fractional(perSecond: 1) }
 
     /// The duration in milliseconds, fractions included: a latency reported in milliseconds
@@ -32,23 +32,13 @@ extension Duration {
 
     /// The duration in units of which a second holds `perSecond` (1 or 1000), fractions included.
     ///
-    /// Divided once, from a whole count of milliseconds, microseconds or nanoseconds that a
-    /// Double holds exactly: rounded once, where adding the seconds and their fraction, each
-    /// rounded, gives 1.1179999999999999 for 1118 ms.
-    private func fractional(perSecond: Int128) -> Double {
+    /// Within 104 days either way the whole nanoseconds fit a Double exactly, so the result is
+    /// one division, rounded once: adding the seconds and their fraction, each rounded, gave
+    /// 1.1179999999999999 for 1118 ms. Beyond, nanoseconds are far below a Double's precision.
+    private func fractional(perSecond: Double) -> Double {
         let (seconds, attoseconds) = components
-        let total = Int128(seconds) * 1_000_000_000_000_000_000 + Int128(attoseconds)
-        let perUnit = 1_000_000_000_000_000_000 / perSecond
-        var grain: Int128 = 1_000_000_000_000_000
-        while grain >= 1_000_000_000 {
-            let (count, rest) = total.quotientAndRemainder(dividingBy: grain)
-            if rest == 0 && count.magnitude <= 1 << 53 {
-                return grain >= perUnit
-                    ? Double(count * (grain / perUnit)) : Double(count) / Double(perUnit / grain)
-            }
-            grain /= 1000
-        }
-        return Double(total) / Double(perUnit)
+        guard seconds.magnitude < 9_007_199 else { return (Double(seconds) + Double(attoseconds) / 1e18) * perSecond }
+        return Double(seconds * 1_000_000_000 + attoseconds / 1_000_000_000) / (1e9 / perSecond)
     }
 
     /// Whole units of which a second holds `perSecond` (a power of ten up to 10^18), the rest
