@@ -83,7 +83,7 @@ struct LogsCommand: AsyncParsableCommand {
                     data = end > start ? try handle.read(upToCount: Int(end - start)) ?? Data() : Data()
                 } catch {
                     // Missing for a moment while the supervisor rotates it: read at the next turn.
-                    if access(row.log, F_OK) != 0 && errno == ENOENT { continue }
+                    if FilePresence.isMissing(row.log) { continue }
                     cannotRead(row, error)
                     continue
                 }

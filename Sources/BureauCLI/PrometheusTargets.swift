@@ -109,7 +109,7 @@ struct PrometheusTargets: Service {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
             // No directory: no process serves /metrics yet.
-            if access(directory, F_OK) != 0 && errno == ENOENT { return Scan(groups: [], passedOver: [:]) }
+            if FilePresence.isMissing(directory) { return Scan(groups: [], passedOver: [:]) }
             throw error
         }
         var scan = Scan(groups: [], passedOver: [:])
@@ -117,7 +117,7 @@ struct PrometheusTargets: Service {
             let path = directory + "/" + name
             guard let data = FileManager.default.contents(atPath: path) else {
                 // Gone since the listing: its process stopped and removed it.
-                if access(path, F_OK) != 0 && errno == ENOENT { continue }
+                if FilePresence.isMissing(path) { continue }
                 scan.passedOver[name] = "it cannot be read"
                 continue
             }

@@ -77,7 +77,7 @@ public struct BusLocation: Sendable, Equatable {
             data = try BoundedFile.read(infoFile, limit: Self.maxInfoBytes)
         } catch {
             // Absent is none; unreadable (its mode, a directory in its place) is a problem.
-            if access(infoFile, F_OK) != 0 && errno == ENOENT { return nil }
+            if FilePresence.isMissing(infoFile) { return nil }
             throw .unusableLocation("\(infoFile) cannot be used: \(error)")
         }
         do {
