@@ -34,7 +34,7 @@ final class DaemonSockets: @unchecked Sendable {
         try events[0].bind(ipc.events)
         // Owner-only, as the run directory is: the mode of the socket files says so too.
         for endpoint in [ipc.ingress, ipc.read, ipc.events] {
-            try OwnerOnly.restrict(String(endpoint.dropFirst("ipc://".count)))
+            try OwnerOnly.restrictSocket(of: endpoint)
         }
         if let tcp = configuration.tcp {
             let endpoints = tcp.endpoints

@@ -137,16 +137,14 @@ struct SocketRenewal {
                     metadata: ["bus.endpoint": "\(endpoint)", "bus.error": "\(error)"])
                 throw error
             }
-            if endpoint.hasPrefix("ipc://") {
-                do {
-                    try OwnerOnly.restrict(String(endpoint.dropFirst("ipc://".count)))
-                } catch {
-                    // The socket file made again keeps the umask's mode; the run directory,
-                    // owner-only, still keeps others out, so the bus goes on, said.
-                    logger.error(
-                        "an endpoint's socket file bound again could not be made owner-only",
-                        metadata: ["bus.endpoint": "\(endpoint)", "bus.error": "\(error)"])
-                }
+            do {
+                try OwnerOnly.restrictSocket(of: endpoint)
+            } catch {
+                // The socket file made again keeps the umask's mode; the run directory,
+                // owner-only, still keeps others out, so the bus goes on, said.
+                logger.error(
+                    "an endpoint's socket file bound again could not be made owner-only",
+                    metadata: ["bus.endpoint": "\(endpoint)", "bus.error": "\(error)"])
             }
         }
         // libzmq's I/O thread frees the messages as the connections end, a moment later.
