@@ -321,39 +321,11 @@ struct RatesAdapterServiceTests {
         }
     }
 
-    /// A store that fails its first `failing` saves, as a store failing over does, and tells
-    /// each attempt as it happens.
-    final class FailingOverStore: SnapshotStore {
-        let stored = FailingSnapshotStore()
-        let attempts: AsyncStream<Bool>
-        private let attempted: AsyncStream<Bool>.Continuation
-
-        init(failing: Int) {
-            (attempts, attempted) = AsyncStream.makeStream()
-            stored.failSaves(failing)
-        }
-
-        func load<State: Codable & Sendable>(
-            _ type: State.Type, module: String, stateVersion: Int, rejected: (String) -> Void
-        ) -> Snapshot<State>? {
-            stored.load(type, module: module, stateVersion: stateVersion, rejected: rejected)
-        }
-
-        func save<State: Codable & Sendable>(_ snapshot: Snapshot<State>) throws {
-            do {
-                try stored.save(snapshot)
-                attempted.yield(true)
-            } catch {
-                attempted.yield(false)
-                throw error
-            }
-        }
-    }
-
     @Test func snapshotSavesThatFailWhileTheStoreIsAwayAreOwedAndMadeOnceItIsBack() async throws {
         // Given a store that fails the adapter's next two saves
         try await Self.onBus { deployment in
-            let store = FailingOverStore(failing: 2)
+            let store = FailingSnapshotStore()
+            store.failSaves(2)
             let source = ScriptedRatesSource(
                 name: "s",
                 steps: [
@@ -366,9 +338,9 @@ struct RatesAdapterServiceTests {
                     .types([Bureau_Rates_RatesPublished.protoMessageName]), count: 2)
                 #expect(published.count == 2)
                 var outcomes: [Bool] = []
-                for await outcome in store.attempts {
-                    outcomes.append(outcome)
-                    if outcome { break }
+                for await attempt in store.attempts {
+                    outcomes.append(attempt.saved)
+                    if attempt.saved { break }
                 }
                 return outcomes
             }

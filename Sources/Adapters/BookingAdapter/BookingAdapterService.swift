@@ -152,12 +152,15 @@ public final class BookingAdapterService: Service {
                 for try await item in subscription {
                     switch item {
                     case .event(let event):
-                        tracker.saw(event.position)
                         if event.producerModule == Self.module && Self.outputTypes.contains(event.type) {
+                            tracker.saw(event.position)
                             if catchingUp { self.reconcile(event, held: &held, tracker: tracker) }
                             continue
                         }
-                        guard let work = self.work(in: event) else { continue }
+                        guard let work = self.work(in: event) else {
+                            tracker.saw(event.position)
+                            continue
+                        }
                         consumer?.inputApplied()
                         tracker.open(work.position)
                         if catchingUp { held[work.position] = work } else { await launch(work) }

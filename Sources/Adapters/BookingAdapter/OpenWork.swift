@@ -23,8 +23,19 @@ final class OpenWork: Sendable {
         state = Mutex(State(seen: start, saved: start))
     }
 
+    /// Marks an event that asks for no work as seen: everything up to it is done once the work
+    /// before it is.
     func saw(_ position: UInt64) { state.withLock { $0.seen = max($0.seen, position) } }
-    func open(_ position: UInt64) { state.withLock { _ = $0.open.insert(position) } }
+
+    /// Marks the event of a work seen and its work open, in one step: a checkpoint taken between
+    /// the two (another work finishing) would pass work not yet done, and a restart on it would
+    /// never do that work.
+    func open(_ position: UInt64) {
+        state.withLock { state in
+            state.open.insert(position)
+            state.seen = max(state.seen, position)
+        }
+    }
     func finishWithoutWork(_ position: UInt64) { state.withLock { _ = $0.open.remove(position) } }
 
     /// Closes a position; returns a new checkpoint to save, if it moved.
