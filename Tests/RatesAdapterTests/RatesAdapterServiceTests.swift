@@ -156,6 +156,11 @@ struct RatesAdapterServiceTests {
             let failed = try #require(try events.first?.payload(as: Bureau_Rates_RatesFetchFailed.self))
             #expect(failed.reason == "timed out after 200 ms" && failed.attempt == 1)
             #expect(events.last?.type == Bureau_Rates_RatesPublished.protoMessageName)
+            // The fetch given up on is cancelled, once (maybe after the adapter went on)
+            let cancelled: Void? = await Timeout.result(within: .seconds(10)) {
+                await source.cancellations.wait(until: 1)
+            }
+            #expect(cancelled != nil, "the fetch that timed out was not cancelled")
             #expect(await source.cancelled == 1)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import RatesAdapter
+import Runtime
 
 /// A rates source that answers from a script: documents, failures, delays: the twin of
 /// `HTTPRatesSource` in the adapter's tests (a test target: fault injection is not shipped).
@@ -16,6 +17,9 @@ actor ScriptedRatesSource: RatesSource {
     private let repeatLast: Bool
     private(set) var fetches = 0
     private(set) var cancelled = 0
+    /// Moves with ``cancelled``, for a test to await: a timed-out poll is cancelled after the
+    /// adapter has gone on (it does not wait for the fetch it gave up on).
+    nonisolated let cancellations = Watermark()
 
     init(name: String = "scripted", steps: [Step], repeatLast: Bool = true) {
         self.name = name
@@ -35,6 +39,7 @@ actor ScriptedRatesSource: RatesSource {
                 try await Task.sleep(for: delay)
             } catch {
                 cancelled += 1
+                cancellations.add(1)
                 throw .cancelled
             }
             return data
