@@ -49,11 +49,10 @@ public final class FailingSnapshotStore: SnapshotStore {
             defer { count = max(count - 1, 0) }
             return count > 0
         }
-        if fails {
-            attempted.yield(Attempt(position: snapshot.position, saved: false))
-            throw SnapshotError(description: "could not save the snapshot of \(snapshot.module): the store is away")
-        }
         do {
+            if fails {
+                throw SnapshotError(description: "could not save the snapshot of \(snapshot.module): the store is away")
+            }
             try inner.save(snapshot)
         } catch {
             attempted.yield(Attempt(position: snapshot.position, saved: false))

@@ -16,9 +16,8 @@ actor ScriptedRatesSource: RatesSource {
     private var steps: [Step]
     private let repeatLast: Bool
     private(set) var fetches = 0
-    private(set) var cancelled = 0
-    /// Moves with ``cancelled``, for a test to await: a timed-out poll is cancelled after the
-    /// adapter has gone on (it does not wait for the fetch it gave up on).
+    /// How many fetches were cancelled, for a test to read or await: a timed-out poll is
+    /// cancelled after the adapter has gone on (it does not wait for the fetch it gave up on).
     nonisolated let cancellations = Watermark()
 
     init(name: String = "scripted", steps: [Step], repeatLast: Bool = true) {
@@ -38,7 +37,6 @@ actor ScriptedRatesSource: RatesSource {
             do {
                 try await Task.sleep(for: delay)
             } catch {
-                cancelled += 1
                 cancellations.add(1)
                 throw .cancelled
             }
