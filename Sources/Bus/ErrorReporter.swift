@@ -29,16 +29,16 @@ public struct ErrorReporter: Sendable {
     /// The `ErrorRaised` event, to publish (alone, or with the events it goes with).
     ///
     /// - Parameters:
-    ///   - code: stable and machine-readable, e.g. "fetch-failed", "malformed-input".
+    ///   - code: stable and machine-readable (``ErrorCode``).
     ///   - causation: the position of the event being handled when the error happened; 0 for none.
     ///   - id: a derived id for an error a reducer computes (so that it is published once); random otherwise.
     public func event(
-        code: String, message: String, causation: UInt64 = 0, id: EventID = .random(), correlation: EventID? = nil
+        code: ErrorCode, message: String, causation: UInt64 = 0, id: EventID = .random(), correlation: EventID? = nil
     ) -> OutgoingEvent {
         var raised = Bureau_System_ErrorRaised()
         raised.module = module
         raised.process = process
-        raised.code = code
+        raised.code = code.rawValue
         raised.message = EventText.bounded(message)
         raised.causation = causation
         // A proto3 message of strings does not fail to encode; an empty payload would still read
@@ -51,7 +51,7 @@ public struct ErrorReporter: Sendable {
     /// Publishes the event on `bus`. Never throws: a report that cannot be published is logged,
     /// so that reporting one problem does not become another.
     public func report(
-        code: String, message: String, causation: UInt64 = 0, on bus: any EventBus, logger: Logger
+        code: ErrorCode, message: String, causation: UInt64 = 0, on bus: any EventBus, logger: Logger
     ) async {
         do {
             if case .rejected(let reason) = try await bus.publish(

@@ -75,6 +75,11 @@ public struct ReplayBrowser: Sendable {
         return true
     }
 
+    /// The terminal now has `size`: the screens are drawn to fill it, at every event.
+    public mutating func resize(to size: TerminalSize) {
+        _ = coordinator.handle(.resized(size), in: &state)
+    }
+
     private mutating func handlePrompt(_ key: Key) -> Bool {
         switch key {
         case .escape: jumpPrompt = nil
@@ -129,8 +134,11 @@ public struct ReplayBrowser: Sendable {
         }
         // Not an empty difference unexplained: that would say the event changed nothing.
         if let unshown { problem = "the state difference cannot be shown: \(unshown)" }
+        // The fold's screens, seen from where the person is: their navigation and terminal size
+        // came through the coordinator's `handle` on `state` (keys, ``resize(to:)``).
         var shown = cursor.state
         shown.navigation = state.navigation
+        shown.size = state.size
         // The whole log is at hand: the screens are as caught up as a live front-end at its head.
         _ = coordinator.handle(.delivered(.caughtUp(head: events.last?.position ?? 0)), in: &shown)
         state = shown

@@ -21,8 +21,9 @@ public struct ReplaySession: Sendable {
     private func browse(_ terminal: Terminal, _ input: TerminalInput) async {
         var browser = self.browser
         var renderer = Renderer(colorMode: colorMode)
-        var size = terminal.size
+        browser.resize(to: terminal.size)
         func draw() {
+            let size = browser.state.size
             terminal.write(
                 renderer.render(ReplayView(browser: browser).rendered(width: size.columns, height: size.rows)))
         }
@@ -33,7 +34,7 @@ public struct ReplaySession: Sendable {
                 for key in keys where !browser.handle(key) { break loop }
                 draw()
             case .resized(let newSize):
-                size = newSize
+                browser.resize(to: newSize)
                 renderer.invalidate()
                 draw()
             case .closed:

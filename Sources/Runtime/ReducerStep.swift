@@ -96,7 +96,7 @@ extension Reducer {
     @usableFromInline
     func malformedInputError(_ event: StoredEvent, reason: String) -> OutgoingEvent {
         ErrorReporter(module: module, process: "").event(
-            code: "malformed-input", message: reason, causation: event.position,
+            code: .malformedInput, message: reason, causation: event.position,
             id: .derived(module: module, position: event.position, index: 0xFFFF),
             correlation: event.correlation == .zero ? event.id : event.correlation)
     }

@@ -50,7 +50,7 @@ final class SupervisorEvents: Sendable {
     /// restarted; `log` is its output file.
     static func crashLooping(process: String, failures: Int, log: String) -> OutgoingEvent {
         errors.event(
-            code: "crash-looping",
+            code: .crashLooping,
             message: "\(process) failed \(counted(failures, "time")) in a row and is no longer restarted; see \(log)")
     }
 
@@ -58,7 +58,7 @@ final class SupervisorEvents: Sendable {
     /// `down` cannot reach the deployment.
     static func controlUnavailable(_ error: any Error, pid: Int32) -> OutgoingEvent {
         errors.event(
-            code: "control-unavailable",
+            code: .controlUnavailable,
             message:
                 "the control socket could not be opened (\(error)): bureau ps, logs and down cannot reach this "
                 + "deployment; stop it with Ctrl-C or `kill \(pid)`")

@@ -32,7 +32,10 @@ final class CatchUpServer {
     private var nextRefresh = ContinuousClock.now
     private var lastFootprint: ContinuousClock.Instant?
     /// The last measure of the log's size failed (said once until one succeeds).
-    private var footprintFailing = false
+    /// Failures in a row to measure the log's size, and to read the commit times lag is measured
+    /// from: each said when it starts and when it ends.
+    private var footprintFailures = FailureStreak()
+    private var commitTimeFailures = FailureStreak()
 
     init(
         sockets: [ZMQSocket], reader: any EventLogReader, state: DaemonState, stop: WakeSignal,
@@ -234,12 +237,25 @@ final class CatchUpServer {
             return figures.consumers.positionsWantingCommitTime(head: head)
         }
         var learned: [(UInt64, CommitTime)] = []
+        var unread: (position: UInt64, error: any Error)?
         for position in wanted.prefix(64) {
-            // Best effort: a commit time not learned now leaves that lag unknown until the next refresh.
-            guard let record = try? reader.read(after: position, through: head, limit: 1, maxBytes: .max).first,
-                let event = try? StoredEvent(envelopeBytes: record.body)
-            else { continue }
-            learned.append((position, event.commitTime))
+            // A commit time not learned now leaves that lag unknown until a later refresh reads it.
+            do {
+                guard let record = try reader.read(after: position, through: head, limit: 1, maxBytes: .max).first
+                else { continue }
+                learned.append((position, try StoredEvent(envelopeBytes: record.body).commitTime))
+            } catch {
+                unread = (position, error)
+            }
+        }
+        if let unread {
+            if commitTimeFailures.failed() {
+                logger.error(
+                    "cannot read the commit time lag is measured from; those consumers' lag stays unknown",
+                    metadata: ["bus.position": "\(unread.position + 1)", "bus.error": "\(unread.error)"])
+            }
+        } else if commitTimeFailures.succeeded() > 0 {
+            logger.notice("the commit times lag is measured from can be read again")
         }
         if let logDirectory, lastFootprint.map({ now - $0 >= .seconds(5) }) ?? true {
             lastFootprint = now
@@ -260,8 +276,7 @@ final class CatchUpServer {
     private func measureFootprint(of logDirectory: String) {
         do {
             let footprint = try LogFootprint.measure(directory: logDirectory)
-            if footprintFailing {
-                footprintFailing = false
+            if footprintFailures.succeeded() > 0 {
                 logger.notice(
                     "the log's size can be measured again", metadata: ["bus.log_directory": "\(logDirectory)"])
             }
@@ -269,8 +284,7 @@ final class CatchUpServer {
             state.metrics.logSegments.record(footprint.segments)
             state.figures.withLock { $0.footprint = (footprint.bytes, footprint.segments) }
         } catch {
-            if !footprintFailing {
-                footprintFailing = true
+            if footprintFailures.failed() {
                 logger.warning(
                     "cannot measure the log's size; bureau stats shows it as unknown, the gauges the last size",
                     metadata: ["bus.log_directory": "\(logDirectory)", "bus.error": "\(error)"])

@@ -25,7 +25,7 @@ extension IngressLoop {
             requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos), reusing: takeRecordBuffer())
         guard diskFull, batch.records.count > self.reports.count else { return (requests, batch) }
         sequencer = before
-        let passed = reporter.event(code: "disk-full", message: diskFullReport())
+        let passed = reporter.event(code: .diskFull, message: diskFullReport())
         requests = withReports(self.reports + [passed], received)
         return (requests, sequencer.sequence(requests.map(\.envelopes), log: log, now: (time.seconds, time.nanos)))
     }

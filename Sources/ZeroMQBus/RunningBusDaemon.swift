@@ -252,7 +252,7 @@ public final class RunningBusDaemon: Sendable {
     /// never acknowledged) is worth an `ErrorRaised` that `bureau show errors` lists.
     static func reports(of recovery: RecoveryReport?) -> [OutgoingEvent] {
         guard let recovery, recovery.truncatedSegment != nil else { return [] }
-        return [ErrorReporter(module: "bus", process: "bus").event(code: "log-recovered", message: "\(recovery)")]
+        return [ErrorReporter(module: "bus", process: "bus").event(code: .logRecovered, message: "\(recovery)")]
     }
 
     /// The commit time of the last record, so that commit times never go back across restarts;

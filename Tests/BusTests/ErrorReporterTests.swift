@@ -9,7 +9,7 @@ import Testing
 struct ErrorReporterTests {
     @Test func anErrorBecomesAnErrorRaisedNamingModuleProcessCodeAndPosition() throws {
         let reporter = ErrorReporter(module: "rates-adapter", process: "rates-1")
-        let event = reporter.event(code: "fetch-failed", message: "timed out", causation: 42)
+        let event = reporter.event(code: .fetchFailed, message: "timed out", causation: 42)
         #expect(event.type == Bureau_System_ErrorRaised.protoMessageName)
         #expect(event.module == "rates-adapter")
         #expect(event.causation == 42)
@@ -23,7 +23,7 @@ struct ErrorReporterTests {
 
     @Test func aMessageFromOutsideIsCutToWhatAnEventCarries() throws {
         let reporter = ErrorReporter(module: "m", process: "p")
-        let event = reporter.event(code: "c", message: String(repeating: "é", count: 50_000))
+        let event = reporter.event(code: .diskFull, message: String(repeating: "é", count: 50_000))
         let raised = try Bureau_System_ErrorRaised(serializedBytes: event.payload)
         #expect(raised.message.utf8.count <= EventText.defaultLimit)
         #expect(raised.message.hasSuffix("…"))
@@ -33,7 +33,7 @@ struct ErrorReporterTests {
         let bus = InMemoryBus()
         let connection = bus.connection(process: "test")
         await ErrorReporter(module: "bus", process: "bus").report(
-            code: "log-recovered", message: "cut 3 bytes", on: connection, logger: Logger(label: "test"))
+            code: .logRecovered, message: "cut 3 bytes", on: connection, logger: Logger(label: "test"))
         let records = bus.records
         #expect(records.count == 1)
         let raised = try Bureau_System_ErrorRaised(serializedBytes: StoredEvent(envelopeBytes: records[0].body).payload)

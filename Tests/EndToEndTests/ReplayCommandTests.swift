@@ -3,6 +3,7 @@ import Bus
 import ConverterFeature
 import EventLog
 import Foundation
+import Guards
 import LogTools
 import ReservationsFeature
 import Runtime
@@ -193,10 +194,12 @@ struct ReplayCommandTests {
         let records = try lines.enumerated().map { index, line in
             try LogExchange.record(from: Array(line.utf8), expecting: UInt64(index + 1))
         }
-        let written = try FileEventLog(directory: target.location.logDirectory)
-        try written.append(records)
-        try written.commit()
-        try written.close()
+        try await OwnThread.run(name: "test-write") {
+            let written = try FileEventLog(directory: target.location.logDirectory)
+            try written.append(records)
+            try written.commit()
+            try written.close()
+        }
         let verified = try await target.run(["log", "verify"])
         #expect(verified.code == 1)
         #expect(

@@ -41,6 +41,18 @@ struct ReplayBrowserTests {
         #expect(screen.contains(try #require(browser.changes.first?.owner)))
     }
 
+    @Test func aResizedTerminalKeepsItsSizeWhileMovingThroughTheLog() {
+        // Given a browser part way through the log
+        var browser = Self.browser()
+        browser.move(to: 2)
+        // When the terminal is resized, then the browser moves back and forward
+        browser.resize(to: TerminalSize(columns: 132, rows: 50))
+        browser.move(to: 1)
+        browser.move(to: Fixtures.history.count)
+        // Then the screens are still drawn for the new size
+        #expect(browser.state.size == TerminalSize(columns: 132, rows: 50))
+    }
+
     @Test func steppingBackGivesTheSameStateAsComingForward() {
         var forward = Self.browser()
         forward.move(to: 3)

@@ -6,7 +6,7 @@ import Testing
 @testable import LogTools
 
 /// The tools' read-ahead: a source read on a thread of its own, handed over in order, bounded.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .ownThreads)
 struct ReadAheadTests {
     struct Broken: Error, Equatable {}
 

@@ -14,7 +14,7 @@ import ZeroMQBus
 /// A real full disk: a 2 MiB tmpfs, `bureau bus --segment-mib 1`, a filler file, then batches
 /// of 50 events of 200 bytes until the disk is full at a segment roll (the case that lied
 /// before). Needs root to mount the tmpfs; without it the test says so and is skipped.
-@Suite(.timeLimit(.minutes(3)), .enabled(if: Tmpfs.canMount, "needs root (or CAP_SYS_ADMIN) to mount a tmpfs"))
+@Suite(.timeLimit(.minutes(3)), .ownThreads, .enabled(if: Tmpfs.canMount, "needs root (or CAP_SYS_ADMIN) to mount a tmpfs"))
 struct DiskFullTests {
     @Test func aFullDiskAtASegmentRollRefusesPublishesKeepsTheLogTrueAndResumesOnceThereIsSpace() async throws {
         let directory = try TemporaryDirectory("full")

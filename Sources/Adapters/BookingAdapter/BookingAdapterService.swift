@@ -123,7 +123,7 @@ public final class BookingAdapterService: Service {
 
     /// An error to raise with an outcome: the ``ErrorReporter`` builds it once the ids are known.
     struct ErrorReport: Sendable {
-        let code: String
+        let code: ErrorCode
         let message: String
     }
 
@@ -258,7 +258,7 @@ public final class BookingAdapterService: Service {
             logger.error(
                 "the bus refused a booking outcome",
                 metadata: ["booking.reservation": "\(work.reservationID)", "booking.reason": "\(message)"])
-            let refused = ErrorReport(code: "outcome-refused", message: "\(work.reservationID): \(message)")
+            let refused = ErrorReport(code: .outcomeRefused, message: "\(work.reservationID): \(message)")
             outcome = failure(of: work, reason: message)
             if case .rejected(let again) = try await publish(outcome, refused, of: work, errorIndex: 2) {
                 logger.error(
@@ -307,7 +307,7 @@ public final class BookingAdapterService: Service {
                     return .done(
                         .outcome(
                             failure(of: work, reason: reason),
-                            ErrorReport(code: "booking-request-invalid", message: "\(work.reservationID): \(reason)")))
+                            ErrorReport(code: .bookingRequestInvalid, message: "\(work.reservationID): \(reason)")))
                 case .unknown(let reason):
                     logger.warning(
                         "the outcome of a booking call is unknown; resolving it",
@@ -320,7 +320,7 @@ public final class BookingAdapterService: Service {
                         return .done(
                             .outcome(
                                 failure(of: work, reason: message),
-                                ErrorReport(code: "booking-unavailable", message: "\(work.reservationID): \(message)")))
+                                ErrorReport(code: .bookingUnavailable, message: "\(work.reservationID): \(message)")))
                     }
                     warnRetrying("the booking service failed; retrying", work, attempt: attempt, reason: "\(reason)")
                     return .again

@@ -106,10 +106,9 @@ public final class RatesAdapterService: Service {
                         // Not published: reported, and tried again after a backoff.
                         failures += 1
                         delay = configuration.backoff.delay(attempt: failures)
-                        metrics.failed("publish-refused")
                         await reportFailure(
                             "the bus refused RatesPublished of \(fixing.asOf): \(refusal)", status: 200,
-                            code: "publish-refused", attempt: failures, next: delay)
+                            failure: .publishRefused, attempt: failures, next: delay)
                     } else {
                         failures = 0
                         statistics?.polled(ok: true)
@@ -117,20 +116,18 @@ public final class RatesAdapterService: Service {
                 } catch let error as ECBParseError {
                     failures += 1
                     delay = configuration.backoff.delay(attempt: failures)
-                    metrics.failed("malformed-document")
                     await reportFailure(
-                        error.description, status: 200, code: "malformed-document", attempt: failures, next: delay)
+                        error.description, status: 200, failure: .malformedDocument, attempt: failures, next: delay)
                 } catch {
                     // Publishing failed (the bus is away): try again at the next poll, same id.
                     logger.error("could not publish rates", metadata: ["rates.error": "\(error)"])
                 }
             case .failure(let error):
-                if let reason = RatesAdapterMetrics.reason(of: error) { metrics.failed(reason) }
                 failures += 1
                 delay = configuration.backoff.delay(attempt: failures)
-                let code = if case .status = error { "http-status" } else { "fetch-failed" }
                 await reportFailure(
-                    error.description, status: error.httpStatus, code: code, attempt: failures, next: delay)
+                    error.description, status: error.httpStatus, failure: RatesFailure(error), attempt: failures,
+                    next: delay)
             }
             let wake = began + max(delay, .zero)
             if ContinuousClock.now < wake { try? await Task.sleep(until: wake) }
@@ -175,7 +172,11 @@ public final class RatesAdapterService: Service {
         return outcome
     }
 
-    private func reportFailure(_ reason: String, status: Int, code: String, attempt: Int, next: Duration) async {
+    /// Counts and reports a failed poll; `failure` is nil for a fetch abandoned as the adapter stops.
+    private func reportFailure(
+        _ reason: String, status: Int, failure: RatesFailure?, attempt: Int, next: Duration
+    ) async {
+        if let failure { metrics.failed(failure) }
         let milliseconds = UInt64(max(0, next.inMilliseconds))
         logger.warning(
             "could not read the rates",
@@ -193,7 +194,7 @@ public final class RatesAdapterService: Service {
         failed.nextRetryMs = milliseconds
         failed.httpStatus = Int32(status)
         let raised = ErrorReporter(module: Self.module, process: client.process)
-            .event(code: code, message: "\(sourceName): \(reason)")
+            .event(code: failure?.code ?? .fetchFailed, message: "\(sourceName): \(reason)")
         do {
             let outcomes = try await client.publish([
                 try Emitted(failed).outgoing(id: .random(), module: Self.module), raised,
