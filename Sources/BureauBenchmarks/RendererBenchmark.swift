@@ -15,7 +15,7 @@ enum RendererBenchmark {
     static func measure(
         width: Int = 200, height: Int = 60, changedFraction: Double = 0.10, frames: Int = 200
     ) -> (diff: Measurement, full: Measurement) {
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = Xoshiro256(seed: 0x5EED)
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789€│─▲▼")
         let styles: [Style] = [.plain, .bold, .foreground(.green), .foreground(.red), .reverse]
         var frame = CellBuffer(width: width, height: height)

@@ -31,14 +31,23 @@ enum NewLog {
                 count = try await fill(log)
                 try log.close()
             } catch {
+                // The failure is what is said; a log that also fails to close is removed below.
                 try? log.close()
                 throw error
             }
             try manager.moveItem(atPath: staging, toPath: location.logDirectory)
             return count
         } catch {
-            try? manager.removeItem(atPath: staging)
-            if !existed { try? manager.removeItem(atPath: location.dataDirectory) }
+            // What could not be cleared away is said with the failure: the next attempt needs an
+            // empty directory.
+            var left: [String] = []
+            for path in [staging] + (existed ? [] : [location.dataDirectory]) where manager.fileExists(atPath: path) {
+                do { try manager.removeItem(atPath: path) } catch { left.append("\(path) (\(error))") }
+            }
+            guard left.isEmpty else {
+                throw CLIError(
+                    "\(error); and this could not be removed, remove it by hand: \(left.joined(separator: ", "))")
+            }
             throw error
         }
     }

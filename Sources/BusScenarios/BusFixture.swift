@@ -174,7 +174,7 @@ public final class BusFixture: Sendable {
     /// The unexpected event of the same type with the fewest differing fields.
     private static func closest(
         to pattern: EventPattern, among events: [StoredEvent]
-    ) -> (event: StoredEvent, mismatches: [FieldMismatch])? {
+    ) -> (event: StoredEvent, mismatches: [FieldDifference])? {
         events.compactMap { event in pattern.mismatches(in: event).map { (event, $0) } }
             .min { $0.1.count < $1.1.count }
     }

@@ -50,7 +50,7 @@ public struct EventPattern: Sendable, CustomStringConvertible {
     }
 
     /// The fields of `event`'s payload that do not match; nil when the type differs.
-    public func mismatches(in event: StoredEvent) -> [FieldMismatch]? {
+    public func mismatches(in event: StoredEvent) -> [FieldDifference]? {
         guard event.type == type else { return nil }
         return Self.mismatches(payload, EventJSON.payload(type: event.type, bytes: event.payload), matching, at: "")
     }
@@ -61,21 +61,21 @@ public struct EventPattern: Sendable, CustomStringConvertible {
 
     static func mismatches(
         _ pattern: JSONValue, _ actual: JSONValue?, _ matching: Matching, at path: String
-    ) -> [FieldMismatch] {
+    ) -> [FieldDifference] {
         if pattern.isWildcard { return [] }
         guard let actual else {
-            return pattern.isDefault ? [] : [FieldMismatch(path: path, expected: pattern, actual: nil)]
+            return pattern.isDefault ? [] : [FieldDifference(path: path, before: pattern, after: nil)]
         }
         switch (pattern, actual) {
         case (.object(let expected), .object(let members)):
-            var result: [FieldMismatch] = []
+            var result: [FieldDifference] = []
             for (key, value) in expected {
                 result += mismatches(value, actual[key], matching, at: path.isEmpty ? key : "\(path).\(key)")
             }
             if matching == .exact {
                 for (key, value) in members where pattern[key] == nil {
                     result.append(
-                        FieldMismatch(path: path.isEmpty ? key : "\(path).\(key)", expected: nil, actual: value))
+                        FieldDifference(path: path.isEmpty ? key : "\(path).\(key)", before: nil, after: value))
                 }
             }
             return result
@@ -85,7 +85,7 @@ public struct EventPattern: Sendable, CustomStringConvertible {
             }
         default:
             guard let expected = pattern.scalarText, expected == actual.scalarText else {
-                return [FieldMismatch(path: path, expected: pattern, actual: actual)]
+                return [FieldDifference(path: path, before: pattern, after: actual)]
             }
             return []
         }

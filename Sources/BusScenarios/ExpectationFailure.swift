@@ -8,7 +8,7 @@ import Runtime
 public struct ExpectationFailure: Error, Sendable, CustomStringConvertible {
     public let stimulus: Stimulus
     /// Patterns no event matched, and for each the received event that came closest.
-    public let missing: [(pattern: EventPattern, closest: (event: StoredEvent, mismatches: [FieldMismatch])?)]
+    public let missing: [(pattern: EventPattern, closest: (event: StoredEvent, mismatches: [FieldDifference])?)]
     /// Events in the stimulus's chain that matched no pattern (exhaustive mode only).
     public let unexpected: [StoredEvent]
     /// How long the events were awaited: the timeout, or less when an unexpected event and then
@@ -23,7 +23,7 @@ public struct ExpectationFailure: Error, Sendable, CustomStringConvertible {
             )
             if let (event, mismatches) = closest {
                 lines.append("    closest: the event at position \(event.position):")
-                lines += mismatches.map { "      \($0)" }
+                lines += mismatches.map { "      \($0.expectationText)" }
             }
         }
         for event in unexpected {

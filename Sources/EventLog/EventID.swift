@@ -1,3 +1,4 @@
+import Guards
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -34,18 +35,11 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// Parses the UUID text form; nil if it is not 32 hex digits with optional dashes in the usual places.
     public init?(_ text: String) {
-        let hex = text.filter { $0 != "-" }
-        guard hex.count == 32, text.count == 32 || text.count == 36 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        self.init(bytes: bytes)
+        let hex = Array(text.utf8.lazy.filter { $0 != UInt8(ascii: "-") })
+        guard hex.count == 32, text.utf8.count == 32 || text.utf8.count == 36,
+            let high = Hexadecimal.value(hex[0..<16]), let low = Hexadecimal.value(hex[16..<32])
+        else { return nil }
+        self.init(high: high, low: low)
     }
 
     /// A random (version 4) id.
@@ -77,11 +71,7 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     public var description: String {
-        let hex = bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
-        let characters = Array(hex)
+        let characters = Array(Hexadecimal.digits(high) + Hexadecimal.digits(low))
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 

@@ -26,6 +26,8 @@ extension LogRepair {
         envelope.type = Bureau_System_RecordLost.protoMessageName
         envelope.producer.process = "log-repair"
         envelope.payload = try payload.serializedData()
+        // The time of the last record before the loss, when it reads: a previous record that is
+        // itself damaged gives none, and the RecordLost then carries no commit time.
         if let previous = lost.previous, let before = try? Bureau_Envelope(serializedBytes: previous.body) {
             envelope.commitTime = before.commitTime
         }

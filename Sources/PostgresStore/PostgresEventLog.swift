@@ -197,8 +197,15 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     /// after this returns finds it free (a server ends a closed session a moment later).
     public func close() throws {
         if failure == nil {
-            _ = try? session.query(
-                "SELECT pg_advisory_unlock(\(PostgresSchema.writerLockKey))", what: "releasing the writer lock")
+            do {
+                _ = try session.query(
+                    "SELECT pg_advisory_unlock(\(PostgresSchema.writerLockKey))", what: "releasing the writer lock")
+            } catch {
+                // The server releases it when the session ends, a moment after the close below.
+                logger.warning(
+                    "could not release the writer lock; the server does once the session ends",
+                    metadata: ["store.error": "\(error)"])
+            }
         }
         session.close()
     }

@@ -1,5 +1,6 @@
 import Bus
 import EventLog
+import Guards
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -34,7 +35,7 @@ public final class AnyReducerReplay {
     /// advanced looked up the type metadata of `ReducerReplay<R>` at run time.
     @inlinable
     init<R: Reducer>(replay: ReducerReplay<R>) {
-        let box = ValueBox(replay)
+        let box = UncheckedBox(replay)
         let reducer = replay.reducer
         module = reducer.module
         outputTypes = reducer.outputTypes

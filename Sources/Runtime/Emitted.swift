@@ -1,5 +1,6 @@
 import Bus
 import EventLog
+import Guards
 import SwiftProtobuf
 
 #if canImport(FoundationEssentials)
@@ -48,12 +49,7 @@ extension EventID {
     /// The high half is FNV-1a of the module name with the UUID version nibble 8; the low
     /// half is the position (up to 2^46) and the index (up to 65,535) with the RFC 4122 variant.
     public static func derived(module: String, position: UInt64, index: Int) -> EventID {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in module.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        let high = (hash & ~UInt64(0xF000)) | 0x8000
+        let high = (FNV1a.hash(module) & ~UInt64(0xF000)) | 0x8000
         let low =
             (UInt64(0b10) << 62) | ((position & ((1 << 46) - 1)) << 16) | UInt64(UInt16(truncatingIfNeeded: index))
         return EventID(high: high, low: low)

@@ -1,4 +1,5 @@
 import Bus
+import Guards
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -28,7 +29,7 @@ public final class ProjectionFold: @unchecked Sendable {
     // every event applied looked up the box's type metadata at run time.
     @inlinable
     init<P: Projection>(_ projection: P, value: P.Value, passedOver: PassedOver = PassedOver()) {
-        let box = ValueBox(value)
+        let box = UncheckedBox(value)
         filter = projection.filter
         passed = passedOver
         applyEvent = { event in

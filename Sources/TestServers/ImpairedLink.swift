@@ -40,7 +40,7 @@ final class ImpairedLink: @unchecked Sendable {
         descriptors = (first, second)
         for (direction, (from, to)) in [(first, second), (second, first)].enumerated() {
             let queue = DelayQueue()
-            let generator = SplitMix64(seed: seed &+ UInt64(direction))
+            let generator = Xoshiro256(seed: seed &+ UInt64(direction))
             spawn { [self] in
                 copy(from: from, into: queue, lossPercent: lossPercent, delay: delay, generator: generator)
             }
@@ -88,7 +88,7 @@ final class ImpairedLink: @unchecked Sendable {
     /// Reads frames as they come (polling, so that it notices ``stop()``), drops a share,
     /// and queues the rest to be written when their delay has passed.
     private func copy(
-        from fd: Int32, into queue: DelayQueue, lossPercent: Int, delay: Duration, generator: SplitMix64
+        from fd: Int32, into queue: DelayQueue, lossPercent: Int, delay: Duration, generator: Xoshiro256
     ) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var generator = generator

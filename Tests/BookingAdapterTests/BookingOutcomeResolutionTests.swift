@@ -36,7 +36,7 @@ struct BookingOutcomeResolutionTests {
         }
         let service = HTTPBookingService(baseURL: "http://127.0.0.1:\(server.port)", timeout: .milliseconds(250))
         // Seeded ids: the idempotency keys, and so the faults each call meets, are the same every run.
-        var generator = SplitMix64(seed: 31)
+        var generator = Xoshiro256(seed: 31)
         let ids = (0..<Self.reservations).map { _ in EventID.random(using: &generator) }
         let cancellationIDs = (0..<Self.reservations).map { _ in EventID.random(using: &generator) }
         let story = EventFilter(prefixes: ["bureau.reservations.", "bureau.booking."])

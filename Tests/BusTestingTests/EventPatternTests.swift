@@ -42,7 +42,7 @@ import WatchlistFeature
             type: "bureau.watchlist.PairRejected", fields: .object([("reason", .string("NOT_FOUND"))]))
         #expect(
             wrong.mismatches(in: try stored(rejected)) == [
-                FieldMismatch(path: "reason", expected: .string("NOT_FOUND"), actual: .string("DUPLICATE"))
+                FieldDifference(path: "reason", before: .string("NOT_FOUND"), after: .string("DUPLICATE"))
             ])
     }
 
@@ -60,7 +60,7 @@ import WatchlistFeature
         #expect(
             EventPattern(type: "bureau.watchlist.PairAdded", fields: .object([("quote", .string(""))])).matches(event))
         let missing = EventPattern(type: "bureau.watchlist.PairAdded", fields: .object([("quote", .string("USD"))]))
-        #expect(missing.mismatches(in: event) == [FieldMismatch(path: "quote", expected: .string("USD"), actual: nil)])
+        #expect(missing.mismatches(in: event) == [FieldDifference(path: "quote", before: .string("USD"), after: nil)])
     }
 
     @Test func aTypedPatternIsExactButForTheFieldsItIgnores() throws {
@@ -69,7 +69,7 @@ import WatchlistFeature
         let withoutMessage = PairRejected(base: "EUR", quote: "USD", reason: .duplicate, message: "")
         #expect(
             EventPattern(withoutMessage).mismatches(in: event) == [
-                FieldMismatch(path: "message", expected: nil, actual: .string("EUR/USD is already watched"))
+                FieldDifference(path: "message", before: nil, after: .string("EUR/USD is already watched"))
             ], "an exact pattern fails on a field it does not have")
         #expect(EventPattern(withoutMessage, ignoring: ["message"]).matches(event))
         let other = PairRejected(base: "EUR", quote: "GBP", reason: .duplicate, message: "whatever")

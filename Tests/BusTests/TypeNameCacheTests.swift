@@ -22,7 +22,7 @@ struct TypeNameCacheTests {
         var names = (0..<(TypeNameCache.capacity + 9)).map { "bureau.test.Happened\($0)" }
         names += ["bureau.test.Happened", "bureau.test.Happene", "bureau.tëst.Ünïcode", "bureau.a.B", "bureau.a.C"]
         var types: [String] = []
-        var random = SplitMix64(seed: 42)
+        var random = Xoshiro256(seed: 42)
         for _ in 0..<2_000 {
             let name = names[Int.random(in: 0..<names.count, using: &random)]
             types += Array(repeating: name, count: Int.random(in: 1...4, using: &random))

@@ -20,7 +20,7 @@ struct ExactlyOnceTests {
     /// Each request module's reducer and the answer types of its requests.
     static let modules = ["watchlist", "converter", "reservations", "alerts"]
 
-    static func requests(_ count: Int, using generator: inout SplitMix64) throws -> [OutgoingEvent] {
+    static func requests(_ count: Int, using generator: inout Xoshiro256) throws -> [OutgoingEvent] {
         let currencies = ["USD", "JPY", "GBP", "CHF", "XYZ"]
         return try (0..<count).map { index -> OutgoingEvent in
             let quote = currencies[Int(generator.next() % UInt64(currencies.count))]

@@ -19,16 +19,13 @@ import ZeroMQBus
 // Starts servers, mounts, and writes through blocking calls: off the cooperative pool.
 @Suite(.requiresPostgreSQL, .ownThreads, .timeLimit(.minutes(3)))
 struct PostgresStoreFaultTests {
-    static let canMount = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/mount")
-
-    @Test(.enabled(if: canMount, "mounting a small tmpfs for the database needs root"))
+    @Test(.enabled(if: Tmpfs.canMount, "needs root with CAP_SYS_ADMIN to mount a small tmpfs for the database"))
     func aFullDiskOnTheServerRefusesTheBatchWholeAndWritesResumeOnceThereIsSpace() throws {
         let server = try TestPostgres.server()
         let directory = try TemporaryDirectory("pgfull")
         let mountPoint = directory.file("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        try SystemCommand.run(["/usr/bin/mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", mountPoint])
-        defer { _ = try? SystemCommand.run(["/usr/bin/umount", "-l", mountPoint]) }
+        let mount = try Tmpfs(mountPoint, megabytes: 16)
+        defer { mount.unmount() }
         // The directory and its parents must be reachable by the server's user.
         for path in [directory.path, mountPoint] { chmod(path, 0o755) }
         if let user = getpwnam("postgres") { chown(mountPoint, user.pointee.pw_uid, user.pointee.pw_gid) }

@@ -105,7 +105,7 @@ struct FileEventLogTests {
 
     @Test(arguments: 0..<12)
     func aTornWriteBeyondTheRecoveryPointIsCutAfterTheLastValidRecord(seed: Int) throws {
-        var generator = SplitMix64(seed: UInt64(seed))
+        var generator = Xoshiro256(seed: UInt64(seed))
         let (directory, records) = try Self.crashedLog(acknowledged: 20, more: 20)
         let path = directory.file("00000000000000000001.seg")
         // Records 21…40 were never acknowledged: tear them at a random byte.
@@ -128,7 +128,7 @@ struct FileEventLogTests {
 
     @Test(arguments: 0..<6)
     func aCutBelowTheRecoveryPointIsDamageAndTheLogRefusesToOpen(seed: Int) throws {
-        var generator = SplitMix64(seed: UInt64(seed) + 50)
+        var generator = Xoshiro256(seed: UInt64(seed) + 50)
         let (directory, _) = try Self.crashedLog(acknowledged: 30, more: 0)
         let path = directory.file("00000000000000000001.seg")
         let cut = Int64.random(in: 41..<Files.size(path), using: &generator)
@@ -148,7 +148,7 @@ struct FileEventLogTests {
 
     @Test(arguments: 0..<8)
     func garbageOverAcknowledgedRecordsIsDamageNotATornTail(seed: Int) throws {
-        var generator = SplitMix64(seed: UInt64(seed) + 100)
+        var generator = Xoshiro256(seed: UInt64(seed) + 100)
         let (directory, _) = try Self.crashedLog(acknowledged: 60, more: 0, size: 70)
         let newest = try #require(Files.list(directory.path).filter { $0.hasSuffix(".seg") }.last)
         let path = directory.file(newest)

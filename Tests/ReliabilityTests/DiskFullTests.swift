@@ -14,7 +14,9 @@ import ZeroMQBus
 /// A real full disk: a 2 MiB tmpfs, `bureau bus --segment-mib 1`, a filler file, then batches
 /// of 50 events of 200 bytes until the disk is full at a segment roll (the case that lied
 /// before). Needs root to mount the tmpfs; without it the test says so and is skipped.
-@Suite(.timeLimit(.minutes(3)), .ownThreads, .enabled(if: Tmpfs.canMount, "needs root (or CAP_SYS_ADMIN) to mount a tmpfs"))
+@Suite(
+    .timeLimit(.minutes(3)), .ownThreads, .enabled(if: Tmpfs.canMount, "needs root (or CAP_SYS_ADMIN) to mount a tmpfs")
+)
 struct DiskFullTests {
     @Test func aFullDiskAtASegmentRollRefusesPublishesKeepsTheLogTrueAndResumesOnceThereIsSpace() async throws {
         let directory = try TemporaryDirectory("full")
@@ -108,37 +110,5 @@ struct DiskFullTests {
             "disk full: \(refusals) batches refused on a full 2 MiB tmpfs across a segment roll; "
                 + "\(summary.acknowledged) acknowledged and \(summary.rejected) rejected events checked, with the disk "
                 + "full, once there was space, and after kill -9 and a restart")
-    }
-}
-
-/// A tmpfs of a given size, mounted for a test and unmounted after.
-struct Tmpfs {
-    let path: String
-
-    /// Whether this process may mount one (root, in CI): tried once.
-    static let canMount: Bool = {
-        guard geteuid() == 0 else { return false }
-        guard let probe = try? TemporaryDirectory("tmpfs-probe") else { return false }
-        guard let mount = try? Tmpfs(probe.file("m"), megabytes: 1) else { return false }
-        mount.unmount()
-        return true
-    }()
-
-    init(_ path: String, megabytes: Int) throws {
-        self.path = path
-        mkdir(path, 0o700)
-        let result = Glibc.mount("tmpfs", path, "tmpfs", 0, "size=\(megabytes)m,mode=0700")
-        guard result == 0 else { throw TestSupportError("mount tmpfs on \(path): errno \(errno)") }
-    }
-
-    /// Bytes free.
-    var free: Int64 {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return 0 }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
-    }
-
-    func unmount() {
-        umount2(path, Int32(MNT_DETACH))
     }
 }

@@ -186,7 +186,7 @@ struct FaultWorkload: Sendable {
     /// `count` batches of `size` events of about `bytes` bytes; batches 4 and 9 repeat events
     /// of earlier ones, batch 6 carries an envelope the bus must reject.
     static func make(count: Int = 14, size: Int = 6, bytes: Int = 180, seed: UInt64) -> FaultWorkload {
-        var generator = SplitMix64(seed: seed)
+        var generator = Xoshiro256(seed: seed)
         var batches: [[Event]] = []
         for number in 0..<count {
             var batch = (0..<size).map { index in

@@ -77,7 +77,7 @@ struct RendererTests {
         for y in 0..<24 { frame.write(String(repeating: "x", count: 80), x: 0, y: y) }
         _ = renderer.render(frame)
         // When a tenth of its cells change, scattered
-        var generator = SplitMix64(seed: 7)
+        var generator = Xoshiro256(seed: 7)
         for _ in 0..<(80 * 24 / 10) {
             frame.set(Int(generator.next() % 80), Int(generator.next() % 24), Cell("o", style: .bold))
         }

@@ -6,10 +6,10 @@ import Guards
 /// for, so that a failed run's log holds what reproduces it.
 public enum TestSeed {
     /// A generator for `purpose` (the test's name will do), seeded as above; prints the seed.
-    public static func generator(for purpose: String) -> SplitMix64 {
+    public static func generator(for purpose: String) -> Xoshiro256 {
         let given = ProcessInfo.processInfo.environment["BUREAU_TEST_SEED"].flatMap { UInt64($0) }
         let seed = given ?? UInt64.random(in: .min ... .max)
         print("\(purpose): random seed \(seed) (BUREAU_TEST_SEED=\(seed) draws the same again)")
-        return SplitMix64(seed: seed)
+        return Xoshiro256(seed: seed)
     }
 }

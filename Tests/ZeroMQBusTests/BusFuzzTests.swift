@@ -80,7 +80,7 @@ struct BusFuzzTests {
     /// Sends random requests to a ROUTER through a DEALER and counts the answers.
     static func fuzzRouter(_ endpoint: String, count: Int, verb: String, seed: UInt64) async throws -> Tally {
         try await OwnThread.run(name: "fuzz") {
-            var random = SplitMix64(seed: seed)
+            var random = Xoshiro256(seed: seed)
             let context = try ZMQContext()
             let socket = try context.socket(.dealer)
             try socket.setLinger(milliseconds: 0)
@@ -121,7 +121,7 @@ struct BusFuzzTests {
     }
 
     /// One bad request; the kinds rotate so that each reaches a different check.
-    static func malformedRequest(_ index: Int, verb: String, valid: Data, random: inout SplitMix64) -> [Data] {
+    static func malformedRequest(_ index: Int, verb: String, valid: Data, random: inout Xoshiro256) -> [Data] {
         let version = Data(WireProtocol.version.utf8)
         let id = Data(random.bytes(8))
         switch index % 9 {
@@ -169,7 +169,7 @@ struct BusFuzzTests {
     /// Sends random messages to the PUB socket through an XSUB (which may send anything upstream).
     static func fuzzPublisher(_ endpoint: String, count: Int, seed: UInt64) async throws -> Tally {
         try await OwnThread.run(name: "fuzz") {
-            var random = SplitMix64(seed: seed)
+            var random = Xoshiro256(seed: seed)
             let context = try ZMQContext()
             let socket = try context.socket(.xsub)
             try socket.setLinger(milliseconds: 0)
@@ -189,7 +189,7 @@ struct BusFuzzTests {
     /// Connects plain stream sockets to the ipc paths and writes bytes that are not ZMTP.
     static func fuzzRawStreams(_ paths: [String], count: Int, seed: UInt64) async throws -> Tally {
         try await OwnThread.run(name: "fuzz") {
-            var random = SplitMix64(seed: seed)
+            var random = Xoshiro256(seed: seed)
             var tally = Tally()
             for index in 0..<count {
                 let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -247,7 +247,7 @@ struct BusFuzzTests {
 }
 
 /// Fuzz input from the project's one seeded generator.
-extension SplitMix64 {
+extension Xoshiro256 {
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     mutating func byte() -> UInt8 { UInt8.random(in: .min ... .max, using: &self) }
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in byte() } }

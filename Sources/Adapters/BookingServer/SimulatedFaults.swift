@@ -39,7 +39,7 @@ final class SimulatedFaults: Sendable {
             defer { calls[name, default: 0] += 1 }
             return calls[name, default: 0]
         }
-        var generator = SplitMix64(seed: seed ^ Self.fnv1a("\(name)#\(count)"))
+        var generator = Xoshiro256(seed: seed ^ FNV1a.hash("\(name)#\(count)"))
         let share = Double(generator.next() >> 11) / Double(1 << 53)
         let beforeWork = generator.next() & 1 == 0
         var threshold = configuration.failureRate
@@ -52,10 +52,5 @@ final class SimulatedFaults: Sendable {
         threshold += configuration.cutRate
         if share < threshold { return .cut(beforeWork: beforeWork) }
         return .none
-    }
-
-    /// FNV-1a of the UTF-8 bytes: a hash that, unlike `Hasher`, is the same in every process.
-    static func fnv1a(_ text: String) -> UInt64 {
-        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 }

@@ -24,7 +24,8 @@ public struct RatesAdapterMetrics: Sendable {
                 (
                     $0,
                     Counter(
-                        label: "bureau_rates_fetch_failures_total", dimensions: [("reason", $0.label)], factory: factory)
+                        label: "bureau_rates_fetch_failures_total", dimensions: [("reason", $0.label)], factory: factory
+                    )
                 )
             })
     }

@@ -38,7 +38,8 @@ public struct ErrorsProjection: Projection {
                 message: raised.message)
         } else if let failed = try event.payload(as: Bureau_Rates_RatesFetchFailed.self) {
             row = Row(
-                position: event.position, time: "\(event.commitTime)", module: "rates", code: ErrorCode.fetchFailed.rawValue,
+                position: event.position, time: "\(event.commitTime)", module: "rates",
+                code: ErrorCode.fetchFailed.rawValue,
                 message: "\(failed.reason) (attempt \(failed.attempt), next in \(failed.nextRetryMs) ms)")
         }
         guard let row else { return }
