@@ -34,6 +34,11 @@ public final class RunningBusDaemon: Sendable {
     ) throws {
         self.logger = logger
         self.recovery = recovery
+        let stopSignal = try WakeSignal()
+        self.stopSignal = stopSignal
+        let commitFinished = try WakeSignal()
+        let renewIngress = try WakeSignal()
+        let renewReads = try WakeSignal()
         let context = try ZMQContext(ioThreads: 1)
         self.context = context
         var zap: ZAPHandler?
@@ -70,11 +75,6 @@ public final class RunningBusDaemon: Sendable {
             head: log.head, epoch: epoch, pid: getpid(), version: BusDaemon.version, metrics: metrics)
         metrics.head.record(Int64(clamping: log.head))
         self.state = state
-        let stopSignal = try WakeSignal()
-        self.stopSignal = stopSignal
-        let commitFinished = try WakeSignal()
-        let renewIngress = try WakeSignal()
-        let renewReads = try WakeSignal()
         let memoryWatch = configuration.maxMemoryBytes.map {
             MemoryWatch(
                 limit: $0, renewals: [renewIngress, renewReads], stop: stopSignal, metrics: metrics, logger: logger)
@@ -84,7 +84,16 @@ public final class RunningBusDaemon: Sendable {
             pid: getpid(), epoch: epoch, startedAt: Date().formatted(.iso8601), version: BusDaemon.version,
             endpoints: configuration.location.ipcEndpoints, tcpEndpoints: sockets.tcpEndpoints)
         infoFile = configuration.location.infoFile
-        try RunningBusDaemon.write(info, to: infoFile)
+        let reader: any EventLogReader
+        do {
+            try RunningBusDaemon.write(info, to: infoFile)
+            reader = try log.makeReader()
+        } catch {
+            // Nothing runs yet: what is bound and started so far goes with the failure.
+            sockets.closeAll()
+            zap?.stop()
+            throw error
+        }
 
         let lastCommitTime: (seconds: Int64, nanos: Int32)
         do {
@@ -99,7 +108,6 @@ public final class RunningBusDaemon: Sendable {
         }
         let sequencer = Sequencer(
             maxEnvelopeBytes: configuration.maxEnvelopeBytes, epochStart: log.head, lastCommitTime: lastCommitTime)
-        let reader = try log.makeReader()
         let catchUp = UncheckedBox(
             CatchUpServer(
                 sockets: sockets.read, reader: reader, state: state, stop: stopSignal,
@@ -114,28 +122,37 @@ public final class RunningBusDaemon: Sendable {
                 reports: Self.reports(of: recovery), logger: logger))
         let logBox = UncheckedBox(log)
         let loopLogger = logger
-        var started = [
-            try OwnThread(name: "bureau-ingress") {
-                var failure: (any Error)?
-                do {
-                    try ingress.value.run()
-                } catch {
-                    failure = error
-                    loopLogger.critical("the bus stops", metadata: ["bus.error": "\(error)"])
-                }
-                do {
-                    try logBox.value.close()
-                } catch {
-                    failure = failure ?? error
-                    loopLogger.critical("could not close the log", metadata: ["bus.error": "\(error)"])
-                }
-                // The catch-up thread stops with the sequencer.
-                stopSignal.ring()
-                state.finish(error: failure)
-            },
-            try OwnThread(name: "bureau-catchup") { catchUp.value.run() },
-        ]
-        if let memoryWatch { started.append(try OwnThread(name: "bureau-memory") { memoryWatch.run() }) }
+        var started: [OwnThread] = []
+        do {
+            started.append(
+                try OwnThread(name: "bureau-ingress") {
+                    var failure: (any Error)?
+                    do {
+                        try ingress.value.run()
+                    } catch {
+                        failure = error
+                        loopLogger.critical("the bus stops", metadata: ["bus.error": "\(error)"])
+                    }
+                    do {
+                        try logBox.value.close()
+                    } catch {
+                        failure = failure ?? error
+                        loopLogger.critical("could not close the log", metadata: ["bus.error": "\(error)"])
+                    }
+                    // The catch-up thread stops with the sequencer.
+                    stopSignal.ring()
+                    state.finish(error: failure)
+                })
+            started.append(try OwnThread(name: "bureau-catchup") { catchUp.value.run() })
+            if let memoryWatch { started.append(try OwnThread(name: "bureau-memory") { memoryWatch.run() }) }
+        } catch {
+            // A thread could not be started: those that were stop, then what they would have closed is.
+            stopSignal.ring()
+            for thread in started { thread.join() }
+            sockets.closeAll()
+            zap?.stop()
+            throw error
+        }
         threads = started
         logger.info(
             "the bus is up",
