@@ -286,7 +286,7 @@ let package = Package(
         .executableTarget(
             name: "bureau-faults",
             dependencies: [
-                "FaultInjection", "ZeroMQBus", "EventLog", "Bus",
+                "FaultInjection", "ZeroMQBus", "EventLog", "Bus", "Guards",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

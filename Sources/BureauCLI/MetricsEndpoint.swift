@@ -208,7 +208,9 @@ struct MetricsOptions: ParsableArguments {
         guard let colon = address.lastIndex(of: ":") else { return nil }
         var host = String(address[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port)
+        // The caller says what a good address is; the refusal's own words are not needed here.
+        guard !host.isEmpty,
+            let port = try? BoundedNumber.integer(String(address[address.index(after: colon)...]), in: 0...65535)
         else { return nil }
         return (host, port)
     }

@@ -230,4 +230,27 @@ extension FileEventLog {
         }
         return (index, indexSize, lastOffset)
     }
+
+    /// The deduplication window of a log opened at `head`: the ids of its last records, reading
+    /// only as many as the window holds and finding older segments through the headers' links
+    /// rather than a directory listing.
+    static func loadWindow(
+        capacity: Int, head: UInt64, newest: SegmentFile, directory: String, fileSystem: any FileSystem
+    ) throws -> DeduplicationWindow {
+        var window = DeduplicationWindow(capacity: capacity)
+        guard head > 0 else { return window }
+        let from = head > UInt64(window.capacity) ? head - UInt64(window.capacity) : 0
+        var segments = [newest]
+        while let oldest = segments.first, oldest.firstPosition > from + 1 {
+            let previous = try oldest.previousFirstPosition(fileSystem: fileSystem)
+            guard previous > 0, previous < oldest.firstPosition else { break }
+            segments.insert(SegmentFile(directory: directory, firstPosition: previous), at: 0)
+        }
+        let cursor = try LogCursor(
+            directory: directory, segments: segments, after: from, limit: head, fileSystem: fileSystem)
+        while let record = try cursor.next() {
+            window.insert(record.id, at: record.position)
+        }
+        return window
+    }
 }

@@ -113,13 +113,14 @@ public final class FileEventLog: EventLog {
         acknowledgedEnd = opened.size
         indexSize = opened.indexSize
         lastIndexedOffset = opened.lastIndexedOffset
-        window = DeduplicationWindow(capacity: options.deduplicationWindow)
         do {
-            try loadWindow()
+            window = try FileEventLog.loadWindow(
+                capacity: options.deduplicationWindow, head: head, newest: opened.segment, directory: directory,
+                fileSystem: fileSystem)
         } catch {
-            file.close()
-            index?.close()
-            recoveryPoint.close()
+            opened.file.close()
+            opened.index?.close()
+            opened.recoveryPoint.close()
             lock.release()
             throw error
         }
@@ -542,24 +543,6 @@ public final class FileEventLog: EventLog {
                 throw EventLogError.diskFull(path: segment.path)
             }
             throw error
-        }
-    }
-
-    /// Remembers the ids of the last records, reading only as many as the window holds and
-    /// finding older segments through the headers' links rather than a directory listing.
-    private func loadWindow() throws {
-        guard head > 0 else { return }
-        let from = head > UInt64(window.capacity) ? head - UInt64(window.capacity) : 0
-        var segments = [segment]
-        while let oldest = segments.first, oldest.firstPosition > from + 1 {
-            let previous = try oldest.previousFirstPosition(fileSystem: fileSystem)
-            guard previous > 0, previous < oldest.firstPosition else { break }
-            segments.insert(SegmentFile(directory: directory, firstPosition: previous), at: 0)
-        }
-        let cursor = try LogCursor(
-            directory: directory, segments: segments, after: from, limit: head, fileSystem: fileSystem)
-        while let record = try cursor.next() {
-            window.insert(record.id, at: record.position)
         }
     }
 }

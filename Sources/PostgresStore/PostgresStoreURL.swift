@@ -1,3 +1,5 @@
+import Guards
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -124,15 +126,17 @@ public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
                 }
                 rootCertificateFile = file
             case ("connect_timeout", let seconds?):
-                guard let seconds = Int(seconds), (1...600).contains(seconds) else {
-                    throw bad("connect_timeout takes whole seconds from 1 to 600, not '\(seconds)'")
+                do {
+                    connectTimeout = .seconds(try BoundedNumber.integer(seconds, in: 1...600))
+                } catch {
+                    throw bad("connect_timeout, in whole seconds: \(error)")
                 }
-                connectTimeout = .seconds(seconds)
             case ("query_timeout", let seconds?):
-                guard let seconds = Int(seconds), (1...3600).contains(seconds) else {
-                    throw bad("query_timeout takes whole seconds from 1 to 3600, not '\(seconds)'")
+                do {
+                    queryTimeout = .seconds(try BoundedNumber.integer(seconds, in: 1...3600))
+                } catch {
+                    throw bad("query_timeout, in whole seconds: \(error)")
                 }
-                queryTimeout = .seconds(seconds)
             default:
                 let modes = TLSMode.allCases.map(\.rawValue).joined(separator: "|")
                 throw bad(
@@ -175,10 +179,11 @@ public struct PostgresStoreURL: Sendable, Equatable, CustomStringConvertible {
         }
         guard !name.isEmpty else { throw bad("a host is empty") }
         guard let port else { return Host(name: String(name)) }
-        guard let number = Int(port), (1...65535).contains(number) else {
-            throw bad("the port '\(port)' of \(name) is not a number from 1 to 65535")
+        do {
+            return Host(name: String(name), port: try BoundedNumber.integer(String(port), in: 1...65535))
+        } catch {
+            throw bad("the port of \(name): \(error)")
         }
-        return Host(name: String(name), port: number)
     }
 
     /// The URL with its password replaced, for messages.

@@ -2,6 +2,7 @@ import Bus
 import EventLog
 import FaultInjection
 import Foundation
+import Guards
 import Logging
 import ServiceLifecycle
 import ZeroMQBus
@@ -43,16 +44,18 @@ struct BureauFaults {
         var configuration = BusDaemon.Configuration(location: BusLocation(dataDirectory: data))
         configuration.maxMemoryBytes = BusDaemon.defaultMaxMemoryMiB << 20
         if let text = options["--segment-mib"] {
-            guard let mib = Int64(text), (1...4096).contains(mib) else {
-                throw UsageError(description: "--segment-mib '\(text)': give 1 to 4096")
+            do {
+                configuration.segmentSize = try BoundedNumber.integer(text, in: Int64(1)...4096) << 20
+            } catch {
+                throw UsageError(description: "--segment-mib: \(error)")
             }
-            configuration.segmentSize = mib << 20
         }
         if let text = options["--heartbeat-ms"] {
-            guard let milliseconds = Int64(text), (1...60_000).contains(milliseconds) else {
-                throw UsageError(description: "--heartbeat-ms '\(text)': give 1 to 60000")
+            do {
+                configuration.heartbeatInterval = try BoundedNumber.milliseconds(text, in: 1...60_000)
+            } catch {
+                throw UsageError(description: "--heartbeat-ms: \(error)")
             }
-            configuration.heartbeatInterval = .milliseconds(milliseconds)
         }
         if let plan = ProcessInfo.processInfo.environment[variable], !plan.isEmpty {
             let parsed: FaultInjectingFileSystem.Plan

@@ -27,8 +27,8 @@ struct PostgresStoreURLTests {
         ("mysql://u@h/d", "a store URL starts with postgres://"),
         ("postgres://u@h", "name the database after the hosts"),
         ("postgres://h/d", "name the user before the hosts"),
-        ("postgres://u@h:0/d", "the port '0' of h is not a number from 1 to 65535"),
-        ("postgres://u@h:99999/d", "the port '99999' of h is not a number from 1 to 65535"),
+        ("postgres://u@h:0/d", "the port of h: '0' is out of range (give a whole number from 1 to 65535)"),
+        ("postgres://u@h:99999/d", "the port of h: '99999' is out of range (give a whole number from 1 to 65535)"),
         ("postgres://u@h,/d", "a host is empty"),
         ("postgres://u@[::1/d", "lacks its ]"),
         (
@@ -42,11 +42,17 @@ struct PostgresStoreURLTests {
             "sslrootcert: cannot read /nonexistent/ca.pem: No such file or directory"
         ),
         ("postgres://u@h/d?sslrootcert=/etc/hostname", "sslrootcert needs sslmode=verify-full"),
-        ("postgres://u@h/d?connect_timeout=nan", "connect_timeout takes whole seconds"),
+        (
+            "postgres://u@h/d?connect_timeout=nan",
+            "connect_timeout, in whole seconds: 'nan' is not a whole number (give a whole number from 1 to 600)"
+        ),
         ("postgres://u@h/d?pool=5", "unknown parameter 'pool'"),
         ("postgres://u@h/d?=", "unknown parameter ''"),
         ("postgres://u@h/d?=verify-full", "unknown parameter ''"),
-        ("postgres://u@h/d?query_timeout=0", "query_timeout takes whole seconds from 1 to 3600"),
+        (
+            "postgres://u@h/d?query_timeout=0",
+            "query_timeout, in whole seconds: '0' is out of range (give a whole number from 1 to 3600)"
+        ),
     ])
     func eachMistakeIsNamed(text: String, says: String) {
         let error = #expect(throws: PostgresStoreError.self) { try PostgresStoreURL(parsing: text) }
