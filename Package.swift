@@ -315,7 +315,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // The test kit for tests written at the bus: BusScenarios and the tiers inside a test's
-        // process (the in-memory twin, a daemon on a temporary directory). Never the product.
+        // process (the in-memory twin, a daemon on a temporary directory). A library product for
+        // others' tests; never linked into the bureau executable (ARCHITECTURE.md, the rules).
         .target(
             name: "BusTesting",
             dependencies: [

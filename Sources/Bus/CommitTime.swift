@@ -44,7 +44,7 @@ public struct CommitTime: Sendable, Hashable, Comparable, Codable, CustomStringC
     /// `time` moved on by `duration` (back, for a negative one), the nanoseconds carried into
     /// the seconds: what a test's clock does between inputs.
     public static func + (time: CommitTime, duration: Duration) -> CommitTime {
-        let seconds = duration.components.seconds
+        let seconds = duration.inWholeSeconds
         // The part under a second, in whole nanoseconds: the seconds are added apart, so that
         // no duration saturates.
         let nanos = Int64(time.nanos) + (duration - .seconds(seconds)).inNanoseconds

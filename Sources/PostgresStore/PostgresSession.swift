@@ -126,7 +126,7 @@ public final class PostgresSession: @unchecked Sendable {
                 throw .statement(
                     what, sqlState: nil,
                     message:
-                        "the store did not answer within \(url.queryTimeout.inSeconds) s (query_timeout); the connection was closed"
+                        "the store did not answer within \(url.queryTimeout.secondsText()) s (query_timeout); the connection was closed"
                 )
             case .unexpected(let status):
                 // Where the protocol stands is unknown: the connection is not used again.

@@ -41,26 +41,7 @@ public final class RunningBusDaemon: Sendable {
         let renewReads = try WakeSignal()
         let context = try ZMQContext(ioThreads: 1)
         self.context = context
-        var zap: ZAPHandler?
-        if case .curve(_, let allowed)? = configuration.tcp?.security {
-            let handlerLogger = logger
-            let handler = try ZAPHandler(
-                context: context, allowedKeys: allowed,
-                onDecision: { decision in
-                    if !decision.allowed {
-                        handlerLogger.warning(
-                            "refused a TCP client",
-                            metadata: [
-                                "bus.address": "\(decision.address)", "bus.key": "\(decision.clientKey ?? "none")",
-                            ])
-                    }
-                },
-                onFailure: { failure in
-                    handlerLogger.error("\(failure)", metadata: ["error.description": "\(failure.error)"])
-                })
-            try handler.start()
-            zap = handler
-        }
+        let zap = try Self.startZAP(context: context, configuration: configuration, logger: logger)
         self.zap = zap
         let sockets: DaemonSockets
         do {
@@ -95,17 +76,7 @@ public final class RunningBusDaemon: Sendable {
             throw error
         }
 
-        let lastCommitTime: (seconds: Int64, nanos: Int32)
-        do {
-            lastCommitTime = try RunningBusDaemon.commitTime(of: log.lastRecord)
-        } catch {
-            // The log's records checked out (their checksums), so this is not expected; the clock
-            // alone then orders commit times, which may go back across this restart.
-            lastCommitTime = (0, 0)
-            logger.error(
-                "the log's last record cannot be read for its commit time; commit times may go back",
-                metadata: ["bus.position": "\(log.lastRecord?.position ?? 0)", "bus.error": "\(error)"])
-        }
+        let lastCommitTime = Self.lastCommitTime(of: log, logger: logger)
         let sequencer = Sequencer(
             maxEnvelopeBytes: configuration.maxEnvelopeBytes, epochStart: log.head, lastCommitTime: lastCommitTime)
         let catchUp = UncheckedBox(
@@ -120,40 +91,15 @@ public final class RunningBusDaemon: Sendable {
                 renewal: memoryWatch.map { _ in sockets.ingressRenewal(renewIngress) },
                 configuration: configuration,
                 reports: Self.reports(of: recovery), logger: logger))
-        let logBox = UncheckedBox(log)
-        let loopLogger = logger
-        var started: [OwnThread] = []
         do {
-            started.append(
-                try OwnThread(name: "bureau-ingress") {
-                    var failure: (any Error)?
-                    do {
-                        try ingress.value.run()
-                    } catch {
-                        failure = error
-                        loopLogger.critical("the bus stops", metadata: ["bus.error": "\(error)"])
-                    }
-                    do {
-                        try logBox.value.close()
-                    } catch {
-                        failure = failure ?? error
-                        loopLogger.critical("could not close the log", metadata: ["bus.error": "\(error)"])
-                    }
-                    // The catch-up thread stops with the sequencer.
-                    stopSignal.ring()
-                    state.finish(error: failure)
-                })
-            started.append(try OwnThread(name: "bureau-catchup") { catchUp.value.run() })
-            if let memoryWatch { started.append(try OwnThread(name: "bureau-memory") { memoryWatch.run() }) }
+            threads = try Self.startThreads(
+                ingress: ingress, catchUp: catchUp, memoryWatch: memoryWatch, log: log, stop: stopSignal, state: state,
+                logger: logger)
         } catch {
-            // A thread could not be started: those that were stop, then what they would have closed is.
-            stopSignal.ring()
-            for thread in started { thread.join() }
             sockets.closeAll()
             zap?.stop()
             throw error
         }
-        threads = started
         logger.info(
             "the bus is up",
             metadata: [
@@ -164,6 +110,82 @@ public final class RunningBusDaemon: Sendable {
             ])
         if let recovery, recovery.truncatedSegment != nil {
             logger.warning("the log's tail was repaired", metadata: ["log.recovery": "\(recovery)"])
+        }
+    }
+
+    /// The ZAP handler that admits CURVE clients by key, started, when the TCP endpoint is secured.
+    private static func startZAP(
+        context: ZMQContext, configuration: BusDaemon.Configuration, logger: Logger
+    ) throws -> ZAPHandler? {
+        guard case .curve(_, let allowed)? = configuration.tcp?.security else { return nil }
+        let handler = try ZAPHandler(
+            context: context, allowedKeys: allowed,
+            onDecision: { decision in
+                if !decision.allowed {
+                    logger.warning(
+                        "refused a TCP client",
+                        metadata: [
+                            "bus.address": "\(decision.address)", "bus.key": "\(decision.clientKey ?? "none")",
+                        ])
+                }
+            },
+            onFailure: { failure in
+                logger.error("\(failure)", metadata: ["error.description": "\(failure.error)"])
+            })
+        try handler.start()
+        return handler
+    }
+
+    /// The commit time of the log's last record, which the sequencer's commit times follow.
+    private static func lastCommitTime(of log: any EventLog, logger: Logger) -> (seconds: Int64, nanos: Int32) {
+        do {
+            return try RunningBusDaemon.commitTime(of: log.lastRecord)
+        } catch {
+            // The log's records checked out (their checksums), so this is not expected; the clock
+            // alone then orders commit times, which may go back across this restart.
+            logger.error(
+                "the log's last record cannot be read for its commit time; commit times may go back",
+                metadata: ["bus.position": "\(log.lastRecord?.position ?? 0)", "bus.error": "\(error)"])
+            return (0, 0)
+        }
+    }
+
+    /// Starts the daemon's threads: the ingress (which closes the log when it stops, then
+    /// stops the others), the catch-up reads, and the memory watch if any. If one cannot be
+    /// started, those that were are stopped before the error is thrown.
+    private static func startThreads(
+        ingress: UncheckedBox<IngressLoop>, catchUp: UncheckedBox<CatchUpServer>, memoryWatch: MemoryWatch?,
+        log: any EventLog, stop: WakeSignal, state: DaemonState, logger: Logger
+    ) throws -> [OwnThread] {
+        let logBox = UncheckedBox(log)
+        var started: [OwnThread] = []
+        do {
+            started.append(
+                try OwnThread(name: "bureau-ingress") {
+                    var failure: (any Error)?
+                    do {
+                        try ingress.value.run()
+                    } catch {
+                        failure = error
+                        logger.critical("the bus stops", metadata: ["bus.error": "\(error)"])
+                    }
+                    do {
+                        try logBox.value.close()
+                    } catch {
+                        failure = failure ?? error
+                        logger.critical("could not close the log", metadata: ["bus.error": "\(error)"])
+                    }
+                    // The catch-up thread stops with the sequencer.
+                    stop.ring()
+                    state.finish(error: failure)
+                })
+            started.append(try OwnThread(name: "bureau-catchup") { catchUp.value.run() })
+            if let memoryWatch { started.append(try OwnThread(name: "bureau-memory") { memoryWatch.run() }) }
+            return started
+        } catch {
+            stop.ring()
+            for thread in started { thread.join() }
+            throw error
         }
     }
 

@@ -136,87 +136,16 @@ public struct ReservationsReducer: Reducer {
                 return [Emitted(rejection)]
             case .accept(let reservation):
                 state.reservations[reservation.id] = reservation
-                var accepted = ReservationAcceptedV2()
-                accepted.reservationID = reservation.id
-                accepted.base = reservation.base
-                accepted.quote = reservation.quote
-                accepted.amount = reservation.amount
-                accepted.rate = reservation.rate
-                accepted.grossAmount = reservation.quoteAmount
-                accepted.commissionRate = reservation.commissionRate
-                accepted.commission = reservation.commission
-                accepted.netAmount = reservation.netAmount
-                accepted.asOf = reservation.asOf
-                accepted.commissionBasis = state.commissionRates == nil ? .beforeCommissions : .schedule
-                return [Emitted(accepted)]
-            }
-
-        case .commissionRateSetRequested(let request):
-            guard let currency = Currency(request.currency) else {
                 return [
                     Emitted(
-                        CommissionRateRejected(request, message: "'\(request.currency)' is not a currency Bureau knows")
+                        Self.accepted(reservation, basis: state.commissionRates == nil ? .beforeCommissions : .schedule)
                     )
                 ]
             }
-            guard let rate = try? DecimalText.parse(request.rate).value, rate >= 0, rate <= Self.maxCommissionRate
-            else {
-                return [
-                    Emitted(
-                        CommissionRateRejected(
-                            request,
-                            message:
-                                "'\(request.rate)' is not a commission rate: give a decimal fraction from 0 to "
-                                + "\(DecimalText.plain(Self.maxCommissionRate)), e.g. 0.005 for 0.5 %"))
-                ]
-            }
-            let text = DecimalText.plain(rate)
-            state.commissionRates = (state.commissionRates ?? [:]).merging([currency.code: text]) { $1 }
-            return [Emitted(CommissionRateSet(currency: currency.code, rate: text))]
-
+        case .commissionRateSetRequested(let request):
+            return [setCommissionRate(request, in: &state)]
         case .cancellationRequested(let request):
-            let id = request.reservationID.uppercased()
-            guard var reservation = state.reservations[id] else {
-                return [
-                    Emitted(
-                        CancellationRejected(
-                            reservationID: request.reservationID, reason: .notFound,
-                            message: "no reservation has the id \(request.reservationID)"))
-                ]
-            }
-            switch reservation.status {
-            case .confirmed:
-                reservation.status = .cancelling
-                state.reservations[id] = reservation
-                return [Emitted(CancellationAccepted(reservationID: id))]
-            case .pending, .failed:
-                return [
-                    Emitted(
-                        CancellationRejected(
-                            reservationID: id, reason: .notConfirmed,
-                            message:
-                                "\(id) is \(reservation.status.rawValue), not confirmed; only a confirmed reservation can be cancelled"
-                        ))
-                ]
-            case .unknown:
-                return [
-                    Emitted(
-                        CancellationRejected(
-                            reservationID: id, reason: .notConfirmed,
-                            message:
-                                "\(id) is not confirmed yet: the booking service is being asked whether it booked it; only a confirmed reservation can be cancelled"
-                        ))
-                ]
-            case .cancelling, .cancelled:
-                return [
-                    Emitted(
-                        CancellationRejected(
-                            reservationID: id, reason: .alreadyCancelled,
-                            message:
-                                "\(id) is already \(reservation.status == .cancelled ? "cancelled" : "being cancelled")"
-                        ))
-                ]
-            }
+            return [cancel(request, in: &state)]
 
         case .outcomeUnknown(let unknown):
             // A cancellation whose outcome is unknown stays cancelling: it is still under way.
@@ -246,6 +175,82 @@ public struct ReservationsReducer: Reducer {
                 $0.failure = failed.reason
             }
             return []
+        }
+    }
+
+    /// The event that says `reservation` is taken, at the commission `basis` it was priced on.
+    private static func accepted(
+        _ reservation: Reservation, basis: ReservationAcceptedV2.CommissionBasis
+    ) -> ReservationAcceptedV2 {
+        var accepted = ReservationAcceptedV2()
+        accepted.reservationID = reservation.id
+        accepted.base = reservation.base
+        accepted.quote = reservation.quote
+        accepted.amount = reservation.amount
+        accepted.rate = reservation.rate
+        accepted.grossAmount = reservation.quoteAmount
+        accepted.commissionRate = reservation.commissionRate
+        accepted.commission = reservation.commission
+        accepted.netAmount = reservation.netAmount
+        accepted.asOf = reservation.asOf
+        accepted.commissionBasis = basis
+        return accepted
+    }
+
+    /// A commission rate for a currency: a known currency and a fraction from 0 to the maximum,
+    /// set again over any before it.
+    private func setCommissionRate(_ request: CommissionRateSetRequested, in state: inout State) -> Emitted {
+        guard let currency = Currency(request.currency) else {
+            return Emitted(
+                CommissionRateRejected(request, message: "'\(request.currency)' is not a currency Bureau knows"))
+        }
+        guard let rate = try? DecimalText.parse(request.rate).value, rate >= 0, rate <= Self.maxCommissionRate else {
+            return Emitted(
+                CommissionRateRejected(
+                    request,
+                    message:
+                        "'\(request.rate)' is not a commission rate: give a decimal fraction from 0 to "
+                        + "\(DecimalText.plain(Self.maxCommissionRate)), e.g. 0.005 for 0.5 %"))
+        }
+        let text = DecimalText.plain(rate)
+        state.commissionRates = (state.commissionRates ?? [:]).merging([currency.code: text]) { $1 }
+        return Emitted(CommissionRateSet(currency: currency.code, rate: text))
+    }
+
+    /// The cancellation policy: only a confirmed reservation can be cancelled; it is then
+    /// cancelling until the booking service answers.
+    private func cancel(_ request: CancellationRequested, in state: inout State) -> Emitted {
+        let id = request.reservationID.uppercased()
+        guard var reservation = state.reservations[id] else {
+            return Emitted(
+                CancellationRejected(
+                    reservationID: request.reservationID, reason: .notFound,
+                    message: "no reservation has the id \(request.reservationID)"))
+        }
+        switch reservation.status {
+        case .confirmed:
+            reservation.status = .cancelling
+            state.reservations[id] = reservation
+            return Emitted(CancellationAccepted(reservationID: id))
+        case .pending, .failed:
+            return Emitted(
+                CancellationRejected(
+                    reservationID: id, reason: .notConfirmed,
+                    message:
+                        "\(id) is \(reservation.status.rawValue), not confirmed; only a confirmed reservation can be cancelled"
+                ))
+        case .unknown:
+            return Emitted(
+                CancellationRejected(
+                    reservationID: id, reason: .notConfirmed,
+                    message:
+                        "\(id) is not confirmed yet: the booking service is being asked whether it booked it; only a confirmed reservation can be cancelled"
+                ))
+        case .cancelling, .cancelled:
+            return Emitted(
+                CancellationRejected(
+                    reservationID: id, reason: .alreadyCancelled,
+                    message: "\(id) is already \(reservation.status == .cancelled ? "cancelled" : "being cancelled")"))
         }
     }
 
