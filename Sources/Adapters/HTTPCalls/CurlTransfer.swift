@@ -65,6 +65,30 @@ final class CurlTransfer: @unchecked Sendable {
         let body = Body(limit: bodyLimit)
         let milliseconds = max(1, timeout.inMilliseconds)
 
+        let failed = configure(easy, headers: headers, errorText: errorText, body: body, milliseconds: milliseconds)
+        guard failed == CURLE_OK else {
+            return .failure(.cannotStart("libcurl refused an option: \(String(cString: curl_easy_strerror(failed)))"))
+        }
+
+        guard let multi = curl_multi_init() else { return .failure(.cannotStart("curl_multi_init failed")) }
+        curl_multi_add_handle(multi, easy)
+        state.withLock { $0.multi = multi }
+        defer {
+            state.withLock { $0.multi = nil }
+            curl_multi_remove_handle(multi, easy)
+            curl_multi_cleanup(multi)
+        }
+        return withExtendedLifetime(body) {
+            drive(multi, easy: easy, body: body, errorText: errorText, milliseconds: milliseconds)
+        }
+    }
+
+    /// Sets the transfer's options on `easy`: the request, its limits, where the body goes.
+    /// Returns the first option libcurl refused, `CURLE_OK` if none.
+    private func configure(
+        _ easy: UnsafeMutableRawPointer, headers: UnsafeMutablePointer<curl_slist>?,
+        errorText: UnsafeMutablePointer<CChar>, body: Body, milliseconds: Int64
+    ) -> CURLcode {
         var failed: CURLcode = CURLE_OK
         func set(_ result: CURLcode) { if failed == CURLE_OK { failed = result } }
         set(bureau_curl_set_string(easy, CURLOPT_URL, request.url))
@@ -112,47 +136,43 @@ final class CurlTransfer: @unchecked Sendable {
                     bureau_curl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(errorText))
                 })
         }
-        guard failed == CURLE_OK else {
-            return .failure(.cannotStart("libcurl refused an option: \(String(cString: curl_easy_strerror(failed)))"))
-        }
+        return failed
+    }
 
-        guard let multi = curl_multi_init() else { return .failure(.cannotStart("curl_multi_init failed")) }
-        curl_multi_add_handle(multi, easy)
-        state.withLock { $0.multi = multi }
-        defer {
-            state.withLock { $0.multi = nil }
-            curl_multi_remove_handle(multi, easy)
-            curl_multi_cleanup(multi)
-        }
+    /// Runs the transfer on `multi` until it ends or ``cancel()`` is called; then says what came
+    /// of it.
+    private func drive(
+        _ multi: UnsafeMutableRawPointer, easy: UnsafeMutableRawPointer, body: Body,
+        errorText: UnsafeMutablePointer<CChar>,
+        milliseconds: Int64
+    ) -> Result<HTTPResponse, HTTPCallError> {
         var finished: CURLcode?
-        return withExtendedLifetime(body) { () -> Result<HTTPResponse, HTTPCallError> in
-            while finished == nil {
-                if state.withLock({ $0.cancelled }) { return .failure(.cancelled) }
-                var running: Int32 = 0
-                let performed = curl_multi_perform(multi, &running)
-                guard performed == CURLM_OK else {
-                    return .failure(.interrupted(String(cString: curl_multi_strerror(performed))))
-                }
-                var left: Int32 = 0
-                while let message = curl_multi_info_read(multi, &left) {
-                    if message.pointee.msg == CURLMSG_DONE { finished = bureau_curl_message_result(message) }
-                }
-                if finished == nil {
-                    // Returns when a socket is ready, when curl's own timers (the timeout) are
-                    // due, or when cancel() wakes it; at most a second.
-                    _ = curl_multi_poll(multi, nil, 0, 1000, nil)
-                }
+        while finished == nil {
+            if state.withLock({ $0.cancelled }) { return .failure(.cancelled) }
+            var running: Int32 = 0
+            let performed = curl_multi_perform(multi, &running)
+            guard performed == CURLM_OK else {
+                return .failure(.interrupted(String(cString: curl_multi_strerror(performed))))
             }
-            let code = finished ?? CURLE_OK
-            guard code == CURLE_OK else {
-                return .failure(
-                    classify(
-                        code, easy: easy, body: body, reason: String(cString: errorText), milliseconds: milliseconds))
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                if message.pointee.msg == CURLMSG_DONE { finished = bureau_curl_message_result(message) }
             }
-            var status = 0
-            _ = bureau_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &status)
-            return .success(HTTPResponse(status: status, body: body.data))
+            if finished == nil {
+                // Returns when a socket is ready, when curl's own timers (the timeout) are
+                // due, or when cancel() wakes it; at most a second.
+                _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            }
         }
+        let code = finished ?? CURLE_OK
+        guard code == CURLE_OK else {
+            return .failure(
+                classify(
+                    code, easy: easy, body: body, reason: String(cString: errorText), milliseconds: milliseconds))
+        }
+        var status = 0
+        _ = bureau_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        return .success(HTTPResponse(status: status, body: body.data))
     }
 
     /// What a failed transfer means for the caller: sent or not, and why.
