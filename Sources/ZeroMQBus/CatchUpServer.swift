@@ -105,65 +105,9 @@ final class CatchUpServer {
         case .success(let request):
             switch request.verb {
             case WireProtocol.read:
-                guard request.arguments.count == 1,
-                    let read = try? Bureau_Bus_ReadRequest(serializedBytes: request.arguments[0])
-                else {
-                    let message = "a read request carries one ReadRequest frame"
-                    badInput.record(message, socket: "read")
-                    send(
-                        on: socket, request.identity, WireProtocol.error, request.requestID,
-                        [errorReply(.malformedRequest, message)])
-                    return
-                }
-                let head = state.publishedHead.load(ordering: .acquiring)
-                if read.afterGap {
-                    state.metrics.subscriberGaps.increment()
-                    state.figures.withLock { $0.subscriberGaps += 1 }
-                }
-                guard read.after <= head else {
-                    // The reader has what this log never published: another log, or an older copy.
-                    var error = Bureau_Bus_ErrorReply()
-                    error.code = BusErrorCode.aheadOfLog.rawValue
-                    error.message =
-                        "a read after position \(read.after), but the log ends at position \(head) "
-                        + "(daemon epoch \(state.epoch)): this is not the log the reader read"
-                    error.head = head
-                    error.epoch = state.epoch
-                    send(
-                        on: socket, request.identity, WireProtocol.error, request.requestID,
-                        [serialized(error, "an ahead-of-log error")])
-                    return
-                }
-                do {
-                    var (header, bodies) = try answer(read)
-                    // One frame for the lot when the client can take it: a frame per envelope cost
-                    // libzmq's threads and the client a message part each.
-                    header.batched = read.batched
-                    state.metrics.catchUpReads.increment()
-                    state.metrics.catchUpEvents.increment(by: bodies.count)
-                    send(
-                        on: socket, request.identity, WireProtocol.events, request.requestID,
-                        [try header.serializedData()] + (read.batched ? [WireProtocol.batch(bodies)] : bodies))
-                } catch {
-                    state.metrics.storeError("read")
-                    logger.error("could not read the log", metadata: ["bus.error": "\(error)"])
-                    send(
-                        on: socket, request.identity, WireProtocol.error, request.requestID,
-                        [errorReply(.readFailed, "could not read the log: \(error)")])
-                }
+                serveRead(request, on: socket)
             case WireProtocol.report:
-                guard request.arguments.count == 1,
-                    let report = try? Bureau_Bus_ProgressReport(serializedBytes: request.arguments[0])
-                else {
-                    // Not answered (a report never is); counted and summarised like other bad input.
-                    badInput.record("a report carries one ProgressReport frame", socket: "read")
-                    return
-                }
-                let now = ContinuousClock.now
-                state.metrics.progressReports.increment()
-                state.figures.withLock { figures in
-                    for consumer in report.consumers { figures.consumers.record(consumer, at: now) }
-                }
+                record(request)
             case WireProtocol.stats:
                 refresh()
                 let stats = serialized(statistics(), "the stats")
@@ -178,6 +122,73 @@ final class CatchUpServer {
                     on: socket, request.identity, WireProtocol.error, request.requestID,
                     [errorReply(.unknownVerb, message)])
             }
+        }
+    }
+
+    /// Answers a `read`: the events after its position, or why not (a malformed request, a
+    /// reader ahead of this log, a log that cannot be read).
+    private func serveRead(_ request: RequestFrames, on socket: ZMQSocket) {
+        guard request.arguments.count == 1,
+            let read = try? Bureau_Bus_ReadRequest(serializedBytes: request.arguments[0])
+        else {
+            let message = "a read request carries one ReadRequest frame"
+            badInput.record(message, socket: "read")
+            send(
+                on: socket, request.identity, WireProtocol.error, request.requestID,
+                [errorReply(.malformedRequest, message)])
+            return
+        }
+        let head = state.publishedHead.load(ordering: .acquiring)
+        if read.afterGap {
+            state.metrics.subscriberGaps.increment()
+            state.figures.withLock { $0.subscriberGaps += 1 }
+        }
+        guard read.after <= head else {
+            // The reader has what this log never published: another log, or an older copy.
+            var error = Bureau_Bus_ErrorReply()
+            error.code = BusErrorCode.aheadOfLog.rawValue
+            error.message =
+                "a read after position \(read.after), but the log ends at position \(head) "
+                + "(daemon epoch \(state.epoch)): this is not the log the reader read"
+            error.head = head
+            error.epoch = state.epoch
+            send(
+                on: socket, request.identity, WireProtocol.error, request.requestID,
+                [serialized(error, "an ahead-of-log error")])
+            return
+        }
+        do {
+            var (header, bodies) = try answer(read)
+            // One frame for the lot when the client can take it: a frame per envelope cost
+            // libzmq's threads and the client a message part each.
+            header.batched = read.batched
+            state.metrics.catchUpReads.increment()
+            state.metrics.catchUpEvents.increment(by: bodies.count)
+            send(
+                on: socket, request.identity, WireProtocol.events, request.requestID,
+                [try header.serializedData()] + (read.batched ? [WireProtocol.batch(bodies)] : bodies))
+        } catch {
+            state.metrics.storeError("read")
+            logger.error("could not read the log", metadata: ["bus.error": "\(error)"])
+            send(
+                on: socket, request.identity, WireProtocol.error, request.requestID,
+                [errorReply(.readFailed, "could not read the log: \(error)")])
+        }
+    }
+
+    /// Takes a consumer's `report` of how far it has got (never answered).
+    private func record(_ request: RequestFrames) {
+        guard request.arguments.count == 1,
+            let report = try? Bureau_Bus_ProgressReport(serializedBytes: request.arguments[0])
+        else {
+            // Not answered (a report never is); counted and summarised like other bad input.
+            badInput.record("a report carries one ProgressReport frame", socket: "read")
+            return
+        }
+        let now = ContinuousClock.now
+        state.metrics.progressReports.increment()
+        state.figures.withLock { figures in
+            for consumer in report.consumers { figures.consumers.record(consumer, at: now) }
         }
     }
 
