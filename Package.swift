@@ -119,7 +119,14 @@ let package = Package(
         // The bus inside one process: the twin of ZeroMQBus for tests that need no daemon.
         .target(
             name: "InMemoryBus",
-            dependencies: ["Bus", "EventLog", "BureauSchemas", "Guards"],
+            dependencies: ["Bus", "EventLog", "InMemoryStores", "BureauSchemas", "Guards"],
+            swiftSettings: strict
+        ),
+        // The in-memory twins of the event log and the snapshot store, for tests and the
+        // in-memory bus: not linked into the bureau executable.
+        .target(
+            name: "InMemoryStores",
+            dependencies: ["EventLog"],
             swiftSettings: strict
         ),
         .target(
@@ -278,7 +285,7 @@ let package = Package(
         // bureau-faults only, never the product.
         .target(
             name: "FaultInjection",
-            dependencies: ["EventLog", "Guards"],
+            dependencies: ["EventLog", "InMemoryStores", "Guards"],
             swiftSettings: strict
         ),
         // `bureau bus` with a fault planned in its log's file system (BUREAU_FAULT=crash@N): the
@@ -320,7 +327,7 @@ let package = Package(
         .target(
             name: "BusTesting",
             dependencies: [
-                "BusScenarios", "InMemoryBus", "ZeroMQBus", "Bus", "EventLog", "Runtime", "Guards",
+                "BusScenarios", "InMemoryBus", "InMemoryStores", "ZeroMQBus", "Bus", "EventLog", "Runtime", "Guards",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -480,7 +487,7 @@ let package = Package(
             dependencies: [
                 "FaultInjection",
                 "FeatureTestSupport",
-                "InMemoryBus", "ZeroMQBus", "Guards", "BusTesting",
+                "InMemoryBus", "InMemoryStores", "ZeroMQBus", "Guards", "BusTesting",
                 "Runtime", "Bus", "EventLog", "BureauSchemas", "WatchlistFeature", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -503,7 +510,7 @@ let package = Package(
         .testTarget(
             name: "RatesAdapterTests",
             dependencies: [
-                "BusTesting", "FaultInjection",
+                "BusTesting", "FaultInjection", "InMemoryStores",
                 "TestServers",
                 "ZeroMQBus",
                 "RatesAdapter", "RatesServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport", "Guards",
@@ -519,7 +526,7 @@ let package = Package(
                 "TestServers", "FaultInjection",
                 "FeatureTestSupport", "ZeroMQBus",
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
-                "BusTesting", "ReservationsFeature", "Guards", "HTTPCalls",
+                "BusTesting", "ReservationsFeature", "Guards", "HTTPCalls", "InMemoryStores",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
@@ -569,7 +576,9 @@ let package = Package(
             name: "EventLogTests",
             dependencies: [
                 "Guards",
-                "TestServers", "FaultInjection", "EventLog", "PostgresStore", "BureauSchemas", "TestSupport", "CZlib",
+                "TestServers", "FaultInjection", "EventLog", "InMemoryStores", "PostgresStore", "BureauSchemas",
+                "TestSupport",
+                "CZlib",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict),
@@ -581,7 +590,7 @@ let package = Package(
         .testTarget(
             name: "BusTests",
             dependencies: [
-                "InMemoryBus", "Bus", "EventLog", "BureauSchemas", "Guards", "FeatureTestSupport",
+                "InMemoryBus", "InMemoryStores", "Bus", "EventLog", "BureauSchemas", "Guards", "FeatureTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

@@ -2,6 +2,7 @@ import Bus
 import BusScenarios
 import EventLog
 import InMemoryBus
+import InMemoryStores
 import Logging
 import Runtime
 import ServiceLifecycle

@@ -4,7 +4,8 @@
 /// implementation's durability policy says. Ids of recent appends are remembered, so that a
 /// retried append can be recognised (see ``position(of:)``).
 ///
-/// ``FileEventLog`` keeps segment files on disk; ``InMemoryEventLog`` is its twin for tests.
+/// ``FileEventLog`` keeps segment files on disk; `InMemoryEventLog` (in `InMemoryStores`) is its
+/// twin for tests.
 /// Both pass the same contract suite.
 public protocol EventLog: AnyObject {
     /// The position of the last record; 0 when the log is empty.

@@ -5,7 +5,7 @@
 #endif
 
 /// Where reducer hosts keep their snapshots. ``FileSnapshotStore`` writes files atomically;
-/// ``InMemorySnapshotStore`` is its twin for tests; both pass one contract suite.
+/// `InMemorySnapshotStore` (in `InMemoryStores`) is its twin for tests; both pass one contract suite.
 public protocol SnapshotStore: Sendable {
     /// The newest snapshot of `module` whose state version is `stateVersion`, or nil if
     /// there is none, it is of another version, or it cannot be read (the reason goes to

@@ -1,4 +1,5 @@
 import EventLog
+import InMemoryStores
 import Synchronization
 
 /// A snapshot store whose next saves fail on demand, in front of another: a store that is

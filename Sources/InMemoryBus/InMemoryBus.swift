@@ -2,6 +2,7 @@ import BureauSchemas
 import Bus
 import EventLog
 import Guards
+import InMemoryStores
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -6,6 +6,7 @@ import FaultInjection
 import FeatureTestSupport
 import Foundation
 import Guards
+import InMemoryStores
 import Logging
 import ReservationsFeature
 import Runtime

@@ -2,6 +2,7 @@ import BureauSchemas
 import EventLog
 import FeatureTestSupport
 import Foundation
+import InMemoryStores
 import Testing
 
 @testable import Bus

@@ -61,7 +61,15 @@ struct ReadmeWalkthroughTests {
             // What the whole block printed: the first run's lines, then the rest again.
             result = (again.code, result.out + again.out, result.err + again.err)
         }
-        #expect(result.code == 0, "README's block failed:\n\(result.out)\n\(result.err)")
+        // On a failure, what the processes that answer a reservation logged.
+        let logs = {
+            ["reducers", "booking-adapter", "booking-server"].map { name in
+                let file = BusLocation(dataDirectory: data).processLogDirectory + "/\(name).log"
+                let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? "(no log at \(file))"
+                return "== \(name)\n" + text.split(separator: "\n").suffix(40).joined(separator: "\n")
+            }.joined(separator: "\n")
+        }
+        #expect(result.code == 0, "README's block failed:\n\(result.out)\n\(result.err)\n\(logs())")
         #expect(result.out.contains("EUR/USD"), "show watchlist showed the pair: \(result.out)")
         #expect(result.out.contains("ReservationConfirmed"), "the reservation's outcome: \(result.out)")
         // The last line, `bureau down`, stopped the deployment.

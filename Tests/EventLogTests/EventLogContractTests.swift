@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Guards
+import InMemoryStores
 import PostgresStore
 import TestSupport
 import Testing

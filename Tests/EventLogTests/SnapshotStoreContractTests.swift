@@ -1,6 +1,7 @@
 import EventLog
 import FaultInjection
 import Foundation
+import InMemoryStores
 import PostgresStore
 import TestSupport
 import Testing

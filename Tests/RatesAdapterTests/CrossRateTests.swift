@@ -5,6 +5,7 @@ import ConverterFeature
 import EventLog
 import Foundation
 import Guards
+import InMemoryStores
 import Money
 import RatesAdapter
 import RatesServer

@@ -5,6 +5,7 @@ import EventLog
 import FaultInjection
 import Foundation
 import Guards
+import InMemoryStores
 import RatesServer
 import Runtime
 import ServiceLifecycle

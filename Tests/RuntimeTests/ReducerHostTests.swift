@@ -7,6 +7,7 @@ import FeatureTestSupport
 import Foundation
 import Guards
 import InMemoryBus
+import InMemoryStores
 import Logging
 import Runtime
 import ServiceLifecycle

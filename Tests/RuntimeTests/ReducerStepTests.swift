@@ -5,6 +5,7 @@ import FeatureTestSupport
 import Foundation
 import Guards
 import InMemoryBus
+import InMemoryStores
 import Runtime
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import Bus
 import EventLog
 import FeatureTestSupport
 import Foundation
+import InMemoryStores
 import Runtime
 import Synchronization
 import TestSupport

@@ -1,3 +1,4 @@
+import EventLog
 import Synchronization
 
 /// The event log kept in memory: the twin of ``FileEventLog`` for tests. Nothing survives the process.
@@ -46,8 +47,8 @@ public final class InMemoryEventLog: EventLog, @unchecked Sendable {
                     guard record.position == expected else {
                         throw EventLogError.positionOutOfOrder(expected: expected, got: record.position)
                     }
-                    guard record.body.count <= RecordFormat.maxBodySize else {
-                        throw EventLogError.recordTooLarge(bytes: record.body.count, limit: RecordFormat.maxBodySize)
+                    guard record.body.count <= LogRecord.maxBodyBytes else {
+                        throw EventLogError.recordTooLarge(bytes: record.body.count, limit: LogRecord.maxBodyBytes)
                     }
                     expected += 1
                 }

@@ -1,3 +1,4 @@
+import EventLog
 import Synchronization
 
 #if canImport(FoundationEssentials)
