@@ -478,8 +478,9 @@ let package = Package(
         .testTarget(
             name: "BureauCLITests",
             dependencies: [
-                "BureauCLI", "Guards", "Bus", "EventLog", "Runtime", "ZeroMQBus", "TestSupport",
-                "BureauSchemas", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BureauCLI", "Guards", "Bus", "EventLog", "Runtime", "ZeroMQBus", "TestSupport", "InMemoryBus",
+                "ReservationsFeature", "BureauSchemas",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -55,12 +55,12 @@ struct SendCommand: AsyncParsableCommand {
         let deadline = ContinuousClock.now + wait
         let command = route.command
         let classifier = AnswerClassifier(command)
-        let (request, subscription, answer) = try await Self.send(route, through: client, until: deadline, trace: trace)
+        let (request, answers, answer) = try await Self.send(route, through: client, until: deadline, trace: trace)
         try show(
             answer, else: "answer", "is `bureau run \(command.module)` running?", waited: wait, trace: trace,
             classifier: classifier)
         guard outcome, !classifier.outcomeTypes.isEmpty else { return }
-        let result = try await Self.first(in: subscription, until: deadline) { event in
+        let result = try await answers.first(until: deadline) { event in
             classifier.verdict(of: event, answering: request.id)?.isAnswer == false
         }
         try show(
@@ -84,39 +84,27 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     /// Publishes the request `route` makes (under `trace`, when the action is traced) and
-    /// waits for its answer until `deadline`; returns the request, the subscription that heard
-    /// the answer (for an outcome to come), and the answer, nil if none came in time.
+    /// waits for its answer until `deadline`; returns the request, the stream that brought the
+    /// answer (for an outcome to come), and the answer, nil if none came in time.
     static func send(
         _ route: CommandRouter.Route, through client: any EventBus, until deadline: ContinuousClock.Instant,
         trace: CommandTrace? = nil
-    ) async throws -> (request: OutgoingEvent, subscription: EventSubscription, answer: StoredEvent?) {
+    ) async throws -> (request: OutgoingEvent, answers: AnswerStream, answer: StoredEvent?) {
         let untraced = try route.request.outgoing(id: .random(), module: "")
         let request = trace?.traced(untraced) ?? untraced
         let classifier = AnswerClassifier(route.command)
         // Subscribe before publishing, from the head, so that the answer cannot be missed.
         let head = try await client.ping(timeout: max(.milliseconds(1), deadline - .now)).head
-        let subscription = client.subscribe(EventFilter(prefixes: classifier.types), after: head)
+        let answers = AnswerStream(client.subscribe(EventFilter(prefixes: classifier.types), after: head))
         switch try await client.publish(request) {
         case .rejected(let reason):
             trace?.fail("the bus refused the request")
             throw CLIError("the bus refused the request: \(reason)")
         case .committed, .duplicate: break
         }
-        let answer = try await first(in: subscription, until: deadline) { event in
+        let answer = try await answers.first(until: deadline) { event in
             classifier.verdict(of: event, answering: request.id)?.isAnswer == true
         }
-        return (request, subscription, answer)
-    }
-
-    /// The first event `wanted` accepts, or nil at the deadline.
-    static func first(
-        in subscription: EventSubscription, until deadline: ContinuousClock.Instant,
-        where wanted: @escaping @Sendable (StoredEvent) -> Bool
-    ) async throws -> StoredEvent? {
-        let found = try await Timeout.result(until: deadline) { () async throws -> StoredEvent? in
-            for try await event in subscription.events where wanted(event) { return event }
-            return nil
-        }
-        return found ?? nil
+        return (request, answers, answer)
     }
 }

@@ -40,9 +40,9 @@ extension UpCommand {
                 }
             defer { client.close() }
             for (route, url) in zip(routes, deployment.setup) {
-                let (_, subscription, answer) = try await SendCommand.send(
+                let (_, answers, answer) = try await SendCommand.send(
                     route, through: client, until: .now + .seconds(30))
-                subscription.cancel()
+                answers.cancel()
                 guard let answer else {
                     logger.error("setup: no answer within 30 s", metadata: ["setup.url": "\(url)"])
                     continue
