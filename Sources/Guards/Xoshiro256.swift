@@ -9,7 +9,7 @@
 public struct Xoshiro256: RandomNumberGenerator, Sendable {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
-    /// The sequence of `seed`: its state is four steps of Xoshiro256 from it, as the authors advise.
+    /// The sequence of `seed`: its state is four steps of SplitMix64 from it, as the authors advise.
     public init(seed: UInt64) {
         var mix = seed
         func splitMix() -> UInt64 {
