@@ -130,14 +130,11 @@ struct ReducersBenchmark: AsyncParsableCommand {
             print("| rebuild inline / raw read + decode | \(String(format: "%.2f", inline.best / raw.best)) |")
             print("| rebuild / raw read + decode | \(String(format: "%.2f", fold.best / raw.best)) |")
             print("")
-            func cpu(_ microseconds: Double) -> String {
-                Duration.microseconds(saturating: microseconds).microsecondsText(decimals: 2) + " µs"
-            }
             print(
-                "CPU per event, every thread, least of any run: raw read + decode \(cpu(raw.leastCPU)); "
-                    + "read ahead, nothing done \(cpu(ahead.leastCPU)); "
-                    + "rebuild read ahead \(cpu(fold.leastCPU)); "
-                    + "rebuild reading inline \(cpu(inline.leastCPU))")
+                "CPU per event, every thread, least of any run: raw read + decode \(raw.leastCPUText); "
+                    + "read ahead, nothing done \(ahead.leastCPUText); "
+                    + "rebuild read ahead \(fold.leastCPUText); "
+                    + "rebuild reading inline \(inline.leastCPUText)")
             print("final watchlist: \(value.pairs.map(\.description))")
         }
     }

@@ -166,14 +166,11 @@ struct ReplayBenchmark: AsyncParsableCommand {
                     + "\(String(format: "%.2f", inlineUpcast.best / inline.best)) |")
             print("| verify / raw read + decode | \(String(format: "%.2f", verifyRate / raw.best)) |")
             print("")
-            func cpu(_ microseconds: Double) -> String {
-                Duration.microseconds(saturating: microseconds).microsecondsText(decimals: 2) + " µs"
-            }
             print(
-                "CPU per event, every thread, least of any run: raw read + decode \(cpu(raw.leastCPU)); "
-                    + "read ahead, nothing done \(cpu(ahead.leastCPU)); "
-                    + "replay read ahead \(cpu(replay.leastCPU)); "
-                    + "replay reading inline \(cpu(inline.leastCPU))")
+                "CPU per event, every thread, least of any run: raw read + decode \(raw.leastCPUText); "
+                    + "read ahead, nothing done \(ahead.leastCPUText); "
+                    + "replay read ahead \(replay.leastCPUText); "
+                    + "replay reading inline \(inline.leastCPUText)")
             print(
                 "Two threads at once each ran at \(String(format: "%.2f", speed)) × the speed of one alone "
                     + "(a CPU-bound loop, best of 3): replay runs on two threads, raw read + decode on one.")

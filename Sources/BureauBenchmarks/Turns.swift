@@ -1,3 +1,5 @@
+import Guards
+
 /// Every run of one measure of a throughput that ``inTurns(_:_:)`` took.
 struct Runs {
     /// Events per second, run by run.
@@ -11,6 +13,10 @@ struct Runs {
     var best: Double { rates.max() ?? 0 }
     /// The least CPU per event of any run.
     var leastCPU: Double { cpu.min() ?? 0 }
+    /// ``leastCPU`` for the record: "0.42 µs".
+    var leastCPUText: String {
+        Duration.microseconds(saturating: leastCPU).microsecondsText(decimals: 2) + " µs"
+    }
     /// Every run's rate, for the record: "1,234,567 / 1,198,765 / …".
     var every: String { rates.map(formatted).joined(separator: " / ") }
 }
