@@ -120,7 +120,7 @@ public struct BusDaemon: Service {
                 return try RunningBusDaemon(
                     configuration: configuration, log: log, recovery: nil, metrics: metrics, logger: logger)
             } catch {
-                try? log.close()
+                closeLog(log, after: error)
                 throw error
             }
         }
@@ -134,8 +134,20 @@ public struct BusDaemon: Service {
             return try RunningBusDaemon(
                 configuration: configuration, log: log, recovery: log.recovery, metrics: metrics, logger: logger)
         } catch {
-            try? log.close()
+            closeLog(log, after: error)
             throw error
+        }
+    }
+
+    /// Closes the log of a daemon that failed to start: what failed is thrown, and a close that
+    /// fails too (its last sync, its recovery point) is logged, since the next open recovers.
+    private func closeLog(_ log: any EventLog, after failure: any Error) {
+        do {
+            try log.close()
+        } catch {
+            logger.error(
+                "the log could not be closed after the daemon failed to start",
+                metadata: ["bus.error": "\(error)", "bus.reason": "\(failure)"])
         }
     }
 

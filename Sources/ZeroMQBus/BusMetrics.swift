@@ -25,6 +25,7 @@ final class BusMetrics: Sendable {
     let progressReports: Counter
     let storeReopens: Counter
     let repliesUnsent: Counter
+    let publicationsUnsent: Counter
     let memoryDrops: Counter
     let active: Gauge
     private let committed: Counter
@@ -75,6 +76,8 @@ final class BusMetrics: Sendable {
         "bureau_bus_store_reopens_total": "Times the daemon reopened its store after it failed (PostgreSQL).",
         "bureau_bus_replies_unsent_total":
             "Answers the bus could not hand to a client's socket (the client gone, or not reading); the client asks again or its request times out.",
+        "bureau_bus_publications_unsent_total":
+            "Live-stream messages (events, heartbeats) a publication socket refused: closed, or its context ended, never a subscriber that is behind (it is dropped and reads the log); subscribers read what they miss from the log.",
         "bureau_bus_memory_drops_total":
             "Times the daemon dropped every connection because its memory went over --max-memory-mib (a peer sending a message of frames without end; README, Limits).",
         "bureau_bus_active": "1 while this daemon holds the log and serves, 0 while it waits as a standby.",
@@ -105,6 +108,7 @@ final class BusMetrics: Sendable {
         progressReports = Counter(label: "bureau_bus_progress_reports_total", factory: factory)
         storeReopens = Counter(label: "bureau_bus_store_reopens_total", factory: factory)
         repliesUnsent = Counter(label: "bureau_bus_replies_unsent_total", factory: factory)
+        publicationsUnsent = Counter(label: "bureau_bus_publications_unsent_total", factory: factory)
         memoryDrops = Counter(label: "bureau_bus_memory_drops_total", factory: factory)
         active = Gauge(label: "bureau_bus_active", factory: factory)
         committed = Counter(

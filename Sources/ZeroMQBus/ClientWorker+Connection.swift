@@ -79,10 +79,13 @@ extension ClientWorker {
     }
 
     /// What a request that got no answer from `endpoint` fails with: the monitor's reason when
-    /// it knows why, else ``BusError/noAnswer(endpoint:seconds:)``.
+    /// it knows why, else why the last send failed, else ``BusError/noAnswer(endpoint:seconds:)``.
     func unanswered(_ endpoint: String, seconds: Double) -> BusError {
-        guard let reason = diagnosis?.explanation else { return .noAnswer(endpoint: endpoint, seconds: seconds) }
-        return .connectionFailed(endpoint: endpoint, reason: reason)
+        if let reason = diagnosis?.explanation { return .connectionFailed(endpoint: endpoint, reason: reason) }
+        if let failure = lastSendFailure {
+            return .connectionFailed(endpoint: endpoint, reason: "the request could not be sent: \(failure)")
+        }
+        return .noAnswer(endpoint: endpoint, seconds: seconds)
     }
 
     /// Does what the timers say is due.
@@ -91,7 +94,7 @@ extension ClientWorker {
         case .resendPublish(let id):
             // The same request id and envelopes: the daemon recognises what it already committed.
             guard let pending = publishes[id] else { return }
-            _ = try? ingress.send(multipart: pending.frames, wait: false)
+            send(pending.frames, on: ingress, to: endpoints.ingress)
         case .failPublish(let id):
             publishes.removeValue(forKey: id)?.continuation.resume(
                 throwing: unanswered(endpoints.ingress, seconds: options.publishTimeout.inSeconds))
@@ -128,7 +131,7 @@ extension ClientWorker {
             let frames = [
                 Data(WireProtocol.version.utf8), Data(WireProtocol.read.utf8), WireProtocol.requestID(requestID), body,
             ]
-            if (try? reader.send(multipart: frames, wait: false)) == true {
+            if send(frames, on: reader, to: endpoints.read) {
                 subscription.gapNoticed = false
                 timers.readSent(for: id, requestID: requestID, after: request.after, now: clock.now)
             } else {

@@ -38,6 +38,10 @@ final class ClientWorker {
     /// Receives that failed in a row (not "nothing waiting"), one streak for each kind of
     /// socket: said when they start, not each turn, whatever the other sockets do.
     var receiveFailures = [FailureStreak](repeating: FailureStreak(), count: Received.allCases.count)
+    /// Sends that failed in a row (the socket closed, not "not sent now"), and what the last one
+    /// said: the reason a request that then gets no answer fails with.
+    var sendFailures = FailureStreak()
+    var lastSendFailure: String?
     let clock = ContinuousClock()
 
     /// One subscription's socket and progress.
@@ -183,7 +187,7 @@ final class ClientWorker {
             timers.publishSent(pending.requestID, deadline: pending.deadline, now: clock.now)
             // Not sent now (no connection yet, a full queue): the timers send it again, and
             // fail it with the reason at its deadline.
-            _ = try? ingress.send(multipart: pending.frames, wait: false)
+            send(pending.frames, on: ingress, to: endpoints.ingress)
         case .cancelPublish(let id):
             timers.publishSettled(id)
             publishes.removeValue(forKey: id)?.continuation.resume(throwing: CancellationError())
@@ -195,13 +199,13 @@ final class ClientWorker {
                 WireProtocol.requestID(pending.requestID),
             ]
             // Not sent now: the ping fails at its deadline, saying the bus did not answer.
-            _ = try? reader.send(multipart: frames, wait: false)
+            send(frames, on: reader, to: endpoints.read)
         case .report(let body):
             // Not answered, and not sent again: the next report, a second later, says more.
             let frames = [
                 Data(WireProtocol.version.utf8), Data(WireProtocol.report.utf8), WireProtocol.requestID(0), body,
             ]
-            _ = try? reader.send(multipart: frames, wait: false)
+            send(frames, on: reader, to: endpoints.read)
         case .subscribe(let request):
             do {
                 let socket = try context.socket(.sub)
@@ -244,6 +248,33 @@ final class ClientWorker {
             case .publication: "a publication"
             case .connectionEvent: "a connection event"
             }
+        }
+    }
+
+    /// Sends a request's frames without waiting; false when they are not sent now (no connection
+    /// yet, a full queue: the timers send them again or fail the request). A send that fails
+    /// outright is said at error level when a streak of them starts, and kept as the reason a
+    /// request that then gets no answer fails with (``unanswered(_:seconds:)``).
+    @discardableResult
+    func send(_ frames: [Data], on socket: ZMQSocket, to endpoint: String) -> Bool {
+        do {
+            let sent = try socket.send(multipart: frames, wait: false)
+            if sendFailures.count > 0 {
+                let failures = sendFailures.succeeded()
+                lastSendFailure = nil
+                logger.notice("the bus client sends again after \(counted(failures, "failure"))")
+            }
+            return sent
+        } catch let error as ZMQError where error.contextTerminated {
+            return false
+        } catch {
+            lastSendFailure = "\(error)"
+            if sendFailures.failed() {
+                logger.error(
+                    "the bus client cannot send",
+                    metadata: ["bus.endpoint": "\(endpoint)", "error.description": "\(error)"])
+            }
+            return false
         }
     }
 

@@ -68,10 +68,8 @@ extension IngressLoop {
             return head
         }
         let body = try heartbeat.serializedData()
-        for socket in events {
-            _ = try? socket.send(Data(WireProtocol.heartbeatTopic.utf8), more: true, wait: false)
-            _ = try? socket.send(body, wait: false)
-        }
+        let send = publisher()
+        body.withUnsafeBytes { send(Data(WireProtocol.heartbeatTopic.utf8), $0) }
     }
 
     /// Answers a request with an `error` reply: `code` (README, "Other requests and errors")

@@ -175,7 +175,7 @@ extension IngressLoop {
     /// Publishes and answers batches a finished commit made durable, in the order they were written.
     func complete(_ batches: [WrittenBatch]) {
         // Made once: a closure made per message is an allocation per message.
-        let send = Self.publish(on: events)
+        let send = publisher()
         var committedEvents = 0
         let now = ContinuousClock.now
         // Kept from commit to commit: an array made per commit is an allocation per commit.

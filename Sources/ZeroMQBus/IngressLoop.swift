@@ -87,6 +87,8 @@ final class IngressLoop {
     /// The last position published, and each package's as of then: what pings and heartbeats say.
     var publishedHead: UInt64
     var publishedPackageHeads: [String: UInt64] = [:]
+    /// Live-stream messages a PUB socket refused since one was last sent (``publicationFailed(_:)``).
+    var publicationFailures = FailureStreak()
 
     /// A batch in the log whose commit has not finished yet: what to publish and answer once it has.
     struct WrittenBatch {
@@ -266,13 +268,36 @@ final class IngressLoop {
 
     /// Sends one publication message on every PUB socket; a subscriber that does not keep up
     /// loses it (PUB drops past its high-water mark) and fills the gap from the log.
-    static func publish(on sockets: [ZMQSocket]) -> (Data, UnsafeRawBufferPointer) -> Void {
-        { type, frame in
+    func publisher() -> (Data, UnsafeRawBufferPointer) -> Void {
+        let sockets = events
+        return { [unowned self] type, frame in
             for socket in sockets {
-                _ = try? socket.send(type, more: true, wait: false)
-                _ = try? socket.send(bytes: frame, wait: false)
+                do {
+                    _ = try socket.send(type, more: true, wait: false)
+                    _ = try socket.send(bytes: frame, wait: false)
+                    if publicationFailures.count > 0 { publicationSentAgain() }
+                } catch {
+                    publicationFailed(error)
+                }
             }
         }
+    }
+
+    /// A PUB socket refused a message: never for a subscriber that is behind (PUB drops for it),
+    /// so the socket is closed or its context ended. Counted, and told once per streak at error
+    /// level: subscribers then see nothing live and fill every gap from the log.
+    func publicationFailed(_ error: any Error) {
+        state.metrics.publicationsUnsent.increment()
+        guard publicationFailures.failed() else { return }
+        logger.error(
+            "the live stream could not be sent; subscribers read what they miss from the log",
+            metadata: ["bus.error": "\(error)"])
+    }
+
+    /// The first message sent after a streak of failures: the end of the streak is told too.
+    func publicationSentAgain() {
+        let failures = publicationFailures.succeeded()
+        logger.notice("the live stream is sent again", metadata: ["bus.unsent": "\(failures)"])
     }
 
     let version = Data(WireProtocol.version.utf8)
