@@ -529,6 +529,7 @@ let package = Package(
                 "BookingAdapter", "BookingServer", "Runtime", "Bus", "EventLog", "BureauSchemas", "TestSupport",
                 "BusTesting", "ReservationsFeature", "Guards", "HTTPCalls", "InMemoryStores",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),
         .testTarget(

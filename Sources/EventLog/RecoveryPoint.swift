@@ -79,8 +79,11 @@ struct RecoveryPoint: Equatable, Sendable {
         guard fileSystem.exists(path) else { return .missing }
         var reading = Reading.missing
         for _ in 0..<3 {
-            guard let bytes = try? PosixFile.readAll(path, fileSystem: fileSystem, limit: 4096) else {
-                return fileSystem.exists(path) ? .damaged("it cannot be read") : .missing
+            let bytes: [UInt8]
+            do {
+                bytes = try PosixFile.readAll(path, fileSystem: fileSystem, limit: 4096)
+            } catch {
+                return fileSystem.exists(path) ? .damaged("it cannot be read: \(error)") : .missing
             }
             reading = decode(bytes)
             if case .valid = reading { return reading }

@@ -1,3 +1,5 @@
+import Guards
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -58,8 +60,12 @@ public enum SnapshotCoding {
         case .success(let document): json = document
         case .failure(let rejection): return .failure(rejection)
         }
-        guard let header = try? JSONDecoder().decode(SnapshotHeader.self, from: json) else {
-            return .failure(SnapshotRejection("the snapshot is not readable JSON"))
+        let header: SnapshotHeader
+        do {
+            header = try JSONDecoder().decode(SnapshotHeader.self, from: json)
+        } catch {
+            let what = (error as? DecodingError)?.readable ?? "\(error)"
+            return .failure(SnapshotRejection("the snapshot is not readable JSON: \(what)"))
         }
         guard header.format == SnapshotDocument<State>.currentFormat else {
             return .failure(SnapshotRejection("the snapshot file format is \(header.format)"))
@@ -79,7 +85,8 @@ public enum SnapshotCoding {
                     module: document.module, stateVersion: document.stateVersion, position: document.position,
                     state: document.state))
         } catch {
-            return .failure(SnapshotRejection("the snapshot's state does not decode: \(error)"))
+            let what = (error as? DecodingError)?.readable ?? "\(error)"
+            return .failure(SnapshotRejection("the snapshot's state does not decode: \(what)"))
         }
     }
 }

@@ -41,9 +41,7 @@ public struct HTTPBookingService: BookingService {
         }
         let (status, body) = try await call("POST", "/reservations", key: idempotencyKey, body: encoded)
         try Self.check(status, body)
-        guard let record = try? JSONDecoder().decode(Record.self, from: body) else {
-            throw .unknown("the booking service's answer has no confirmation code")
-        }
+        let record = try Self.decode(Record.self, from: body, "the booking service's answer has no confirmation code")
         return record.confirmationCode
     }
 
@@ -63,10 +61,23 @@ public struct HTTPBookingService: BookingService {
             return .nothingDone(problem.error)
         }
         try Self.check(status, body)
-        guard let record = try? JSONDecoder().decode(Record.self, from: body) else {
-            throw .unknown("the booking service's answer to a resolve is not a booking")
-        }
+        let record = try Self.decode(
+            Record.self, from: body, "the booking service's answer to a resolve is not a booking")
         return .done(confirmationCode: record.confirmationCode, status: record.status)
+    }
+
+    /// Decodes a 2xx answer. One that is not what the API says leaves the outcome unknown (the
+    /// call may have been done): what the user reads names what was wrong and how the answer began.
+    static func decode<Answer: Decodable>(
+        _ type: Answer.Type, from body: Data, _ failure: String
+    ) throws(BookingError) -> Answer {
+        do {
+            return try JSONDecoder().decode(type, from: body)
+        } catch {
+            let what = (error as? DecodingError)?.readable ?? "\(error)"
+            let start = String(decoding: body.prefix(120), as: UTF8.self)
+            throw .unknown("\(failure): \(what); it began \(start.debugDescription)")
+        }
     }
 
     /// Throws unless `status` is a 2xx: refused for a 4xx (with the service's reason),

@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 import Hummingbird
 import Logging
 
@@ -165,29 +166,5 @@ public struct BookingServer: Sendable {
 
     static func problem(_ status: HTTPResponse.Status, _ message: String, field: String?) -> Response {
         json(status, ProblemBody(error: message, field: field))
-    }
-}
-
-extension DecodingError {
-    var field: String? {
-        switch self {
-        case .keyNotFound(let key, _): key.stringValue
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath.last?.stringValue
-        @unknown default: nil
-        }
-    }
-
-    var readable: String {
-        switch self {
-        case .keyNotFound(let key, _): "the field '\(key.stringValue)' is missing"
-        case .typeMismatch(_, let context):
-            "the field '\(context.codingPath.last?.stringValue ?? "?")' has the wrong type"
-        case .valueNotFound(_, let context): "the field '\(context.codingPath.last?.stringValue ?? "?")' is null"
-        case .dataCorrupted(let context):
-            context.codingPath.isEmpty
-                ? "the body is not JSON" : "the field '\(context.codingPath.last?.stringValue ?? "?")' is malformed"
-        @unknown default: "the body is not a reservation"
-        }
     }
 }
