@@ -15,8 +15,8 @@ struct LogExport: AsyncParsableCommand {
         discussion: HelpText.prose(
             """
             One JSON object per line: position, id, type, time, producer, causation, correlation, \
-            the payload in protobuf's JSON mapping (an unknown type has "unknown": true and \
-            "payloadBase64"), and "envelope": the stored record's bytes in base64, so that \
+            the payload in protobuf's JSON mapping (an unknown type has "unknown": true, a payload \
+            that does not decode "undecodable": why, and both "payloadBase64"), and "envelope": the stored record's bytes in base64, so that \
             `bureau log import` reproduces the log byte for byte. Reads the files directly.
 
             Replay needs every event from position 1: export with the default --from to give \

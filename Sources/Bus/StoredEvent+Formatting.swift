@@ -9,12 +9,31 @@ import SwiftProtobuf
 #endif
 
 extension StoredEvent {
-    /// The payload in protobuf's JSON mapping, or nil if the type is unknown or the bytes do not decode.
+    /// Why a payload cannot be shown in protobuf's JSON mapping.
+    public enum PayloadProblem: Error, Equatable {
+        /// This build has no schema for the type (a later build's event): nothing is wrong.
+        case unknownType
+        /// The type is known and the bytes are not one of it: damage, or a writer's bug.
+        case undecodable(String)
+    }
+
+    /// The payload in protobuf's JSON mapping, or why it cannot be shown so.
+    public var payloadReading: Result<String, PayloadProblem> { Self.reading(type: type, payload: payload) }
+
+    /// A payload of `type` in protobuf's JSON mapping, or why it cannot be shown so.
+    public static func reading(type: String, payload: Data) -> Result<String, PayloadProblem> {
+        guard let messageType = SchemaRegistry.messageType(named: type) else { return .failure(.unknownType) }
+        do {
+            return .success(try messageType.init(serializedBytes: payload).jsonString())
+        } catch {
+            return .failure(.undecodable("\(error)"))
+        }
+    }
+
+    /// The payload in protobuf's JSON mapping, or nil if the type is unknown or the bytes do not
+    /// decode (``payloadReading`` says which).
     public var payloadJSON: String? {
-        guard let messageType = SchemaRegistry.messageType(named: type),
-            let message = try? messageType.init(serializedBytes: payload)
-        else { return nil }
-        return try? message.jsonString()
+        if case .success(let json) = payloadReading { json } else { nil }
     }
 
     /// One line for people: position, time, type and the payload.
@@ -41,14 +60,20 @@ extension StoredEvent {
     /// The payload for people: its JSON, or what is known of it when the type is unknown.
     public var summary: String {
         if upcastFailure != nil { return "(\(payload.count) bytes as stored: \(payload.base64EncodedString()))" }
-        if let json = payloadJSON { return json }
-        return "(unknown type, \(payload.count) bytes: \(payload.base64EncodedString()))"
+        switch payloadReading {
+        case .success(let json): return json
+        case .failure(.unknownType):
+            return "(unknown type, \(payload.count) bytes: \(payload.base64EncodedString()))"
+        case .failure(.undecodable(let reason)):
+            return "(not a valid \(type): \(reason); \(payload.count) bytes: \(payload.base64EncodedString()))"
+        }
     }
 
     /// One JSON object: the envelope's fields and the payload in protobuf's JSON mapping.
     ///
     /// An event of a type this build does not know has `"unknown": true` and the payload's
-    /// bytes in `"payloadBase64"`.
+    /// bytes in `"payloadBase64"`; one of a known type whose bytes do not decode has
+    /// `"undecodable"` (why) and the bytes in `"payloadBase64"`.
     public var jsonLine: String {
         var fields = [
             "\"position\":\(position)",
@@ -66,11 +91,17 @@ extension StoredEvent {
             fields.append("\"upcastFrom\":\(JSONText.quoted(stored))")
             fields.append("\"upcastFailed\":\(JSONText.quoted("\(upcaster): \(reason)"))")
         }
-        if upcastFailure == nil, let json = payloadJSON {
+        let reading: Result<String, PayloadProblem> = upcastFailure == nil ? payloadReading : .failure(.unknownType)
+        switch reading {
+        case .success(let json):
             fields.append("\"payload\":\(json)")
-        } else {
+        case .failure(let problem):
             fields.append("\"payload\":null")
-            fields.append("\"unknown\":true")
+            if case .undecodable(let reason) = problem {
+                fields.append("\"undecodable\":\(JSONText.quoted(reason))")
+            } else {
+                fields.append("\"unknown\":true")
+            }
             fields.append("\"payloadBase64\":\"\(payload.base64EncodedString())\"")
         }
         return "{" + fields.joined(separator: ",") + "}"

@@ -38,7 +38,11 @@ public struct Emitted: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(type) \((try? message.jsonString()) ?? "{}")"
+        do {
+            return "\(type) \(try message.jsonString())"
+        } catch {
+            return "\(type) <not encodable as JSON: \(error)>"
+        }
     }
 }
 

@@ -11,15 +11,22 @@ import EventLog
 /// Events as JSON documents, so that a recorded event and a re-computed one can be shown and diffed.
 public enum EventJSON {
     /// The payload in protobuf's JSON mapping; `{"unknown": true, "base64": …}` when the type is
-    /// unknown or the bytes do not decode.
+    /// unknown, `{"undecodable": why, "base64": …}` when the bytes are not one of it.
     public static func payload(type: String, bytes: Data) -> JSONValue {
-        if let messageType = SchemaRegistry.messageType(named: type),
-            let message = try? messageType.init(serializedBytes: bytes),
-            let text = try? message.jsonString(), let value = try? JSONValue(parsing: text)
-        {
-            return value
+        let problem: String
+        switch StoredEvent.reading(type: type, payload: bytes) {
+        case .success(let text):
+            do {
+                return try JSONValue(parsing: text)
+            } catch {
+                problem = "its JSON does not read back: \(error)"
+            }
+        case .failure(.unknownType):
+            return .object([("unknown", .bool(true)), ("base64", .string(bytes.base64EncodedString()))])
+        case .failure(.undecodable(let reason)):
+            problem = reason
         }
-        return .object([("unknown", .bool(true)), ("base64", .string(bytes.base64EncodedString()))])
+        return .object([("undecodable", .string(problem)), ("base64", .string(bytes.base64EncodedString()))])
     }
 
     /// A committed event: position, id, type, time, producer, causation, correlation, payload.

@@ -26,4 +26,25 @@ struct StoredEventTests {
             #expect(Array(decoded.payload) == Array(event.payload))
         }
     }
+
+    @Test func aKnownTypeWhoseBytesDoNotDecodeIsToldApartFromAnUnknownType() {
+        // Given a known type with bytes that are not one of it, and a type this build does not know,
+        let damaged = StoredEvent(
+            position: 3, id: .random(), type: "bureau.watchlist.PairAdded", commitTime: .zero, payload: Data([0xFF]))
+        let later = StoredEvent(
+            position: 4, id: .random(), type: "bureau.future.SomethingNew", commitTime: .zero, payload: Data([0x0A]))
+
+        // then the damaged one says why, and the unknown one only that it is unknown.
+        guard case .failure(.undecodable(let reason)) = damaged.payloadReading else {
+            Issue.record("not undecodable: \(damaged.payloadReading)")
+            return
+        }
+        #expect(!reason.isEmpty)
+        #expect(damaged.summary.hasPrefix("(not a valid bureau.watchlist.PairAdded: \(reason); 1 bytes: /w==)"))
+        #expect(damaged.jsonLine.contains("\"undecodable\":"))
+        #expect(!damaged.jsonLine.contains("\"unknown\":true"))
+        #expect(later.payloadReading == .failure(.unknownType))
+        #expect(later.summary == "(unknown type, 1 bytes: Cg==)")
+        #expect(later.jsonLine.contains("\"unknown\":true,\"payloadBase64\":\"Cg==\""))
+    }
 }
