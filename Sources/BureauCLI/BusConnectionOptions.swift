@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bus
 import Foundation
+import Guards
 import Supervisor
 import YAMLFile
 import ZeroMQ
@@ -48,7 +49,7 @@ struct BusConnectionOptions: ParsableArguments {
             option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
         }
         guard let url = value(bus, Self.busVariable) else { return nil }
-        if !url.hasPrefix("tcp://"), FileManager.default.fileExists(atPath: url) {
+        if !url.hasPrefix("tcp://"), !FilePresence.isMissing(url) {
             // A connection file: its keys unless the options name others.
             let file: Deployment.RemoteBus
             do {

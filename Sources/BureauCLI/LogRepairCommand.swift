@@ -24,7 +24,7 @@ struct LogRepairCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = global.location.logDirectory
-        guard FileManager.default.fileExists(atPath: directory) else {
+        guard !FilePresence.isMissing(directory) else {
             throw CLIError("there is no log in \(directory)")
         }
         let report = try LogRepair.repair(directory: directory, dryRun: dryRun, placeholder: LogRepair.recordLost)

@@ -30,7 +30,7 @@ struct LogVerify: AsyncParsableCommand {
             return
         }
         let directory = global.location.logDirectory
-        guard FileManager.default.fileExists(atPath: directory) else {
+        guard !FilePresence.isMissing(directory) else {
             throw CLIError("there is no log in \(directory)")
         }
         let progress = Progress(label: "verifying")

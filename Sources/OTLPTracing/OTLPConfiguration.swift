@@ -1,4 +1,5 @@
 import Foundation
+import Guards
 
 /// Where and how a process exports its spans: read from OpenTelemetry's standard environment
 /// variables by ``init(environment:serviceName:resource:)``, or set field by field.
@@ -105,12 +106,11 @@ public struct OTLPConfiguration: Sendable {
         _ environment: [String: String], _ variable: String, atLeast minimum: Int = 0
     ) throws(OTLPConfigurationError) -> Int? {
         guard let text = environment[variable], !text.isEmpty else { return nil }
-        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= minimum, value <= 86_400_000
-        else {
-            throw OTLPConfigurationError(
-                variable: variable, value: text, expected: "a whole number from \(minimum) to 86400000")
+        do {
+            return try BoundedNumber.integer(text.trimmingCharacters(in: .whitespaces), in: minimum...86_400_000)
+        } catch {
+            throw OTLPConfigurationError(variable: variable, value: text, expected: error.expected)
         }
-        return value
     }
 
     /// `key=value` pairs separated by commas, values percent-decoded (W3C Baggage's form, which
@@ -137,11 +137,12 @@ public struct OTLPConfiguration: Sendable {
     private static func sampler(_ name: String, argument: String?) throws(OTLPConfigurationError) -> TraceSampler {
         func ratio() throws(OTLPConfigurationError) -> Double {
             guard let argument, !argument.isEmpty else { return 1 }
-            guard let value = Double(argument), value >= 0, value <= 1 else {
+            do {
+                return try BoundedNumber.decimal(argument.trimmingCharacters(in: .whitespaces), in: 0...1)
+            } catch {
                 throw OTLPConfigurationError(
                     variable: "OTEL_TRACES_SAMPLER_ARG", value: argument, expected: "a ratio from 0 to 1")
             }
-            return value
         }
         switch name {
         case "always_on": return TraceSampler(root: .always, followsParent: false)

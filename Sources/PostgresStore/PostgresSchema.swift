@@ -59,7 +59,14 @@ enum PostgresSchema {
             try check(session)
             try session.query("COMMIT", what: "preparing the store")
         } catch {
-            _ = try? session.query("ROLLBACK", what: "abandoning the store's setup")
+            do {
+                try session.query("ROLLBACK", what: "abandoning the store's setup")
+            } catch {
+                // A transaction that could not be ended would fail every later statement of this
+                // session ("current transaction is aborted"), hiding why: closed, so that the next
+                // use connects again. What failed first is what is thrown.
+                session.close()
+            }
             throw error
         }
     }

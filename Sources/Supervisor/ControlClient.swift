@@ -8,7 +8,7 @@ public enum ControlClient {
     /// Whether a supervisor's control socket is in `location`'s run directory: one runs there,
     /// or one that stopped without removing it.
     public static func socketExists(location: BusLocation) -> Bool {
-        FileManager.default.fileExists(atPath: location.runDirectory + "/supervisor.sock")
+        !FilePresence.isMissing(location.runDirectory + "/supervisor.sock")
     }
 
     /// Sends `request` and returns the answer, or throws when no supervisor answers in time.

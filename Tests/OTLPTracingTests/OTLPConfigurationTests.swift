@@ -54,6 +54,8 @@ struct OTLPConfigurationTests {
         ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", "http/protobuf"),
         ("OTEL_TRACES_SAMPLER", "sometimes", "always_on, always_off, traceidratio or their parentbased_ forms"),
         ("OTEL_TRACES_SAMPLER_ARG", "2", "a ratio from 0 to 1"),
+        ("OTEL_TRACES_SAMPLER_ARG", "nan", "a ratio from 0 to 1"),
+        ("OTEL_TRACES_SAMPLER_ARG", "0x1p-1", "a ratio from 0 to 1"),
         ("OTEL_EXPORTER_OTLP_HEADERS", "novalue", "key=value pairs separated by commas"),
         ("OTEL_EXPORTER_OTLP_HEADERS", "a=b%0D%0AHost: elsewhere", "key=value pairs separated by commas"),
         ("OTEL_TRACES_EXPORTER", "zipkin", "otlp or none"),

@@ -161,12 +161,16 @@ struct ReservationsReducerTests {
             Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: "1.1172"))) == nil)
     }
 
-    @Test(arguments: ["abc", "", "1,1172"])
-    func aRateThatIsNotANumberIsStale(rate: String) {
+    @Test(arguments: [
+        ("abc", "the rate: 'abc' is not a decimal number (digits, an optional '.', e.g. 250.50)"),
+        ("", "the rate: the number is empty"),
+        ("1,1172", "the rate: '1,1172' is not a decimal number (digits, an optional '.', e.g. 250.50)"),
+    ])
+    func aRateThatIsNotANumberIsStaleAndTheRejectionSaysWhy(rate: String, message: String) {
         var spec = Self.spec()
-        #expect(
-            Self.reason(spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: rate)))
-                == .staleQuote)
+        let output = spec.when(ReservationRequested(base: "EUR", quote: "USD", amount: "5", rate: rate))
+        #expect(Self.reason(output) == .staleQuote)
+        #expect((output.first?.message as? ReservationRejected)?.message == message)
     }
 
     @Test(arguments: [("EUR", "XYZ"), ("EUR", "EUR"), ("CHF", "USD"), ("", "USD")])

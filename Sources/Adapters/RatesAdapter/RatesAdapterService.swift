@@ -190,9 +190,9 @@ public final class RatesAdapterService: Service {
         var failed = Bureau_Rates_RatesFetchFailed()
         failed.source = sourceName
         failed.reason = reason
-        failed.attempt = UInt32(attempt)
+        failed.attempt = UInt32(clamping: attempt)
         failed.nextRetryMs = milliseconds
-        failed.httpStatus = Int32(status)
+        failed.httpStatus = Int32(clamping: status)
         let raised = ErrorReporter(module: Self.module, process: client.process)
             .event(code: failure?.code ?? .fetchFailed, message: "\(sourceName): \(reason)")
         do {

@@ -289,8 +289,12 @@ public struct ReservationsReducer: Reducer {
         } catch {
             return .reject(.init(request, reason: .badAmount, message: error.description))
         }
-        guard let quoted = try? DecimalText.parse(request.rate).value else {
-            return .reject(.init(request, reason: .staleQuote, message: "'\(request.rate)' is not a rate"))
+        let quoted: Decimal
+        do {
+            quoted = try DecimalText.parse(request.rate).value
+        } catch {
+            // A rate that is not a number is no quote this bureau gave: the schema's STALE_QUOTE.
+            return .reject(.init(request, reason: .staleQuote, message: "the rate: \(error)"))
         }
         if let committed = state.ratesCommittedAt, input.commitTime - committed > maxQuoteAge {
             return .reject(
