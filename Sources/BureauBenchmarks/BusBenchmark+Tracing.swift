@@ -49,7 +49,7 @@ extension BusBenchmark {
         BusTracing.turnOff()
         exporter.shutdown()
         await exporting.value
-        await sink.stop()
+        try await sink.stop()
 
         let bestOff = off.max() ?? 0
         let bestOn = on.max() ?? 0
@@ -137,8 +137,10 @@ final class OTLPSink: Sendable {
         return count
     }
 
-    func stop() async {
+    /// Stops the sink; throws what ended its server, if anything did, so that a run whose sink
+    /// failed does not print figures as if it had received every span.
+    func stop() async throws {
         await group.triggerGracefulShutdown()
-        _ = try? await task.value
+        try await task.value
     }
 }

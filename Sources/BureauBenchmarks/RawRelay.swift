@@ -62,7 +62,11 @@ enum RawRelay {
         var joined = false
         for _ in 0..<300 where !joined {
             _ = try probeSocket.send(probe, wait: false)
-            joined = (try? sub.receiveFrame()) != nil
+            do {
+                joined = try sub.receiveFrame() != nil
+            } catch let error as ZMQError where error.wouldBlock {
+                continue  // the 100 ms receive timeout: not joined yet
+            }
         }
         probeSocket.close()
         guard joined else { throw CLIFailure("the relay at \(ingress) never answered a probe") }

@@ -48,8 +48,10 @@ public final class NetworkHosts: @unchecked Sendable {
         guard geteuid() == 0 else { return "network namespaces need root (CI runs as root)" }
         guard FileManager.default.isExecutableFile(atPath: ip) else { return "\(ip) (iproute2) is not installed" }
         let probe = "bureau-probe-\(getpid())"
-        guard (try? SystemCommand.run([ip, "netns", "add", probe])) != nil else {
-            return "`ip netns add` fails here (no permission to make network namespaces)"
+        do {
+            try SystemCommand.run([ip, "netns", "add", probe])
+        } catch {
+            return "`ip netns add` fails here: \(error)"
         }
         _ = try? SystemCommand.run([ip, "netns", "del", probe])
         return nil
@@ -177,12 +179,40 @@ public final class NetworkHosts: @unchecked Sendable {
 
     /// Deletes the namespaces and the bridge (the veth pairs go with them). Stop what runs in
     /// the namespaces first: deleting one does not end its processes.
+    ///
+    /// What cannot be deleted is said on stderr; a subnet whose bridge is still there is not
+    /// given back, so that no later set of this process routes through it.
     public func remove() {
-        for host in links.keys { _ = try? heal(host) }
-        for host in hosts { _ = try? SystemCommand.run([Self.ip, "netns", "del", host.namespace]) }
+        guard !released else { return }
+        for host in links.keys { Self.tryCleanUp("healing \(host)") { _ = try heal(host) } }
+        for host in hosts {
+            Self.tryCleanUp("deleting namespace \(host.namespace)") {
+                try SystemCommand.run([Self.ip, "netns", "del", host.namespace])
+            }
+        }
         hosts = []
-        _ = try? SystemCommand.run([Self.ip, "link", "del", bridge])
+        let bridgeGone = Self.tryCleanUp("deleting bridge \(bridge)") {
+            try SystemCommand.run([Self.ip, "link", "del", bridge])
+        }
+        guard bridgeGone || !Self.linkExists(bridge) else { return }
         released = released || Self.subnetsInUse.withLock { $0.remove(subnet) != nil }
+    }
+
+    /// Runs one step of removing hosts; a failure is said on stderr (the tests go on): true if it worked.
+    @discardableResult
+    private static func tryCleanUp(_ what: String, _ step: () throws -> Void) -> Bool {
+        do {
+            try step()
+            return true
+        } catch {
+            FileHandle.standardError.write(Data("network hosts: \(what) failed: \(error)\n".utf8))
+            return false
+        }
+    }
+
+    /// Whether an interface of that name is there (a bridge already deleted is not).
+    private static func linkExists(_ name: String) -> Bool {
+        (try? SystemCommand.run([ip, "link", "show", name])) != nil
     }
 
     /// Whether ``remove()`` gave the subnet back (once: another set may have taken it since).
