@@ -69,7 +69,9 @@ extension IngressLoop {
         }
         let body = try heartbeat.serializedData()
         let send = publisher()
+        let failuresBefore = publicationFailures.count
         body.withUnsafeBytes { send(Data(WireProtocol.heartbeatTopic.utf8), $0) }
+        publicationsSent(failuresBefore: failuresBefore)
     }
 
     /// Answers a request with an `error` reply: `code` (README, "Other requests and errors")

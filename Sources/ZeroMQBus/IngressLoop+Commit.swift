@@ -176,6 +176,8 @@ extension IngressLoop {
     func complete(_ batches: [WrittenBatch]) {
         // Made once: a closure made per message is an allocation per message.
         let send = publisher()
+        let failuresBefore = publicationFailures.count
+        var publications = 0
         var committedEvents = 0
         let now = ContinuousClock.now
         // Kept from commit to commit: an array made per commit is an allocation per commit.
@@ -197,6 +199,7 @@ extension IngressLoop {
             batch.frames.withUnsafeBytes { frames in
                 for (topic, frame) in batch.messages { send(topic, UnsafeRawBufferPointer(rebasing: frames[frame])) }
             }
+            publications += batch.messages.count
             heldBytes -= batch.bytes
             publishedPackageHeads = batch.packageHeads
             committedEvents += batch.events
@@ -209,6 +212,7 @@ extension IngressLoop {
             }
             for span in batch.spans { span.end() }
         }
+        if publications > 0 { publicationsSent(failuresBefore: failuresBefore) }
         if committedEvents > 0 {
             state.committedBatches.add(1, ordering: .relaxed)
             state.committedEvents.add(committedEvents, ordering: .relaxed)

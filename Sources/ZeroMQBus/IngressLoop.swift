@@ -267,17 +267,19 @@ final class IngressLoop {
     }
 
     /// Sends one publication message on every PUB socket; a subscriber that does not keep up
-    /// loses it (PUB drops past its high-water mark) and fills the gap from the log.
+    /// loses it (PUB drops past its high-water mark) and fills the gap from the log. A message a
+    /// socket refuses goes to ``publicationFailed(_:)``; the sends themselves touch nothing of
+    /// the loop's (this is the publish path: one call per event).
     func publisher() -> (Data, UnsafeRawBufferPointer) -> Void {
         let sockets = events
-        return { [unowned self] type, frame in
+        let failed: (any Error) -> Void = { [unowned self] error in publicationFailed(error) }
+        return { type, frame in
             for socket in sockets {
                 do {
                     _ = try socket.send(type, more: true, wait: false)
                     _ = try socket.send(bytes: frame, wait: false)
-                    if publicationFailures.count > 0 { publicationSentAgain() }
                 } catch {
-                    publicationFailed(error)
+                    failed(error)
                 }
             }
         }
@@ -294,8 +296,11 @@ final class IngressLoop {
             metadata: ["bus.error": "\(error)"])
     }
 
-    /// The first message sent after a streak of failures: the end of the streak is told too.
-    func publicationSentAgain() {
+    /// After a round of sends (a commit's publications, a heartbeat) that began with
+    /// `failuresBefore` refused in a row: if the round refused none, the streak has ended, and
+    /// that is told too.
+    func publicationsSent(failuresBefore: Int) {
+        guard failuresBefore > 0, publicationFailures.count == failuresBefore else { return }
         let failures = publicationFailures.succeeded()
         logger.notice("the live stream is sent again", metadata: ["bus.unsent": "\(failures)"])
     }
