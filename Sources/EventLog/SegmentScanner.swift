@@ -126,7 +126,10 @@ struct SegmentScanner {
                 buffer.removeSubrange(0..<cursor)
                 bufferOffset += Int64(cursor)
                 cursor = 0
-                let chunk = try file.read(count: max(needed - available, 1 << 20), at: fileOffset)
+                // A mebibyte at a time, but never more than the file still holds: a read's buffer
+                // is allocated and zeroed whole, and most segments scanned end well short of one.
+                let wanted = max(needed - available, min(1 << 20, Int(clamping: fileSize - fileOffset)))
+                let chunk = try file.read(count: wanted, at: fileOffset)
                 if chunk.isEmpty { return result }
                 buffer += chunk
             case .invalid(let reason, _):
