@@ -14,7 +14,8 @@ struct LogShow: AsyncParsableCommand {
             """
             Lines read: position, commit time, type, payload. With --json each line is a JSON
             object: position, id, type, time, producer, causation, correlation, and the payload
-            in protobuf's JSON mapping (an unknown type has "unknown": true and "payloadBase64").
+            in protobuf's JSON mapping (an unknown type has "unknown": true, a payload that does not
+            decode "undecodable": why, and both "payloadBase64").
 
             Events are shown as this build reads them: an event of an older shape is read \
             through its feature's upcasters and says so ("(upcast from TYPE)"; in JSON \

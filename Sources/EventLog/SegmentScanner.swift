@@ -126,9 +126,11 @@ struct SegmentScanner {
                 buffer.removeSubrange(0..<cursor)
                 bufferOffset += Int64(cursor)
                 cursor = 0
-                // A mebibyte at a time, but never more than the file still holds: a read's buffer
-                // is allocated and zeroed whole, and most segments scanned end well short of one.
-                let wanted = max(needed - available, min(1 << 20, Int(clamping: fileSize - fileOffset)))
+                // A mebibyte at a time, or what the record needs, but never more than the file
+                // still holds: a read's buffer is allocated and zeroed whole, most segments scanned
+                // end well short of a mebibyte, and a damaged length may claim 16 MiB. A record
+                // that needs more than is left is found incomplete at the end of the file.
+                let wanted = min(max(needed - available, 1 << 20), Int(clamping: fileSize - fileOffset))
                 let chunk = try file.read(count: wanted, at: fileOffset)
                 if chunk.isEmpty { return result }
                 buffer += chunk

@@ -85,8 +85,8 @@ public enum SnapshotCoding {
                     module: document.module, stateVersion: document.stateVersion, position: document.position,
                     state: document.state))
         } catch {
-            let what = (error as? DecodingError)?.readable ?? "\(error)"
-            return .failure(SnapshotRejection("the snapshot's state does not decode: \(what)"))
+            // The whole error: a reducer's state is nested, and its coding path says where.
+            return .failure(SnapshotRejection("the snapshot's state does not decode: \(error)"))
         }
     }
 }

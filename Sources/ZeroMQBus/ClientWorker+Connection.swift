@@ -82,7 +82,7 @@ extension ClientWorker {
     /// it knows why, else why the last send failed, else ``BusError/noAnswer(endpoint:seconds:)``.
     func unanswered(_ endpoint: String, seconds: Double) -> BusError {
         if let reason = diagnosis?.explanation { return .connectionFailed(endpoint: endpoint, reason: reason) }
-        if let failure = lastSendFailure {
+        if let failure = lastSendFailure[endpoint] {
             return .connectionFailed(endpoint: endpoint, reason: "the request could not be sent: \(failure)")
         }
         return .noAnswer(endpoint: endpoint, seconds: seconds)

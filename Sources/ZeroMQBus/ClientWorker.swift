@@ -38,10 +38,11 @@ final class ClientWorker {
     /// Receives that failed in a row (not "nothing waiting"), one streak for each kind of
     /// socket: said when they start, not each turn, whatever the other sockets do.
     var receiveFailures = [FailureStreak](repeating: FailureStreak(), count: Received.allCases.count)
-    /// Sends that failed in a row (the socket closed, not "not sent now"), and what the last one
-    /// said: the reason a request that then gets no answer fails with.
-    var sendFailures = FailureStreak()
-    var lastSendFailure: String?
+    /// Sends that failed in a row on each endpoint's socket (the socket closed, not "not sent
+    /// now"), and what the last one said: the reason a request to it that then gets no answer
+    /// fails with.
+    var sendFailures: [String: FailureStreak] = [:]
+    var lastSendFailure: [String: String] = [:]
     let clock = ContinuousClock()
 
     /// One subscription's socket and progress.
@@ -259,17 +260,19 @@ final class ClientWorker {
     func send(_ frames: [Data], on socket: ZMQSocket, to endpoint: String) -> Bool {
         do {
             let sent = try socket.send(multipart: frames, wait: false)
-            if sendFailures.count > 0 {
-                let failures = sendFailures.succeeded()
-                lastSendFailure = nil
-                logger.notice("the bus client sends again after \(counted(failures, "failure"))")
+            if sent, let streak = sendFailures[endpoint], streak.count > 0 {
+                let failures = sendFailures[endpoint]?.succeeded() ?? 0
+                lastSendFailure[endpoint] = nil
+                logger.notice(
+                    "the bus client sends again after \(counted(failures, "failure"))",
+                    metadata: ["bus.endpoint": "\(endpoint)"])
             }
             return sent
         } catch let error as ZMQError where error.contextTerminated {
             return false
         } catch {
-            lastSendFailure = "\(error)"
-            if sendFailures.failed() {
+            lastSendFailure[endpoint] = "\(error)"
+            if sendFailures[endpoint, default: FailureStreak()].failed() {
                 logger.error(
                     "the bus client cannot send",
                     metadata: ["bus.endpoint": "\(endpoint)", "error.description": "\(error)"])
