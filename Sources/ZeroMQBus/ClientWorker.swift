@@ -40,7 +40,7 @@ final class ClientWorker {
     var receiveFailures = [FailureStreak](repeating: FailureStreak(), count: Received.allCases.count)
     /// Sends that failed in a row on each endpoint's socket (the socket closed, not "not sent
     /// now"), and what the last one said: the reason a request to it that then gets no answer
-    /// fails with.
+    /// fails with. An endpoint is here only during a streak, so a send checks an empty table.
     var sendFailures: [String: FailureStreak] = [:]
     var lastSendFailure: [String: String] = [:]
     let clock = ContinuousClock()
@@ -260,11 +260,10 @@ final class ClientWorker {
     func send(_ frames: [Data], on socket: ZMQSocket, to endpoint: String) -> Bool {
         do {
             let sent = try socket.send(multipart: frames, wait: false)
-            if sent, let streak = sendFailures[endpoint], streak.count > 0 {
-                let failures = sendFailures[endpoint]?.succeeded() ?? 0
+            if sent, !sendFailures.isEmpty, let streak = sendFailures.removeValue(forKey: endpoint) {
                 lastSendFailure[endpoint] = nil
                 logger.notice(
-                    "the bus client sends again after \(counted(failures, "failure"))",
+                    "the bus client sends again after \(counted(streak.count, "failure"))",
                     metadata: ["bus.endpoint": "\(endpoint)"])
             }
             return sent

@@ -272,14 +272,13 @@ final class IngressLoop {
     /// the loop's (this is the publish path: one call per event).
     func publisher() -> (Data, UnsafeRawBufferPointer) -> Void {
         let sockets = events
-        let failed: (any Error) -> Void = { [unowned self] error in publicationFailed(error) }
-        return { type, frame in
+        return { [unowned self] type, frame in
             for socket in sockets {
                 do {
                     _ = try socket.send(type, more: true, wait: false)
                     _ = try socket.send(bytes: frame, wait: false)
                 } catch {
-                    failed(error)
+                    publicationFailed(error)
                 }
             }
         }
